@@ -1,0 +1,76 @@
+#pragma once
+// The result of a run, serialised as JSON with schema_version 1 (docs/run_report.md).
+#include <map>
+#include <string>
+
+#include "mdcore/run_config.h"
+#include "mdcore/system.h"
+
+namespace mdcore {
+
+inline constexpr int kRunReportSchemaVersion = 1;
+
+struct EnergySample {
+    double lj = 0.0;
+    double potential = 0.0;
+    double kinetic = 0.0;
+    double total = 0.0;
+    double conserved = 0.0;
+    double temperature = 0.0;
+};
+
+// Config as actually used: heuristics resolved, derived radii filled in.
+struct EffectiveConfig {
+    ClusterShape cluster = ClusterShape::k4x4;
+    int nstlist = 0;
+    int nstprune = 0;
+    double rc = 0.0;
+    double rlist = 0.0;        // outer list radius
+    double rlist_inner = 0.0;  // radius the list is pruned to (== rlist without pruning)
+    bool rlist_from_estimate = true;
+    int threads = 1;
+    SimdLevel simd = SimdLevel::None;
+    Thermostat thermostat = Thermostat::None;
+    double dt = 0.0;
+    double temperature = 0.0;
+    double drift_tolerance = 0.0;
+};
+
+struct PairlistStats {
+    double list_pairs = 0;       // atom pairs evaluated by the kernel per step (inner list, incl. masked lanes)
+    double pairs_in_cutoff = 0;  // atom pairs within rc
+    double efficiency = 0;       // pairs_in_cutoff / list_pairs
+    double outer_list_pairs = 0; // atom pairs in the outer list
+    long searches = 0;
+    long prunes = 0;
+};
+
+struct RunReport {
+    std::string status = "ok";  // ok | error
+    std::string error;
+    std::string system_kind;
+    long natoms = 0;
+    Vec3 box{};
+    double number_density = 0;
+    double mass_density = 0;
+    EffectiveConfig config;
+    long steps = 0;
+    long warmup = 0;
+    double ns_per_day = 0;
+    double ms_per_step = 0;
+    std::map<std::string, double> timings;  // task -> seconds, measured steps only
+    PairlistStats pairlist;
+    EnergySample start;
+    EnergySample end;
+    double drift_per_atom_per_ps = 0;  // slope of the conserved energy / natoms
+    long energy_samples = 0;
+};
+
+}  // namespace mdcore
+
+namespace mdcore {
+// JSON text of a report (schema_version 1; fields documented in docs/run_report.md).
+std::string run_report_to_json(const RunReport& report, int indent = 2);
+// Human-readable summary.
+std::string run_report_to_text(const RunReport& report);
+}  // namespace mdcore

@@ -1,0 +1,133 @@
+// mdcore: run MD on a generated system and print (or write) the RunReport.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "cli/cli_args.h"
+#include "mdcore/engine.h"
+#include "mdcore/generators.h"
+#include "mdcore/units.h"
+
+namespace {
+
+using mdcore::cli::ArgMap;
+using mdcore::cli::UsageError;
+
+constexpr const char* kUsage =
+    "usage: mdcore run --system lj|argon|lammps-lj [--natoms N | --box L] [--density G_PER_CM3]\n"
+    "                  [--steps N] [--warmup N] [--dt PS] [--temperature K] [--seed S] [--rc NM]\n"
+    "                  [--drift-tolerance X] [--cluster 4x4|4x8|8x4|1x1] [--nstlist N] [--rlist NM]\n"
+    "                  [--nstprune N] [--threads N] [--simd auto|none|avx2|avx512]\n"
+    "                  [--thermostat none|v-rescale] [--tau-t PS] [--nstcalcenergy N] [--json FILE|-]\n";
+
+mdcore::System build_system(const ArgMap& args) {
+    const std::string kind = args.text("system").value_or("lammps-lj");
+    mdcore::LjFluidSpec spec;
+    if (kind == "lj") spec = mdcore::lj_spec();
+    else if (kind == "argon") spec = mdcore::argon_spec();
+    else if (kind == "lammps-lj") spec = mdcore::lammps_lj_spec();
+    else throw UsageError("--system: unknown system '" + kind + "' (lj, argon, lammps-lj)");
+
+    if (const auto seed = args.integer("seed", 0, std::numeric_limits<long>::max())) spec.seed = *seed;
+    if (const auto t = args.real("temperature", -1e-300, 1e5)) spec.temperature = *t;
+    if (const auto dt = args.real("dt", 0.0, 1.0)) spec.dt = *dt;
+    if (const auto rc = args.real("rc", 0.0, 1e3)) spec.rc = *rc;
+    if (const auto d = args.real("density", 0.0, 1e3)) {
+        const double number_density = *d / mdcore::units::kAmuPerNm3ToGPerCm3 / spec.mass;
+        spec.reduced_density = number_density * spec.sigma * spec.sigma * spec.sigma;
+    }
+    if (args.has("natoms") && args.has("box")) throw UsageError("--natoms and --box exclude each other");
+    if (const auto n = args.integer("natoms", 1, 100'000'000)) spec.natoms = *n;
+    if (const auto L = args.real("box", 0.0, 1e4)) {
+        spec.natoms.reset();
+        spec.box_length = *L;
+    }
+    mdcore::System sys = mdcore::make_lj_fluid(spec, kind.c_str());
+    if (const auto tol = args.real("drift-tolerance", 0.0, 1e6)) sys.drift_tolerance = *tol;
+    return sys;
+}
+
+int run_command(const std::vector<std::string>& argv) {
+    const ArgMap args(argv, {{"system", true},  {"natoms", true},      {"box", true},     {"density", true},
+                             {"steps", true},   {"warmup", true},      {"dt", true},      {"temperature", true},
+                             {"seed", true},    {"rc", true},          {"drift-tolerance", true},
+                             {"cluster", true}, {"nstlist", true},     {"rlist", true},   {"nstprune", true},
+                             {"threads", true}, {"simd", true},        {"thermostat", true}, {"tau-t", true},
+                             {"nstcalcenergy", true}, {"json", true},  {"help", false}});
+    if (args.has("help")) {
+        std::cout << kUsage;
+        return 0;
+    }
+    mdcore::RunConfig config;
+    mdcore::RunControl control;
+    if (const auto c = args.text("cluster")) {
+        const auto shape = mdcore::parse_cluster_shape(*c);
+        if (!shape) throw UsageError("--cluster: unknown shape '" + *c + "' (4x4, 4x8, 8x4, 1x1)");
+        config.cluster = *shape;
+    }
+    if (const auto s = args.text("simd")) {
+        const auto level = mdcore::parse_simd_level(*s);
+        if (!level) throw UsageError("--simd: unknown level '" + *s + "' (auto, none, avx2, avx512)");
+        config.simd = *level;
+    }
+    if (const auto v = args.integer("nstlist", 1, 100000)) config.nstlist = static_cast<int>(*v);
+    if (const auto v = args.integer("nstprune", 1, 100000)) config.nstprune = static_cast<int>(*v);
+    if (const auto v = args.integer("threads", 1, 4096)) config.threads = static_cast<int>(*v);
+    if (const auto v = args.real("rlist", 0.0, 1e3)) config.rlist = *v;
+    if (const auto v = args.integer("steps", 0, 1'000'000'000)) control.steps = *v;
+    if (const auto v = args.integer("warmup", 0, 1'000'000'000)) control.warmup = *v;
+    if (const auto v = args.integer("nstcalcenergy", 1, 1'000'000)) control.nstcalcenergy = static_cast<int>(*v);
+    if (const auto v = args.real("tau-t", 0.0, 1e6)) control.tau_t = *v;
+    if (const auto t = args.text("thermostat")) {
+        if (*t == "none") control.thermostat = mdcore::Thermostat::None;
+        else if (*t == "v-rescale") control.thermostat = mdcore::Thermostat::VRescale;
+        else throw UsageError("--thermostat: unknown thermostat '" + *t + "' (none, v-rescale)");
+    }
+    if (const auto v = args.integer("seed", 0, std::numeric_limits<long>::max())) control.seed = *v;
+
+    mdcore::System sys;
+    mdcore::EffectiveConfig checked;
+    try {
+        sys = build_system(args);
+        checked = mdcore::resolve_config(sys, config, control);  // reject bad input before running
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
+    (void)checked;
+    const mdcore::RunReport report = mdcore::run(sys, config, control);
+    const auto json_target = args.text("json");
+    if (json_target && *json_target == "-") {
+        std::cout << mdcore::run_report_to_json(report) << "\n";
+    } else {
+        std::cout << mdcore::run_report_to_text(report);
+        if (json_target) {
+            std::ofstream out(*json_target);
+            if (!out) throw std::runtime_error("--json: cannot write '" + *json_target + "'");
+            out << mdcore::run_report_to_json(report) << "\n";
+        }
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    try {
+        if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+            std::cout << kUsage;
+            return args.empty() ? 2 : 0;
+        }
+        if (args[0] != "run") throw UsageError("unknown command '" + args[0] + "' (expected 'run')");
+        return run_command({args.begin() + 1, args.end()});
+    } catch (const UsageError& e) {
+        std::cerr << "mdcore: error: " << e.what() << "\n" << kUsage;
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "mdcore: error: " << e.what() << "\n";
+        return 1;
+    }
+}

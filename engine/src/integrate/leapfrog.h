@@ -1,0 +1,24 @@
+#pragma once
+// Leap-frog update on sorted SoA arrays: v(t+dt/2) = lambda v(t-dt/2) + F/m dt,
+// x(t+dt) = x(t) + v(t+dt/2) dt. Returns the kinetic energies needed for the
+// half-step average, summed in a fixed order.
+#include "util/aligned_vector.h"
+
+namespace mdcore {
+
+struct SortedState {
+    AlignedVector<double> x, y, z, vx, vy, vz;
+    AlignedVector<double> inv_mass;  // 0 for padding slots
+    AlignedVector<double> mass;      // 0 for padding slots
+    AlignedVector<float> fx, fy, fz;
+    std::size_t size() const { return x.size(); }
+    void resize(std::size_t n);
+};
+
+// 2 * kinetic energy of the current velocities (kJ/mol), deterministic for a thread count.
+double twice_kinetic_energy(const SortedState& s, int num_threads);
+
+// Applies the update with velocity scaling lambda; returns 2*KE of the new velocities.
+double leapfrog_update(SortedState& s, double dt, double lambda, int num_threads);
+
+}  // namespace mdcore

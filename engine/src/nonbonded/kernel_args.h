@@ -1,0 +1,43 @@
+#pragma once
+// Plain argument structs shared by the kernel instantiations and the dispatcher.
+#include <cstdint>
+
+#include "pairlist/pair_list.h"
+
+namespace mdcore {
+
+enum class LjCombination { Geometric, Table };
+
+struct KernelInput {
+    // Sorted, padded atom data (SoA, 64-byte aligned, padding slots far away).
+    const float* x;
+    const float* y;
+    const float* z;
+    // Geometric combination: per-atom sqrt(6 c6) and sqrt(12 c12).
+    const float* c6s;
+    const float* c12s;
+    // Table combination: per-atom type and ntypes x ntypes tables of 6 c6 and 12 c12.
+    const std::int32_t* type;
+    const float* c6_table;
+    const float* c12_table;
+    int ntypes;
+    LjCombination combination;
+    const float (*shift)[3];
+    const PairList* list;
+    float rc2;
+    float rc_inv6;   // potential shift terms
+    float rc_inv12;
+};
+
+// Per-thread output: force buffers over sorted slots, energies and pair counts.
+struct KernelOutput {
+    float* fx;
+    float* fy;
+    float* fz;
+    double e_lj = 0.0;
+    double pairs_in_cutoff = 0.0;
+};
+
+enum class EnergyOutput { No, Yes };
+
+}  // namespace mdcore

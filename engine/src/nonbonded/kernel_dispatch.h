@@ -1,0 +1,27 @@
+#pragma once
+// The one dispatch table: (SIMD level, cluster shape) -> kernel instantiations.
+#include "mdcore/run_config.h"
+#include "nonbonded/kernel_args.h"
+#include "pairlist/cluster_pair_search.h"
+
+namespace mdcore {
+
+using KernelFn = void (*)(const KernelInput&, int i_begin, int i_end, KernelOutput&);
+
+struct KernelSet {
+    // [combination][energy output]
+    KernelFn fn[2][2];
+    PruneKernelFn prune;
+    KernelFn get(LjCombination c, EnergyOutput e) const {
+        return fn[c == LjCombination::Table][e == EnergyOutput::Yes];
+    }
+};
+
+// Throws std::invalid_argument when the level is not compiled in or the CPU lacks it.
+const KernelSet& kernel_set(SimdLevel level, ClusterShape shape);
+bool simd_level_compiled(SimdLevel level);
+bool cpu_supports(SimdLevel level);
+// Auto -> the widest level that is compiled and supported.
+SimdLevel resolve_simd_level(SimdLevel requested);
+
+}  // namespace mdcore

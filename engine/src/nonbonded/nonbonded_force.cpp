@@ -1,0 +1,118 @@
+#include "nonbonded/nonbonded_force.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace mdcore {
+
+NonbondedForce::NonbondedForce(const System& system, ClusterShape shape, SimdLevel level, int num_threads)
+    : system_(system),
+      shape_(shape),
+      level_(resolve_simd_level(level)),
+      num_threads_(num_threads),
+      combination_(system.lj.is_geometric() ? LjCombination::Geometric : LjCombination::Table),
+      kernels_(&kernel_set(level_, shape)),
+      rc_(system.rc),
+      thread_f_(num_threads) {
+    const int nt = system.lj.ntypes;
+    c6_table_.resize(nt * nt);
+    c12_table_.resize(nt * nt);
+    for (int k = 0; k < nt * nt; ++k) {
+        c6_table_[k] = static_cast<float>(6.0 * system.lj.c6[k]);
+        c12_table_[k] = static_cast<float>(12.0 * system.lj.c12[k]);
+    }
+    set_box(system.box);
+}
+
+void NonbondedForce::set_box(const Box& box) { fill_shift_table(box, shift_); }
+
+void NonbondedForce::set_order(const std::vector<int>& order) {
+    const std::size_t n = order.size();
+    x_.assign(n, 0.0f);
+    y_.assign(n, 0.0f);
+    z_.assign(n, 0.0f);
+    c6s_.assign(n, 0.0f);
+    c12s_.assign(n, 0.0f);
+    type_.assign(n, 0);
+    for (std::size_t s = 0; s < n; ++s) {
+        const int a = order[s];
+        if (a < 0) continue;
+        const int t = system_.type[a];
+        c6s_[s] = static_cast<float>(std::sqrt(6.0 * system_.lj.c6_at(t, t)));
+        c12s_[s] = static_cast<float>(std::sqrt(12.0 * system_.lj.c12_at(t, t)));
+        type_[s] = t;
+    }
+    for (auto& f : thread_f_) f.assign(3 * n, 0.0f);
+}
+
+NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput energy, float* fx, float* fy,
+                                          float* fz) {
+    const double rc2 = rc_ * rc_;
+    KernelInput in{};
+    in.x = x_.data();
+    in.y = y_.data();
+    in.z = z_.data();
+    in.c6s = c6s_.data();
+    in.c12s = c12s_.data();
+    in.type = type_.data();
+    in.c6_table = c6_table_.data();
+    in.c12_table = c12_table_.data();
+    in.ntypes = system_.lj.ntypes;
+    in.combination = combination_;
+    in.shift = shift_;
+    in.list = &list;
+    in.rc2 = static_cast<float>(rc2);
+    in.rc_inv6 = static_cast<float>(1.0 / (rc2 * rc2 * rc2));
+    in.rc_inv12 = in.rc_inv6 * in.rc_inv6;
+    const KernelFn kernel = kernels_->get(combination_, energy);
+
+    // Balance threads by j-entries (work), keeping each block contiguous so the
+    // force sums do not depend on scheduling.
+    const int nt = num_threads_;
+    std::vector<int> bounds(nt + 1, static_cast<int>(list.i.size()));
+    bounds[0] = 0;
+    {
+        const double total = static_cast<double>(list.j.size());
+        int t = 1;
+        for (std::size_t ie = 0; ie < list.i.size() && t < nt; ++ie)
+            while (t < nt && list.i[ie].j_end >= total * t / nt) bounds[t++] = static_cast<int>(ie + 1);
+    }
+    const std::size_t n = x_.size();
+    std::vector<KernelOutput> outs(nt);
+#pragma omp parallel num_threads(nt)
+    {
+        const int t = omp_get_thread_num();
+        float* f = thread_f_[t].data();
+        std::fill(f, f + 3 * n, 0.0f);
+        KernelOutput& out = outs[t];
+        out.fx = f;
+        out.fy = f + n;
+        out.fz = f + 2 * n;
+        kernel(in, bounds[t], bounds[t + 1], out);
+#pragma omp barrier
+        // Sum the thread buffers over this thread's slot range.
+        const std::size_t begin = n * t / nt, end = n * (t + 1) / nt;
+        for (std::size_t s = begin; s < end; ++s) {
+            float sx = 0, sy = 0, sz = 0;
+            for (int u = 0; u < nt; ++u) {
+                const float* g = thread_f_[u].data();
+                sx += g[s];
+                sy += g[n + s];
+                sz += g[2 * n + s];
+            }
+            fx[s] = sx;
+            fy[s] = sy;
+            fz[s] = sz;
+        }
+    }
+    NonbondedEnergies e;
+    for (const auto& o : outs) {
+        e.lj += o.e_lj;
+        e.pairs_in_cutoff += o.pairs_in_cutoff;
+    }
+    return e;
+}
+
+}  // namespace mdcore

@@ -1,0 +1,55 @@
+#pragma once
+// Runs the cluster kernels over a pair list with OpenMP: each thread owns a force
+// buffer over all sorted slots and a balanced contiguous block of i-entries; the
+// buffers are then summed in parallel over slot ranges (no serial reduction).
+#include <vector>
+
+#include "mdcore/run_config.h"
+#include "mdcore/system.h"
+#include "nonbonded/kernel_dispatch.h"
+#include "pairlist/cluster_pair_search.h"
+#include "util/aligned_vector.h"
+
+namespace mdcore {
+
+struct NonbondedEnergies {
+    double lj = 0.0;
+    double pairs_in_cutoff = 0.0;
+};
+
+class NonbondedForce {
+public:
+    NonbondedForce(const System& system, ClusterShape shape, SimdLevel level, int num_threads);
+
+    // Per-slot parameters for a new sorted order (order[slot] = atom or -1).
+    void set_order(const std::vector<int>& order);
+    // Coordinates (sorted slot order, float) the kernels and pruning read.
+    AlignedVector<float>& x() { return x_; }
+    AlignedVector<float>& y() { return y_; }
+    AlignedVector<float>& z() { return z_; }
+    SortedCoordinates coordinates() const { return {x_.data(), y_.data(), z_.data(), shift_}; }
+    void set_box(const Box& box);
+
+    // Forces into fx/fy/fz (sorted slots, overwritten). Energies only when asked.
+    NonbondedEnergies compute(const PairList& list, EnergyOutput energy, float* fx, float* fy, float* fz);
+
+    PruneKernelFn prune_kernel() const { return kernels_->prune; }
+    SimdLevel simd_level() const { return level_; }
+    LjCombination combination() const { return combination_; }
+
+private:
+    const System& system_;
+    ClusterShape shape_;
+    SimdLevel level_;
+    int num_threads_;
+    LjCombination combination_;
+    const KernelSet* kernels_;
+    double rc_;
+    AlignedVector<float> x_, y_, z_, c6s_, c12s_;
+    AlignedVector<std::int32_t> type_;
+    std::vector<float> c6_table_, c12_table_;
+    float shift_[kNumShifts][3];
+    std::vector<AlignedVector<float>> thread_f_;  // per thread: 3 * padded slots
+};
+
+}  // namespace mdcore

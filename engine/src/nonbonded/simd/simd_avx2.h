@@ -1,0 +1,69 @@
+#pragma once
+// AVX2 + FMA backend: 8 float lanes, masks as all-ones/zero lane vectors.
+#include <immintrin.h>
+
+#include <cstdint>
+
+namespace mdcore::simd {
+
+struct Avx2 {
+    static constexpr int width = 8;
+    static constexpr const char* name = "avx2";
+    using F = __m256;
+    using I = __m256i;
+    using B = __m256;
+
+    static F zero() { return _mm256_setzero_ps(); }
+    static F set1(float v) { return _mm256_set1_ps(v); }
+    static F load(const float* p) { return _mm256_load_ps(p); }
+    static I load_int(const std::int32_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
+    static I add_int(I a, I b) { return _mm256_add_epi32(a, b); }
+    static F gather(const float* base, I idx) { return _mm256_i32gather_ps(base, idx, 4); }
+    template <int M> static F load_j(const float* p) {
+        static_assert(M == 4 || M == 8);
+        if constexpr (M == 4) return _mm256_broadcast_ps(reinterpret_cast<const __m128*>(p));
+        else return _mm256_loadu_ps(p);
+    }
+    template <int M> static I load_j_int(const std::int32_t* p) {
+        static_assert(M == 4 || M == 8);
+        if constexpr (M == 4) return _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+        else return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    }
+    static F add(F a, F b) { return _mm256_add_ps(a, b); }
+    static F sub(F a, F b) { return _mm256_sub_ps(a, b); }
+    static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
+    static F fma(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
+    static B lt(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+    static B land(B a, B b) { return _mm256_and_ps(a, b); }
+    // Lane l of register r is on when bit r*8+l of bits is set.
+    static B mask_from_bits(std::uint32_t bits, int r) {
+        const __m256i lane_bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+        const __m256i b = _mm256_set1_epi32(static_cast<int>((bits >> (8 * r)) & 0xffu));
+        return _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(b, lane_bits), lane_bits));
+    }
+    static F select(B m, F v) { return _mm256_and_ps(m, v); }
+    static F rcp(F v) {
+        // 12-bit estimate + one Newton-Raphson step: ~23 bits.
+        const F r = _mm256_rcp_ps(v);
+        return _mm256_mul_ps(r, _mm256_fnmadd_ps(v, r, _mm256_set1_ps(2.0f)));
+    }
+    static float hsum(F v) {
+        __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+        s = _mm_add_ss(s, _mm_movehdup_ps(s));
+        return _mm_cvtss_f32(s);
+    }
+    static int popcount(B m) { return __builtin_popcount(_mm256_movemask_ps(m)); }
+    static void store(float* p, F v) { _mm256_store_ps(p, v); }
+    template <int M> static void fold_sub(F v, float* out) {
+        static_assert(M == 4 || M == 8);
+        if constexpr (M == 4) {
+            const __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+            _mm_storeu_ps(out, _mm_sub_ps(_mm_loadu_ps(out), s));
+        } else {
+            _mm256_storeu_ps(out, _mm256_sub_ps(_mm256_loadu_ps(out), v));
+        }
+    }
+};
+
+}  // namespace mdcore::simd

@@ -1,0 +1,61 @@
+#pragma once
+// AVX-512 (F, VL, DQ) backend: 16 float lanes, k-register masks.
+#include <immintrin.h>
+
+#include <cstdint>
+
+namespace mdcore::simd {
+
+struct Avx512 {
+    static constexpr int width = 16;
+    static constexpr const char* name = "avx512";
+    using F = __m512;
+    using I = __m512i;
+    using B = __mmask16;
+
+    static F zero() { return _mm512_setzero_ps(); }
+    static F set1(float v) { return _mm512_set1_ps(v); }
+    static F load(const float* p) { return _mm512_load_ps(p); }
+    static I load_int(const std::int32_t* p) { return _mm512_load_si512(p); }
+    static I add_int(I a, I b) { return _mm512_add_epi32(a, b); }
+    static F gather(const float* base, I idx) { return _mm512_i32gather_ps(idx, base, 4); }
+    template <int M> static F load_j(const float* p) {
+        static_assert(M == 4 || M == 8);
+        if constexpr (M == 4) return _mm512_broadcast_f32x4(_mm_loadu_ps(p));
+        else return _mm512_broadcast_f32x8(_mm256_loadu_ps(p));
+    }
+    template <int M> static I load_j_int(const std::int32_t* p) {
+        static_assert(M == 4 || M == 8);
+        if constexpr (M == 4) return _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+        else return _mm512_broadcast_i32x8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    }
+    static F add(F a, F b) { return _mm512_add_ps(a, b); }
+    static F sub(F a, F b) { return _mm512_sub_ps(a, b); }
+    static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
+    static F fma(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }
+    static B lt(F a, F b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
+    static B land(B a, B b) { return static_cast<B>(a & b); }
+    static B mask_from_bits(std::uint32_t bits, int r) { return static_cast<B>(bits >> (16 * r)); }
+    static F select(B m, F v) { return _mm512_maskz_mov_ps(m, v); }
+    static F rcp(F v) {
+        // 14-bit estimate + one Newton-Raphson step: full float precision.
+        const F r = _mm512_rcp14_ps(v);
+        return _mm512_mul_ps(r, _mm512_fnmadd_ps(v, r, _mm512_set1_ps(2.0f)));
+    }
+    static float hsum(F v) { return _mm512_reduce_add_ps(v); }
+    static int popcount(B m) { return __builtin_popcount(static_cast<unsigned>(m)); }
+    static void store(float* p, F v) { _mm512_store_ps(p, v); }
+    template <int M> static void fold_sub(F v, float* out) {
+        static_assert(M == 4 || M == 8);
+        if constexpr (M == 4) {
+            const __m128 s = _mm_add_ps(_mm_add_ps(_mm512_castps512_ps128(v), _mm512_extractf32x4_ps(v, 1)),
+                                        _mm_add_ps(_mm512_extractf32x4_ps(v, 2), _mm512_extractf32x4_ps(v, 3)));
+            _mm_storeu_ps(out, _mm_sub_ps(_mm_loadu_ps(out), s));
+        } else {
+            const __m256 s = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
+            _mm256_storeu_ps(out, _mm256_sub_ps(_mm256_loadu_ps(out), s));
+        }
+    }
+};
+
+}  // namespace mdcore::simd

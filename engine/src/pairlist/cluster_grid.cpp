@@ -1,0 +1,105 @@
+#include "pairlist/cluster_grid.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+namespace mdcore {
+namespace {
+
+BoundingBox empty_box() {
+    constexpr float inf = std::numeric_limits<float>::infinity();
+    return {{inf, inf, inf}, {-inf, -inf, -inf}};
+}
+
+double wrap(double v, double length) {
+    double w = v - length * std::floor(v / length);
+    return w >= length ? 0.0 : w;  // v slightly below 0 can round up to length
+}
+
+}  // namespace
+
+void ClusterGrid::build(const Box& box, const std::vector<Vec3>& positions, int cluster_i,
+                        int cluster_j, int /*num_threads*/) {
+    box_ = box;
+    ci_size_ = cluster_i;
+    cj_size_ = cluster_j;
+    const int base = std::max(cluster_i, cluster_j);
+    const auto natoms = static_cast<int>(positions.size());
+    const double density = natoms / box.volume();
+
+    // Column cross-section chosen so a cluster is roughly cubic: side^3 * density
+    // equals the geometric mean of the i and j cluster sizes (4 for a plain list).
+    const double atoms_per_cluster =
+        cluster_i == 1 ? 4.0 : std::sqrt(static_cast<double>(cluster_i * cluster_j));
+    const double side = std::cbrt(atoms_per_cluster / std::max(density, 1e-12));
+    ncx_ = std::max(1, static_cast<int>(box.lengths[0] / side));
+    ncy_ = std::max(1, static_cast<int>(box.lengths[1] / side));
+    cell_x_ = box.lengths[0] / ncx_;
+    cell_y_ = box.lengths[1] / ncy_;
+    const int ncol = ncx_ * ncy_;
+
+    // Counting sort of atoms into columns, then sort each column along z.
+    wrapped_.resize(3 * natoms);
+    column_of_.resize(natoms);
+    column_start_.assign(ncol + 1, 0);
+    for (int a = 0; a < natoms; ++a) {
+        for (int d = 0; d < 3; ++d) wrapped_[3 * a + d] = static_cast<float>(wrap(positions[a][d], box.lengths[d]));
+        const int cx = std::min(static_cast<int>(wrapped_[3 * a] / cell_x_), ncx_ - 1);
+        const int cy = std::min(static_cast<int>(wrapped_[3 * a + 1] / cell_y_), ncy_ - 1);
+        column_of_[a] = cx + ncx_ * cy;
+        ++column_start_[column_of_[a] + 1];
+    }
+    std::partial_sum(column_start_.begin(), column_start_.end(), column_start_.begin());
+    by_column_.resize(natoms);
+    fill_.assign(column_start_.begin(), column_start_.end() - 1);
+    for (int a = 0; a < natoms; ++a) by_column_[fill_[column_of_[a]]++] = a;
+    const auto& column_start = column_start_;
+    const auto& wrapped = wrapped_;
+    auto z_of = [&](int a) { return wrapped[3 * a + 2]; };
+    auto by_column = by_column_.begin();
+
+    order_.clear();
+    col_j_begin_.assign(ncol + 1, 0);
+    for (int c = 0; c < ncol; ++c) {
+        auto first = by_column + column_start[c];
+        auto last = by_column + column_start[c + 1];
+        std::sort(first, last, [&](int a, int b) { return z_of(a) < z_of(b) || (z_of(a) == z_of(b) && a < b); });
+        const int n = static_cast<int>(last - first);
+        const int padded = (n + base - 1) / base * base;
+        order_.insert(order_.end(), first, last);
+        order_.insert(order_.end(), padded - n, -1);
+        col_j_begin_[c + 1] = static_cast<int>(order_.size()) / cluster_j;
+    }
+
+    auto make_boxes = [&](int size, std::vector<BoundingBox>& boxes, std::vector<std::uint32_t>& valid) {
+        const int nclusters = padded_size() / size;
+        boxes.assign(nclusters, empty_box());
+        valid.assign(nclusters, 0u);
+        for (int c = 0; c < nclusters; ++c) {
+            BoundingBox& bb = boxes[c];
+            for (int k = 0; k < size; ++k) {
+                const int a = order_[c * size + k];
+                if (a < 0) continue;
+                valid[c] |= 1u << k;
+                for (int d = 0; d < 3; ++d) {
+                    bb.lo[d] = std::min(bb.lo[d], wrapped[3 * a + d]);
+                    bb.hi[d] = std::max(bb.hi[d], wrapped[3 * a + d]);
+                }
+            }
+        }
+    };
+    make_boxes(cluster_i, bb_i_, i_valid_);
+    make_boxes(cluster_j, bb_j_, j_valid_);
+
+    ci_column_.assign(num_i_clusters(), 0);
+    for (int c = 0; c < ncol; ++c) {
+        const int begin = col_j_begin_[c] * cluster_j / cluster_i;
+        const int end = col_j_begin_[c + 1] * cluster_j / cluster_i;
+        for (int ci = begin; ci < end; ++ci) ci_column_[ci] = c;
+    }
+}
+
+}  // namespace mdcore

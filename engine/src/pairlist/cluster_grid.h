@@ -1,0 +1,62 @@
+#pragma once
+// The cluster grid of the GROMACS nbnxm scheme: a regular x/y grid of columns, the
+// atoms of each column sorted along z and cut into clusters. i- and j-clusters are
+// two partitions of the same sorted, padded atom order (sizes N and M, columns
+// padded to a multiple of max(N, M)), so every j-cluster is aligned with i-clusters.
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "mdcore/system.h"
+
+namespace mdcore {
+
+struct BoundingBox {
+    std::array<float, 3> lo;
+    std::array<float, 3> hi;
+};
+
+class ClusterGrid {
+public:
+    // Sorts `positions` (wrapped into the box) into the grid for an N x M shape.
+    void build(const Box& box, const std::vector<Vec3>& positions, int cluster_i, int cluster_j,
+               int num_threads);
+
+    int cluster_i() const { return ci_size_; }
+    int cluster_j() const { return cj_size_; }
+    int padded_size() const { return static_cast<int>(order_.size()); }
+    int num_i_clusters() const { return padded_size() / ci_size_; }
+    int num_j_clusters() const { return padded_size() / cj_size_; }
+    // Atom index (input order) at each sorted slot; -1 marks a padding slot.
+    const std::vector<int>& order() const { return order_; }
+    const std::vector<BoundingBox>& i_boxes() const { return bb_i_; }
+    const std::vector<BoundingBox>& j_boxes() const { return bb_j_; }
+    // Column index of each i-cluster.
+    const std::vector<int>& i_cluster_column() const { return ci_column_; }
+    // j-cluster range of each column: [column_j_begin[c], column_j_begin[c+1]).
+    const std::vector<int>& column_j_begin() const { return col_j_begin_; }
+    int ncx() const { return ncx_; }
+    int ncy() const { return ncy_; }
+    double cell_x() const { return cell_x_; }
+    double cell_y() const { return cell_y_; }
+    const Box& box() const { return box_; }
+    // Valid-atom bitmask of an i- or j-cluster (bit k: slot k holds a real atom).
+    std::uint32_t i_valid_bits(int ci) const { return i_valid_[ci]; }
+    std::uint32_t j_valid_bits(int cj) const { return j_valid_[cj]; }
+
+private:
+    Box box_;
+    int ci_size_ = 4, cj_size_ = 4;
+    int ncx_ = 1, ncy_ = 1;
+    double cell_x_ = 0, cell_y_ = 0;
+    std::vector<int> order_;
+    std::vector<BoundingBox> bb_i_, bb_j_;
+    std::vector<int> ci_column_;
+    std::vector<int> col_j_begin_;
+    std::vector<std::uint32_t> i_valid_, j_valid_;
+    // Work buffers kept between builds (no allocation per search).
+    std::vector<float> wrapped_;  // 3 per atom
+    std::vector<int> column_of_, column_start_, by_column_, fill_;
+};
+
+}  // namespace mdcore

@@ -1,0 +1,110 @@
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <sstream>
+
+#include "mdcore/engine.h"
+#include "mdcore/run_report.h"
+
+namespace mdcore {
+namespace {
+
+nlohmann::json energies(const EnergySample& e) {
+    return {{"lj", e.lj},         {"potential", e.potential}, {"kinetic", e.kinetic},
+            {"total", e.total},   {"conserved", e.conserved}, {"temperature", e.temperature}};
+}
+
+}  // namespace
+
+std::string run_report_to_json(const RunReport& r, int indent) {
+    using nlohmann::json;
+    const EffectiveConfig& c = r.config;
+    json simd_levels = json::array();
+    for (SimdLevel l : available_simd_levels()) simd_levels.push_back(std::string(to_string(l)));
+    json j;
+    j["schema_version"] = kRunReportSchemaVersion;
+    j["engine_version"] = engine_version();
+    j["status"] = r.status;
+    if (!r.error.empty()) j["error"] = r.error;
+    j["build"] = {{"compiler", build_compiler()}, {"flags", build_flags()}, {"simd", std::string(to_string(c.simd))},
+                  {"simd_available", simd_levels}};
+    j["system"] = {{"kind", r.system_kind},
+                   {"natoms", r.natoms},
+                   {"box", {r.box[0], r.box[1], r.box[2]}},
+                   {"number_density", r.number_density},
+                   {"density", r.mass_density}};
+    j["config"] = {{"cluster", std::string(to_string(c.cluster))},
+                   {"nstlist", c.nstlist},
+                   {"nstprune", c.nstprune},
+                   {"rc", c.rc},
+                   {"rlist", c.rlist},
+                   {"rlist_inner", c.rlist_inner},
+                   {"rlist_source", c.rlist_from_estimate ? "estimate" : "override"},
+                   {"threads", c.threads},
+                   {"simd", std::string(to_string(c.simd))},
+                   {"thermostat", std::string(to_string(c.thermostat))},
+                   {"dt", c.dt},
+                   {"temperature", c.temperature},
+                   {"drift_tolerance", c.drift_tolerance}};
+    j["steps"] = r.steps;
+    j["warmup"] = r.warmup;
+    j["ns_per_day"] = r.ns_per_day;
+    j["ms_per_step"] = r.ms_per_step;
+    j["timings"] = r.timings;
+    j["pairlist"] = {{"cluster", std::string(to_string(c.cluster))},
+                     {"rlist", c.rlist},
+                     {"rlist_inner", c.rlist_inner},
+                     {"nstlist", c.nstlist},
+                     {"nstprune", c.nstprune},
+                     {"list_pairs", r.pairlist.list_pairs},
+                     {"outer_list_pairs", r.pairlist.outer_list_pairs},
+                     {"pairs_in_cutoff", r.pairlist.pairs_in_cutoff},
+                     {"efficiency", r.pairlist.efficiency},
+                     {"searches", r.pairlist.searches},
+                     {"prunes", r.pairlist.prunes}};
+    j["energies"] = {{"start", energies(r.start)}, {"end", energies(r.end)}};
+    j["drift_per_atom_per_ps"] = r.drift_per_atom_per_ps;
+    j["energy_samples"] = r.energy_samples;
+    return j.dump(indent);
+}
+
+std::string run_report_to_text(const RunReport& r) {
+    const EffectiveConfig& c = r.config;
+    std::ostringstream o;
+    char line[256];
+    std::snprintf(line, sizeof line, "mdcore %s  system %s  %ld atoms  box %.4f x %.4f x %.4f nm  %.4f g/cm^3\n",
+                  engine_version().c_str(), r.system_kind.c_str(), r.natoms, r.box[0], r.box[1], r.box[2], r.mass_density);
+    o << line;
+    std::snprintf(line, sizeof line,
+                  "config   cluster %s  simd %s  threads %d  rc %.4f  rlist %.4f (%s)  rlist_inner %.4f  nstlist %d  nstprune %d\n",
+                  std::string(to_string(c.cluster)).c_str(), std::string(to_string(c.simd)).c_str(), c.threads, c.rc,
+                  c.rlist, c.rlist_from_estimate ? "estimate" : "override", c.rlist_inner, c.nstlist, c.nstprune);
+    o << line;
+    std::snprintf(line, sizeof line, "run      %ld steps (%ld warm-up)  dt %.5g ps  thermostat %s\n", r.steps, r.warmup,
+                  c.dt, std::string(to_string(c.thermostat)).c_str());
+    o << line;
+    std::snprintf(line, sizeof line, "speed    %.3f ns/day  %.4f ms/step\n", r.ns_per_day, r.ms_per_step);
+    o << line;
+    o << "timings ";
+    for (const auto& [task, s] : r.timings) {
+        std::snprintf(line, sizeof line, "  %s %.4f s", task.c_str(), s);
+        o << line;
+    }
+    o << "\n";
+    std::snprintf(line, sizeof line, "pairs    list %.0f  in cut-off %.0f  efficiency %.3f  searches %ld  prunes %ld\n",
+                  r.pairlist.list_pairs, r.pairlist.pairs_in_cutoff, r.pairlist.efficiency, r.pairlist.searches,
+                  r.pairlist.prunes);
+    o << line;
+    for (const auto& [name, e] : {std::pair{"start", r.start}, std::pair{"end  ", r.end}}) {
+        std::snprintf(line, sizeof line,
+                      "%s    LJ %.4f  potential %.4f  kinetic %.4f  total %.4f  conserved %.4f  T %.3f K\n", name, e.lj,
+                      e.potential, e.kinetic, e.total, e.conserved, e.temperature);
+        o << line;
+    }
+    std::snprintf(line, sizeof line, "drift    %.3g kJ/mol/ps per atom (tolerance %g)\n", r.drift_per_atom_per_ps,
+                  c.drift_tolerance);
+    o << line;
+    return o.str();
+}
+
+}  // namespace mdcore

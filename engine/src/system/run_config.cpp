@@ -1,0 +1,45 @@
+#include "mdcore/run_config.h"
+
+namespace mdcore {
+
+std::string_view to_string(ClusterShape s) {
+    switch (s) {
+        case ClusterShape::k4x4: return "4x4";
+        case ClusterShape::k4x8: return "4x8";
+        case ClusterShape::k8x4: return "8x4";
+        case ClusterShape::k1x1: return "1x1";
+    }
+    return "?";
+}
+
+std::optional<ClusterShape> parse_cluster_shape(std::string_view text) {
+    for (ClusterShape s : {ClusterShape::k4x4, ClusterShape::k4x8, ClusterShape::k8x4, ClusterShape::k1x1})
+        if (text == to_string(s)) return s;
+    return std::nullopt;
+}
+
+std::string_view to_string(SimdLevel s) {
+    switch (s) {
+        case SimdLevel::Auto: return "auto";
+        case SimdLevel::None: return "none";
+        case SimdLevel::Avx2: return "avx2";
+        case SimdLevel::Avx512: return "avx512";
+    }
+    return "?";
+}
+
+std::optional<SimdLevel> parse_simd_level(std::string_view text) {
+    for (SimdLevel s : {SimdLevel::Auto, SimdLevel::None, SimdLevel::Avx2, SimdLevel::Avx512})
+        if (text == to_string(s)) return s;
+    return std::nullopt;
+}
+
+std::string_view to_string(Thermostat t) {
+    switch (t) {
+        case Thermostat::None: return "none";
+        case Thermostat::VRescale: return "v-rescale";
+    }
+    return "?";
+}
+
+}  // namespace mdcore

@@ -1,0 +1,190 @@
+// Tests for the Verlet-buffer estimate (pairlist/verlet_buffer.h).
+#include "pairlist/verlet_buffer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+namespace mdcore {
+namespace {
+
+// Argon-like LJ fluid: sigma 0.34 nm, eps 0.996 kJ/mol, 32000 atoms at 21.48 nm^-3.
+VerletBufferParams argon_params() {
+    const double sigma = 0.34;
+    const double eps = 0.996;
+    const double natoms = 32000.0;
+    VerletBufferParams p;
+    p.classes = {BufferAtomClass{39.948, natoms, 0, 0.0}};
+    p.num_lj_types = 1;
+    p.c6 = {4.0 * eps * std::pow(sigma, 6)};
+    p.c12 = {4.0 * eps * std::pow(sigma, 12)};
+    p.volume = natoms / 21.48;
+    p.temperature = 360.0;
+    p.dt = 0.010766;
+    p.rc = 0.85;
+    p.drift_tolerance = 0.005;
+    p.cluster_i = 4;
+    p.cluster_j = 4;
+    return p;
+}
+
+// SPC/E water, 1000 molecules at 33.4 nm^-3, PME real space with ewald_rtol 1e-5 at rc 1.0.
+VerletBufferParams spce_params() {
+    const double sigma = 0.316557;
+    const double eps = 0.650194;
+    const double nwater = 1000.0;
+    VerletBufferParams p;
+    p.classes = {BufferAtomClass{15.9994, nwater, 0, -0.8476},
+                 BufferAtomClass{1.008, 2.0 * nwater, 1, 0.4238}};
+    p.num_lj_types = 2;
+    p.c6 = {4.0 * eps * std::pow(sigma, 6), 0.0, 0.0, 0.0};
+    p.c12 = {4.0 * eps * std::pow(sigma, 12), 0.0, 0.0, 0.0};
+    p.volume = nwater / 33.4;
+    p.temperature = 300.0;
+    p.dt = 0.002;
+    p.rc = 1.0;
+    p.ewald_beta = 3.12341;
+    p.epsilon_r = 1.0;
+    p.drift_tolerance = 0.005;
+    return p;
+}
+
+TEST(VerletBuffer, DriftDecreasesWithRlist) {
+    for (const auto& p : {argon_params(), spce_params()}) {
+        double prev = estimate_verlet_drift(p, 19, p.rc);
+        EXPECT_GT(prev, 0.0);
+        for (int k = 1; k <= 300; ++k) {
+            const double d = estimate_verlet_drift(p, 19, p.rc + 0.001 * k);
+            EXPECT_LE(d, prev) << "rlist " << p.rc + 0.001 * k;
+            prev = d;
+        }
+    }
+}
+
+TEST(VerletBuffer, DriftIncreasesWithLifetimeAndTemperature) {
+    auto p = argon_params();
+    const double rlist = p.rc + 0.05;
+    EXPECT_EQ(estimate_verlet_drift(p, 0, rlist), 0.0);
+    double prev = 0.0;
+    for (int lifetime : {1, 2, 5, 9, 19, 39, 79}) {
+        const double d = estimate_verlet_drift(p, lifetime, rlist);
+        EXPECT_GT(d, prev) << "lifetime " << lifetime;
+        prev = d;
+    }
+    prev = 0.0;
+    for (double temperature : {50.0, 100.0, 200.0, 360.0, 600.0}) {
+        p.temperature = temperature;
+        const double d = estimate_verlet_drift(p, 19, rlist);
+        EXPECT_GT(d, prev) << "T " << temperature;
+        prev = d;
+    }
+}
+
+TEST(VerletBuffer, RlistGrowsWithNstlist) {
+    for (const auto& p : {argon_params(), spce_params()}) {
+        EXPECT_DOUBLE_EQ(estimate_rlist(p, 0), p.rc);
+        double prev = p.rc;
+        for (int nstlist = 2; nstlist <= 100; ++nstlist) {
+            const double rl = estimate_rlist(p, nstlist - 1);
+            EXPECT_GE(rl, prev) << "nstlist " << nstlist;
+            prev = rl;
+        }
+        EXPECT_GT(prev, p.rc);
+    }
+}
+
+TEST(VerletBuffer, RlistIsSmallestMeetingTolerance) {
+    for (const auto& p : {argon_params(), spce_params()}) {
+        for (int lifetime : {4, 9, 19, 39}) {
+            const double rl = estimate_rlist(p, lifetime);
+            EXPECT_LE(estimate_verlet_drift(p, lifetime, rl), p.drift_tolerance);
+            if (rl > p.rc + 0.0005) {
+                EXPECT_GT(estimate_verlet_drift(p, lifetime, rl - 0.001), p.drift_tolerance);
+            }
+        }
+    }
+}
+
+TEST(VerletBuffer, TighterToleranceGivesLargerBuffer) {
+    auto p = argon_params();
+    const double loose = estimate_rlist(p, 19);
+    p.drift_tolerance = 1e-4;
+    const double tight = estimate_rlist(p, 19);
+    EXPECT_GT(tight, loose);
+    EXPECT_LE(estimate_verlet_drift(p, 19, tight), p.drift_tolerance);
+}
+
+TEST(VerletBuffer, LargerClustersNeedNoLargerBuffer) {
+    for (auto p : {argon_params(), spce_params()}) {
+        for (int lifetime : {9, 19, 39}) {
+            p.cluster_i = 1;
+            p.cluster_j = 1;
+            const double r11 = estimate_rlist(p, lifetime);
+            p.cluster_i = 2;
+            p.cluster_j = 2;
+            const double r22 = estimate_rlist(p, lifetime);
+            p.cluster_i = 4;
+            p.cluster_j = 4;
+            const double r44 = estimate_rlist(p, lifetime);
+            p.cluster_j = 8;  // treated as 4
+            const double r48 = estimate_rlist(p, lifetime);
+            EXPECT_LE(r22, r11);
+            EXPECT_LE(r44, r22);
+            EXPECT_DOUBLE_EQ(r48, r44);
+        }
+    }
+}
+
+TEST(VerletBuffer, SplittingAClassDoesNotChangeDrift) {
+    // Identical pairs within a class are counted n(n-1)/2 times, so two halves
+    // of the same class must give exactly the same pair count.
+    const auto whole = argon_params();
+    auto split = whole;
+    split.classes = {whole.classes[0], whole.classes[0]};
+    split.classes[0].count = split.classes[1].count = whole.classes[0].count / 2.0;
+    const double a = estimate_verlet_drift(whole, 19, whole.rc + 0.02);
+    const double b = estimate_verlet_drift(split, 19, whole.rc + 0.02);
+    EXPECT_NEAR(a, b, 1e-12 * a);
+}
+
+TEST(VerletBuffer, CoulombAddsDrift) {
+    auto p = spce_params();
+    const double with_q = estimate_verlet_drift(p, 9, p.rc + 0.02);
+    p.ewald_beta = 0.0;
+    const double lj_only = estimate_verlet_drift(p, 9, p.rc + 0.02);
+    EXPECT_GT(with_q, lj_only);
+    EXPECT_GE(estimate_rlist(spce_params(), 9), estimate_rlist(p, 9));
+}
+
+TEST(VerletBuffer, ArgonSanity) {
+    const auto p = argon_params();
+    double prev = p.rc;
+    for (int nstlist : {10, 20, 40}) {
+        const double rl = estimate_rlist(p, nstlist - 1);
+        std::printf("argon 4x4 nstlist %2d: rlist %.3f nm (buffer %.3f nm)\n", nstlist, rl,
+                    rl - p.rc);
+        EXPECT_GT(rl - p.rc, 0.0);
+        EXPECT_LT(rl - p.rc, 0.3);
+        EXPECT_GT(rl, prev);
+        prev = rl;
+    }
+}
+
+TEST(VerletBuffer, WaterSanity) {
+    // No constraint correction: the H atoms move as free particles, so this is
+    // somewhat larger than GROMACS (which treats H as rotating around O).
+    const auto p = spce_params();
+    for (int nstlist : {10, 20, 40}) {
+        const double rl = estimate_rlist(p, nstlist - 1);
+        std::printf("SPC/E 4x4 nstlist %2d: rlist %.3f nm (buffer %.3f nm)\n", nstlist, rl,
+                    rl - p.rc);
+        if (nstlist == 10) {
+            EXPECT_GE(rl - p.rc, 0.0);
+            EXPECT_LE(rl - p.rc, 0.15);
+        }
+    }
+}
+
+}  // namespace
+}  // namespace mdcore
