@@ -12,6 +12,7 @@
 #include "mdcore/units.h"
 #include "nonbonded/kernel_dispatch.h"
 #include "pairlist/buffer_setup.h"
+#include "pme/pme.h"
 #include "timing/task_timer.h"
 
 #ifndef MDT_VERSION
@@ -68,7 +69,6 @@ EffectiveConfig resolve_config(const System& system, const RunConfig& config, co
     eff.nstlist = config.nstlist > 0 ? config.nstlist : kDefaultNstlist;
     eff.nstprune = config.nstprune > 0 ? std::min(config.nstprune, eff.nstlist)
                                        : (eff.nstlist > 5 ? std::max(1, eff.nstlist / 2) : eff.nstlist);
-    eff.rc = system.rc;
     eff.dt = system.dt;
     eff.temperature = system.temperature;
     eff.drift_tolerance = system.drift_tolerance;
@@ -82,10 +82,48 @@ EffectiveConfig resolve_config(const System& system, const RunConfig& config, co
     if (control.thermostat == Thermostat::VRescale && !(control.tau_t > 0))
         throw std::invalid_argument("--tau-t must be positive");
 
-    const VerletBufferParams params = verlet_buffer_params(system, eff.cluster);
+    // PME: rc and the grid spacing scale together; beta follows rc.
+    bool charged = false;
+    for (double q : system.charge) charged = charged || q != 0.0;
+    if (!(config.pme_scale > 0)) throw std::invalid_argument("--pme-scale must be positive");
+    if (config.pme_order < 4 || config.pme_order > 6) throw std::invalid_argument("--pme-order must be 4, 5 or 6");
+    if (!(config.pme_spacing > 0)) throw std::invalid_argument("--pme-spacing must be positive");
+    eff.pme_scale = config.pme_scale;
+    eff.rc = system.rc * config.pme_scale;
+    if (eff.rc >= 0.5 * system.box.min_length())
+        throw std::invalid_argument("rc x pme-scale = " + fmt(eff.rc) + " nm must be below half the shortest box edge (" +
+                                    fmt(0.5 * system.box.min_length()) + " nm)");
+    eff.pme = charged;
+    eff.ewald_rtol = system.ewald_rtol;
+    if (charged) {
+        eff.ewald_beta = ewald_beta(eff.rc, system.ewald_rtol);
+        eff.pme_order = config.pme_order;
+        eff.pme_spacing = config.pme_spacing * config.pme_scale;
+        if (config.pme_grid) {
+            eff.pme_grid = *config.pme_grid;
+        } else {
+            const PmeGrid g = pme_grid_for_spacing(system.box, eff.pme_spacing, eff.pme_order);
+            eff.pme_grid = {g.nx, g.ny, g.nz};
+        }
+        for (int d = 0; d < 3; ++d) {
+            if (eff.pme_grid[d] < 2 * eff.pme_order)
+                throw std::invalid_argument("--pme-grid dimension " + std::to_string(eff.pme_grid[d]) +
+                                            " is below 2 x pme-order");
+            // Constant accuracy: beta x actual spacing may not exceed what the
+            // unscaled settings give (mdrun's PME tuning invariant).
+            const double spacing = system.box.lengths[d] / eff.pme_grid[d];
+            const double beta_ref = ewald_beta(system.rc, system.ewald_rtol);
+            if (eff.ewald_beta * spacing > beta_ref * config.pme_spacing * (1.0 + 1e-9))
+                throw std::invalid_argument("PME grid spacing " + fmt(spacing) + " nm with rc " + fmt(eff.rc) +
+                                            " nm breaks the accuracy target (needs beta x spacing <= " +
+                                            fmt(beta_ref * config.pme_spacing) + "); use a finer --pme-grid");
+        }
+    }
+    eff.constraints = static_cast<int>(system.settles.size());
+    const VerletBufferParams params = verlet_buffer_params(system, eff.cluster, eff.rc, eff.ewald_beta);
     if (config.rlist) {
-        if (!(*config.rlist >= system.rc))
-            throw std::invalid_argument("--rlist " + fmt(*config.rlist) + " must be at least rc (" + fmt(system.rc) + ")");
+        if (!(*config.rlist >= eff.rc))
+            throw std::invalid_argument("--rlist " + fmt(*config.rlist) + " must be at least rc (" + fmt(eff.rc) + ")");
         eff.rlist = *config.rlist;
         eff.rlist_from_estimate = false;
     } else {
@@ -119,21 +157,35 @@ RunReport run(System& system, const RunConfig& config, const RunControl& control
     double sum_list_pairs = 0, sum_outer_pairs = 0, sum_in_cutoff = 0;
     long force_evaluations = 0, cutoff_samples = 0;
 
-    auto sample = [&](double lj, double kinetic) {
+    auto sample = [&](const ForceEnergies& f, double kinetic) {
         EnergySample e;
-        e.lj = lj;
-        e.potential = lj;
+        e.lj = f.lj;
+        e.coulomb_sr = f.coulomb_sr;
+        e.coulomb_recip = f.coulomb_recip;
+        e.potential = f.potential();
         e.kinetic = kinetic;
         e.total = e.potential + e.kinetic;
         e.conserved = e.total + thermostat.integral();
         e.temperature = kinetic * ke_to_temp;
         return e;
     };
+    // PME stage times come from the Pme object; add the per-step deltas.
+    PmeStageTimes pme_seen{};
+    auto account_pme = [&] {
+        if (!md.pme()) return;
+        const PmeStageTimes& t = md.pme()->stage_times();
+        timer.add(Task::PmeSpread, t.spread - pme_seen.spread);
+        timer.add(Task::PmeFft, t.fft - pme_seen.fft);
+        timer.add(Task::PmeSolve, t.solve - pme_seen.solve);
+        timer.add(Task::PmeGather, t.gather - pme_seen.gather);
+        pme_seen = t;
+    };
 
     using Clock = std::chrono::steady_clock;
     Clock::time_point measured_start = Clock::now();
     const long steps = control.steps;
     const long nsteps_eval = std::max(steps, 1L);  // steps 0: one force evaluation, no update
+    double max_deviation = 0.0;
     for (long step = 0; step < nsteps_eval; ++step) {
         if (step == control.warmup) {
             timer = TaskTimer{};
@@ -148,33 +200,37 @@ RunReport run(System& system, const RunConfig& config, const RunControl& control
             ++rep.pairlist.prunes;
         }
         const bool energy_step = step % control.nstcalcenergy == 0 || step == nsteps_eval - 1;
-        const NonbondedEnergies nb = timer.time(Task::Nonbonded, [&] {
-            return md.compute_forces(energy_step ? EnergyOutput::Yes : EnergyOutput::No);
-        });
+        const EnergyOutput eo = energy_step ? EnergyOutput::Yes : EnergyOutput::No;
+        ForceEnergies fe = timer.time(Task::Nonbonded, [&] { return md.compute_nonbonded(eo); });
+        fe.coulomb_recip = md.compute_pme(eo);
+        account_pme();
         ++force_evaluations;
         sum_list_pairs += md.inner_list().atom_pairs();
         sum_outer_pairs += md.outer_list().atom_pairs();
         if (energy_step) {
-            sum_in_cutoff += nb.pairs_in_cutoff;
+            sum_in_cutoff += fe.pairs_in_cutoff;
             ++cutoff_samples;
         }
         if (steps == 0) {
             const double ke = 0.5 * twice_kinetic_energy(md.state(), cfg.threads);
-            rep.start = rep.end = sample(nb.lj, ke);
+            rep.start = rep.end = sample(fe, ke);
             break;
         }
         // Leap-frog: KE(t) is the average of the half-step kinetic energies.
         const double ke_old = timer.time(Task::Update, [&] { return 0.5 * twice_kinetic_energy(md.state(), cfg.threads); });
         const double lambda = cfg.thermostat == Thermostat::VRescale ? thermostat.scaling(ke_old, cfg.dt) : 1.0;
-        const double ke_new = timer.time(Task::Update, [&] { return 0.5 * leapfrog_update(md.state(), cfg.dt, lambda, cfg.threads); });
+        const double ke_new = timer.time(cfg.constraints ? Task::Constraints : Task::Update,
+                                         [&] { return 0.5 * md.update(cfg.dt, lambda); });
         if (energy_step) {
-            const EnergySample e = sample(nb.lj, 0.5 * (ke_old * lambda * lambda + ke_new));
+            const EnergySample e = sample(fe, 0.5 * (ke_old * lambda * lambda + ke_new));
             if (step == 0) rep.start = e;
             rep.end = e;
             sample_t.push_back(step * cfg.dt);
             sample_conserved.push_back(e.conserved);
+            if (cfg.constraints) max_deviation = std::max(max_deviation, md.max_constraint_deviation());
         }
     }
+    rep.max_constraint_deviation = max_deviation;
     const double wall = std::chrono::duration<double>(Clock::now() - measured_start).count();
     md.scatter_to_system();
 
@@ -206,11 +262,14 @@ ForceResult compute_forces(const System& system, const RunConfig& config) {
     cfg.rlist_inner = cfg.rlist;
     MdRunner md(copy, cfg);
     md.search();
-    const NonbondedEnergies e = md.compute_forces(EnergyOutput::Yes);
+    const ForceEnergies e = md.compute_forces(EnergyOutput::Yes);
     ForceResult r;
     r.forces = md.forces_in_input_order();
     r.lj = e.lj;
-    r.potential = e.lj;
+    r.coulomb_sr = e.coulomb_sr;
+    r.coulomb_recip = e.coulomb_recip;
+    r.potential = e.potential();
+    r.config = cfg;
     return r;
 }
 

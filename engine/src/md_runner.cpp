@@ -1,7 +1,9 @@
 #include "md_runner.h"
 
 #include <cmath>
+#include <stdexcept>
 
+#include "mdcore/units.h"
 #include "pairlist/cluster_pair_search.h"
 
 namespace mdcore {
@@ -10,11 +12,42 @@ namespace {
 constexpr double kFarAway = -1.0e4;
 }  // namespace
 
+SettleParameters settle_parameters(const System& system) {
+    SettleParameters p;
+    if (system.settles.empty()) return p;
+    const Settle& s0 = system.settles.front();
+    p.mass_o = system.mass[s0.o];
+    p.mass_h = system.mass[s0.h1];
+    p.d_oh = s0.d_oh;
+    p.d_hh = s0.d_hh;
+    for (const Settle& s : system.settles)
+        if (system.mass[s.o] != p.mass_o || system.mass[s.h1] != p.mass_h || system.mass[s.h2] != p.mass_h ||
+            s.d_oh != p.d_oh || s.d_hh != p.d_hh)
+            throw std::invalid_argument("all SETTLE molecules must share masses and distances");
+    return p;
+}
+
 MdRunner::MdRunner(System& system, const EffectiveConfig& config)
     : system_(system),
       config_(config),
       dual_(config.nstprune < config.nstlist && config.rlist_inner < config.rlist),
-      nonbonded_(system, config.cluster, config.simd, config.threads) {}
+      nonbonded_(system, config.cluster, config.simd, config.threads, config.rc, config.ewald_beta),
+      settle_params_(settle_parameters(system)) {
+    if (config.pme) {
+        pme_ = std::make_unique<Pme>(system.box, PmeGrid{config.pme_grid[0], config.pme_grid[1], config.pme_grid[2]},
+                                     config.pme_order, config.ewald_beta, system.epsilon_r, config.threads);
+        // Constant terms (GROMACS convention): the self energy goes with the
+        // short-range Coulomb, the neutralising background with the mesh.
+        double q2 = 0.0, qsum = 0.0;
+        for (double q : system.charge) {
+            q2 += q * q;
+            qsum += q;
+        }
+        const double f = units::kCoulomb / system.epsilon_r;
+        self_energy_ = -f * config.ewald_beta / std::sqrt(M_PI) * q2;
+        charged_energy_ = -f * M_PI * qsum * qsum / (2.0 * system.box.volume() * config.ewald_beta * config.ewald_beta);
+    }
+}
 
 void MdRunner::scatter_to_system() {
     for (std::size_t s = 0; s < order_.size(); ++s) {
@@ -27,6 +60,8 @@ void MdRunner::scatter_to_system() {
 
 void MdRunner::search() {
     if (!order_.empty()) scatter_to_system();
+    // Atoms are wrapped one by one (the grid needs every atom in the box), so a
+    // molecule may straddle the boundary; update() un-splits it around SETTLE.
     for (auto& p : system_.positions)
         for (int d = 0; d < 3; ++d) {
             const double L = system_.box.lengths[d];
@@ -38,12 +73,15 @@ void MdRunner::search() {
     order_ = grid_.order();
     const std::size_t n = order_.size();
     state_.resize(n);
+    charge_.assign(n, 0.0);
+    std::vector<int> slot_of(system_.natoms(), -1);
     for (std::size_t s = 0; s < n; ++s) {
         const int a = order_[s];
         if (a < 0) {
             state_.x[s] = state_.y[s] = state_.z[s] = kFarAway;
             continue;
         }
+        slot_of[a] = static_cast<int>(s);
         state_.x[s] = system_.positions[a][0];
         state_.y[s] = system_.positions[a][1];
         state_.z[s] = system_.positions[a][2];
@@ -52,7 +90,10 @@ void MdRunner::search() {
         state_.vz[s] = system_.velocities[a][2];
         state_.mass[s] = system_.mass[a];
         state_.inv_mass[s] = 1.0 / system_.mass[a];
+        charge_[s] = system_.charge[a];
     }
+    settles_.clear();
+    for (const Settle& st : system_.settles) settles_.push_back({slot_of[st.o], slot_of[st.h1], slot_of[st.h2]});
     nonbonded_.set_order(order_);
     search_cluster_pairs(grid_, config_.rlist, system_.exclusions, config_.threads, search_work_, outer_);
     if (dual_) prune();
@@ -78,10 +119,84 @@ void MdRunner::prune() {
                     search_work_, inner_);
 }
 
-NonbondedEnergies MdRunner::compute_forces(EnergyOutput energy) {
+ForceEnergies MdRunner::compute_nonbonded(EnergyOutput energy) {
     update_float_coordinates();
-    return nonbonded_.compute(inner_list(), energy, state_.fx.data(), state_.fy.data(), state_.fz.data());
+    const NonbondedEnergies nb =
+        nonbonded_.compute(inner_list(), energy, state_.fx.data(), state_.fy.data(), state_.fz.data());
+    ForceEnergies e;
+    e.lj = nb.lj;
+    e.coulomb_sr = nb.coulomb + self_energy_;
+    e.pairs_in_cutoff = nb.pairs_in_cutoff;
+    return e;
 }
+
+double MdRunner::compute_pme(EnergyOutput /*energy*/) {
+    if (!pme_) return 0.0;
+    const double e = pme_->compute(state_.size(), state_.x.data(), state_.y.data(), state_.z.data(), charge_.data(),
+                                   state_.fx.data(), state_.fy.data(), state_.fz.data());
+    return e + charged_energy_;
+}
+
+ForceEnergies MdRunner::compute_forces(EnergyOutput energy) {
+    ForceEnergies e = compute_nonbonded(energy);
+    e.coulomb_recip = compute_pme(energy);
+    return e;
+}
+
+double MdRunner::update(double dt, double lambda) {
+    if (settles_.empty()) {
+        leapfrog_update(state_, dt, lambda, config_.threads);
+    } else {
+        x_ref_ = state_.x;
+        y_ref_ = state_.y;
+        z_ref_ = state_.z;
+        leapfrog_update(state_, dt, lambda, config_.threads);
+        // Move hydrogens to their oxygen's periodic image for SETTLE and back after.
+        shift_hydrogens(+1.0);
+        settle_positions(settle_params_, settles_,
+                         {x_ref_.data(), y_ref_.data(), z_ref_.data(), state_.x.data(), state_.y.data(),
+                          state_.z.data(), state_.vx.data(), state_.vy.data(), state_.vz.data()},
+                         dt, config_.threads);
+        shift_hydrogens(-1.0);
+    }
+    return twice_kinetic_energy(state_, config_.threads);
+}
+
+void MdRunner::shift_hydrogens(double sign) {
+    const double* L = system_.box.lengths.data();
+    double* ref[3] = {x_ref_.data(), y_ref_.data(), z_ref_.data()};
+    double* cur[3] = {state_.x.data(), state_.y.data(), state_.z.data()};
+    if (sign > 0) h_shift_.assign(2 * 3 * settles_.size(), 0.0);
+    const long n = static_cast<long>(settles_.size());
+#pragma omp parallel for num_threads(config_.threads) schedule(static)
+    for (long m = 0; m < n; ++m) {
+        const SettleTriple& t = settles_[m];
+        const int h[2] = {t.h1, t.h2};
+        for (int k = 0; k < 2; ++k)
+            for (int d = 0; d < 3; ++d) {
+                double& shift = h_shift_[6 * m + 3 * k + d];
+                if (sign > 0) shift = L[d] * std::round((ref[d][h[k]] - ref[d][t.o]) / L[d]);
+                ref[d][h[k]] -= sign * shift;
+                cur[d][h[k]] -= sign * shift;
+            }
+    }
+}
+
+double MdRunner::max_constraint_deviation() const {
+    // Deviation is measured on minimum-image bond vectors.
+    if (settles_.empty()) return 0.0;
+    std::vector<double> xs(state_.x.begin(), state_.x.end()), ys(state_.y.begin(), state_.y.end()),
+        zs(state_.z.begin(), state_.z.end());
+    double* cur[3] = {xs.data(), ys.data(), zs.data()};
+    for (const SettleTriple& t : settles_)
+        for (int h : {t.h1, t.h2})
+            for (int d = 0; d < 3; ++d) {
+                const double L = system_.box.lengths[d];
+                cur[d][h] -= L * std::round((cur[d][h] - cur[d][t.o]) / L);
+            }
+    return settle_max_deviation(settle_params_, settles_, xs.data(), ys.data(), zs.data());
+}
+
 
 std::vector<Vec3> MdRunner::forces_in_input_order() const {
     std::vector<Vec3> f(system_.natoms(), Vec3{0, 0, 0});

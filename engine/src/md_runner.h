@@ -1,18 +1,28 @@
 #pragma once
 // The MD pipeline on sorted cluster order: search (grid + outer list), pruning to
-// the inner list, nonbonded forces, leap-frog update. Internal to libmdcore; tests
-// use it to inspect lists and forces step by step.
+// the inner list, nonbonded forces, PME, leap-frog update with SETTLE. Internal to
+// libmdcore; tests use it to inspect lists and forces step by step.
 #include <memory>
 
 #include "integrate/leapfrog.h"
+#include "integrate/settle.h"
 #include "mdcore/run_report.h"
 #include "mdcore/system.h"
 #include "nonbonded/nonbonded_force.h"
 #include "pairlist/cluster_grid.h"
 #include "pairlist/cluster_pair_search.h"
 #include "pairlist/pair_list.h"
+#include "pme/pme.h"
 
 namespace mdcore {
+
+struct ForceEnergies {
+    double lj = 0.0;
+    double coulomb_sr = 0.0;     // real space + exclusion corrections + self term
+    double coulomb_recip = 0.0;  // mesh + net-charge background
+    double pairs_in_cutoff = 0.0;
+    double potential() const { return lj + coulomb_sr + coulomb_recip; }
+};
 
 class MdRunner {
 public:
@@ -22,8 +32,14 @@ public:
     // the outer list (and the inner one by pruning when dual lists are on).
     void search();
     void prune();
-    // Forces at the current positions into state().fx/fy/fz.
-    NonbondedEnergies compute_forces(EnergyOutput energy);
+    // Nonbonded forces at the current positions into state().fx/fy/fz (overwritten).
+    ForceEnergies compute_nonbonded(EnergyOutput energy);
+    // Adds the PME mesh forces; returns the reciprocal energy (0 without charges).
+    double compute_pme(EnergyOutput energy);
+    // Both of the above.
+    ForceEnergies compute_forces(EnergyOutput energy);
+    // Leap-frog with velocity scaling lambda, then SETTLE; returns 2 * kinetic energy.
+    double update(double dt, double lambda);
     // Writes positions and velocities back to the System in input order.
     void scatter_to_system();
     // Forces in input order (after compute_forces).
@@ -34,9 +50,14 @@ public:
     const PairList& inner_list() const { return dual_ ? inner_ : outer_; }
     const ClusterGrid& grid() const { return grid_; }
     bool dual_list() const { return dual_; }
+    const Pme* pme() const { return pme_.get(); }
+    double max_constraint_deviation() const;
 
 private:
     void update_float_coordinates();
+    // sign +1: move each hydrogen (reference and current) to its oxygen's image,
+    // remembering the shift; -1: undo.
+    void shift_hydrogens(double sign);
 
     System& system_;
     EffectiveConfig config_;
@@ -45,8 +66,19 @@ private:
     PairList outer_, inner_;
     PairSearchWork search_work_;
     NonbondedForce nonbonded_;
+    std::unique_ptr<Pme> pme_;
+    double self_energy_ = 0.0;
+    double charged_energy_ = 0.0;
     SortedState state_;
+    AlignedVector<double> charge_;  // per slot
     std::vector<int> order_;
+    SettleParameters settle_params_;
+    std::vector<SettleTriple> settles_;  // slot indices, rebuilt at each search
+    AlignedVector<double> x_ref_, y_ref_, z_ref_;
+    std::vector<double> h_shift_;
 };
+
+// SETTLE parameters shared by all of a system's rigid molecules; throws when they differ.
+SettleParameters settle_parameters(const System& system);
 
 }  // namespace mdcore

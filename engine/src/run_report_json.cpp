@@ -10,8 +10,9 @@ namespace mdcore {
 namespace {
 
 nlohmann::json energies(const EnergySample& e) {
-    return {{"lj", e.lj},         {"potential", e.potential}, {"kinetic", e.kinetic},
-            {"total", e.total},   {"conserved", e.conserved}, {"temperature", e.temperature}};
+    return {{"lj", e.lj},           {"coulomb_sr", e.coulomb_sr}, {"coulomb_recip", e.coulomb_recip},
+            {"potential", e.potential}, {"kinetic", e.kinetic},  {"total", e.total},
+            {"conserved", e.conserved}, {"temperature", e.temperature}};
 }
 
 }  // namespace
@@ -45,7 +46,15 @@ std::string run_report_to_json(const RunReport& r, int indent) {
                    {"thermostat", std::string(to_string(c.thermostat))},
                    {"dt", c.dt},
                    {"temperature", c.temperature},
-                   {"drift_tolerance", c.drift_tolerance}};
+                   {"drift_tolerance", c.drift_tolerance},
+                   {"pme", c.pme},
+                   {"ewald_beta", c.ewald_beta},
+                   {"ewald_rtol", c.ewald_rtol},
+                   {"pme_grid", {c.pme_grid[0], c.pme_grid[1], c.pme_grid[2]}},
+                   {"pme_order", c.pme_order},
+                   {"pme_spacing", c.pme_spacing},
+                   {"pme_scale", c.pme_scale},
+                   {"constraints", c.constraints}};
     j["steps"] = r.steps;
     j["warmup"] = r.warmup;
     j["ns_per_day"] = r.ns_per_day;
@@ -65,6 +74,7 @@ std::string run_report_to_json(const RunReport& r, int indent) {
     j["energies"] = {{"start", energies(r.start)}, {"end", energies(r.end)}};
     j["drift_per_atom_per_ps"] = r.drift_per_atom_per_ps;
     j["energy_samples"] = r.energy_samples;
+    j["max_constraint_deviation"] = r.max_constraint_deviation;
     return j.dump(indent);
 }
 
@@ -95,10 +105,18 @@ std::string run_report_to_text(const RunReport& r) {
                   r.pairlist.list_pairs, r.pairlist.pairs_in_cutoff, r.pairlist.efficiency, r.pairlist.searches,
                   r.pairlist.prunes);
     o << line;
+    if (c.pme) {
+        std::snprintf(line, sizeof line, "pme      grid %dx%dx%d  order %d  beta %.5f nm^-1  scale %.3f  constraints %d\n",
+                      c.pme_grid[0], c.pme_grid[1], c.pme_grid[2], c.pme_order, c.ewald_beta, c.pme_scale,
+                      c.constraints);
+        o << line;
+    }
     for (const auto& [name, e] : {std::pair{"start", r.start}, std::pair{"end  ", r.end}}) {
         std::snprintf(line, sizeof line,
-                      "%s    LJ %.4f  potential %.4f  kinetic %.4f  total %.4f  conserved %.4f  T %.3f K\n", name, e.lj,
-                      e.potential, e.kinetic, e.total, e.conserved, e.temperature);
+                      "%s    LJ %.4f  Coul-SR %.4f  Coul-recip %.4f  potential %.4f  kinetic %.4f  total %.4f  "
+                      "conserved %.4f  T %.3f K\n",
+                      name, e.lj, e.coulomb_sr, e.coulomb_recip, e.potential, e.kinetic, e.total, e.conserved,
+                      e.temperature);
         o << line;
     }
     std::snprintf(line, sizeof line, "drift    %.3g kJ/mol/ps per atom (tolerance %g)\n", r.drift_per_atom_per_ps,

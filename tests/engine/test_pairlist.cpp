@@ -159,7 +159,7 @@ TEST(PairList, KernelCountsEachPairOnceInSmallBox) {
         System copy = sys;
         MdRunner md(copy, cfg);
         md.search();
-        const NonbondedEnergies e = md.compute_forces(EnergyOutput::Yes);
+        const ForceEnergies e = md.compute_forces(EnergyOutput::Yes);
         EXPECT_EQ(static_cast<long>(e.pairs_in_cutoff), static_cast<long>(reference_pairs_within(sys, sys.rc).v.size()))
             << to_string(s);
     }

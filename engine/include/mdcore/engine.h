@@ -21,7 +21,10 @@ RunReport run(System& system, const RunConfig& config, const RunControl& control
 struct ForceResult {
     std::vector<Vec3> forces;
     double lj = 0.0;
+    double coulomb_sr = 0.0;
+    double coulomb_recip = 0.0;
     double potential = 0.0;
+    EffectiveConfig config;
 };
 ForceResult compute_forces(const System& system, const RunConfig& config);
 

@@ -42,3 +42,30 @@ LjFluidSpec lj_spec();
 void assign_maxwell_boltzmann(System& system, double temperature, std::uint64_t seed);
 
 }  // namespace mdcore
+
+namespace mdcore {
+
+struct WaterSpec {
+    long nwater = 1000;
+    double density = 0.997;       // g/cm^3 of the whole box
+    double temperature = 300.0;   // K
+    double nacl_molar = 0.0;      // NaCl concentration, mol/L (ion pairs replace waters)
+    double rc = 1.0;              // nm
+    double dt = 0.002;            // ps
+    std::uint64_t seed = 1;
+    int relax_steps = 300;        // short thermostatted MD from the lattice start (0: none)
+};
+
+// SPC/E water (Berendsen et al. 1987: O sigma 0.316557 nm, epsilon 0.650194
+// kJ/mol, q_O -0.8476, q_H +0.4238, rigid by SETTLE with d_OH 0.1, d_HH 0.163299)
+// with optional NaCl using the Joung & Cheatham (J. Phys. Chem. B 112, 9020 (2008))
+// SPC/E-compatible ion parameters, Lorentz-Berthelot combination. Molecules start
+// on a cubic lattice with random orientations and are relaxed by relax_steps of
+// MD (0.5 fs, strong v-rescale coupling) so the box is stable from its first step.
+System make_water_system(const WaterSpec& spec);
+
+// Removes velocity components along constraints, zeroes total momentum and scales
+// the kinetic temperature (with the constrained degrees of freedom) to exactly T.
+void assign_constrained_velocities(System& system, double temperature, std::uint64_t seed);
+
+}  // namespace mdcore

@@ -1,6 +1,7 @@
 #pragma once
 // The tunables of a run. RunConfig{} is always a valid, reasonable run: every field
 // that is 0 / Auto is resolved by a documented heuristic (see resolve_config()).
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,6 +47,14 @@ struct RunConfig {
     int nstprune = 0;               // 0: heuristic; >= nstlist disables dynamic pruning
     int threads = 0;                // 0: all available cores
     SimdLevel simd = SimdLevel::Auto;
+    // PME (used when the system has charges). The grid comes from pme_spacing
+    // unless pme_grid is given. pme_scale multiplies rc and the spacing together
+    // (beta follows rc), moving work between real and reciprocal space at
+    // constant accuracy, as mdrun's PME tuning does.
+    double pme_spacing = 0.12;      // nm, GROMACS' fourierspacing default
+    std::optional<std::array<int, 3>> pme_grid;
+    int pme_order = 4;              // 4, 5 or 6
+    double pme_scale = 1.0;
 };
 
 enum class Thermostat { None, VRescale };

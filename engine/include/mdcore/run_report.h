@@ -1,5 +1,6 @@
 #pragma once
 // The result of a run, serialised as JSON with schema_version 1 (docs/run_report.md).
+#include <array>
 #include <map>
 #include <string>
 
@@ -12,6 +13,8 @@ inline constexpr int kRunReportSchemaVersion = 1;
 
 struct EnergySample {
     double lj = 0.0;
+    double coulomb_sr = 0.0;     // Ewald real space + exclusion correction + self term (GROMACS "Coulomb (SR)")
+    double coulomb_recip = 0.0;  // PME mesh (+ net-charge term) (GROMACS "Coul. recip.")
     double potential = 0.0;
     double kinetic = 0.0;
     double total = 0.0;
@@ -24,7 +27,7 @@ struct EffectiveConfig {
     ClusterShape cluster = ClusterShape::k4x4;
     int nstlist = 0;
     int nstprune = 0;
-    double rc = 0.0;
+    double rc = 0.0;           // cut-off actually used (physics rc x pme_scale)
     double rlist = 0.0;        // outer list radius
     double rlist_inner = 0.0;  // radius the list is pruned to (== rlist without pruning)
     bool rlist_from_estimate = true;
@@ -34,6 +37,14 @@ struct EffectiveConfig {
     double dt = 0.0;
     double temperature = 0.0;
     double drift_tolerance = 0.0;
+    bool pme = false;          // Coulomb by Ewald real space + PME mesh
+    double ewald_beta = 0.0;   // nm^-1
+    double ewald_rtol = 0.0;
+    std::array<int, 3> pme_grid{0, 0, 0};
+    int pme_order = 0;
+    double pme_spacing = 0.0;  // requested spacing after scaling, nm
+    double pme_scale = 1.0;
+    int constraints = 0;       // SETTLE molecules
 };
 
 struct PairlistStats {
@@ -64,6 +75,7 @@ struct RunReport {
     EnergySample end;
     double drift_per_atom_per_ps = 0;  // slope of the conserved energy / natoms
     long energy_samples = 0;
+    double max_constraint_deviation = 0;  // largest relative SETTLE distance error seen
 };
 
 }  // namespace mdcore

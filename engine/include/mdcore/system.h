@@ -41,6 +41,13 @@ struct LjMatrix {
 
 LjMatrix make_lj_matrix(const std::vector<AtomType>& types, CombinationRule rule);
 
+// A rigid water (or any 3-site rigid molecule) constrained by SETTLE.
+struct Settle {
+    int o = 0, h1 = 0, h2 = 0;  // atom indices
+    double d_oh = 0.1;          // nm
+    double d_hh = 0.163299;     // nm
+};
+
 // Particles and topology. Positions are kept inside the box by the engine.
 struct System {
     std::string kind;  // generator or file it came from, e.g. "lj", "argon"
@@ -55,7 +62,13 @@ struct System {
     // Excluded partners of each atom, sorted, listed from both sides (symmetric);
     // empty for simple fluids.
     std::vector<std::vector<int>> exclusions;
-    // Number of removed degrees of freedom (centre-of-mass motion, constraints).
+    // Rigid 3-site molecules; each removes 3 degrees of freedom.
+    std::vector<Settle> settles;
+    // Names for .gro output (optional; empty means generic names are written).
+    std::vector<std::string> atom_name;
+    std::vector<std::string> residue_name;
+    std::vector<int> residue_number;
+    // Number of removed degrees of freedom (centre-of-mass motion and constraints).
     int removed_dof = 3;
 
     // Physical settings that are not tunable.
@@ -63,6 +76,8 @@ struct System {
     double dt = 0.002;               // ps
     double temperature = 300.0;      // K, reference (thermostat, buffer estimate)
     double drift_tolerance = 0.005;  // kJ/mol/ps per atom
+    double ewald_rtol = 1e-5;        // erfc(beta rc) target; Coulomb uses Ewald/PME when any charge != 0
+    double epsilon_r = 1.0;
 
     std::size_t natoms() const { return positions.size(); }
     double number_density() const { return natoms() / box.volume(); }

@@ -6,11 +6,12 @@
 #include <cstdint>
 
 #include "nonbonded/kernel_args.h"
+#include "nonbonded/simd/simd_math.h"
 #include "pairlist/cluster_pair_search.h"
 
 namespace mdcore {
 
-template <class S, int N, int M, LjCombination Comb, EnergyOutput Energy>
+template <class S, int N, int M, LjCombination Comb, CoulombType Coul, EnergyOutput Energy>
 void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput& out) {
     using F = typename S::F;
     using B = typename S::B;
@@ -20,8 +21,9 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
     static_assert(P % W == 0 || W == 1, "pairs per cluster pair must fill whole registers");
     constexpr int R = P / W;
     static_assert(W <= M || W % M == 0, "j pattern must tile a register");
+    constexpr bool kCoulomb = Coul == CoulombType::Ewald;
 
-    alignas(64) float xi_p[P], yi_p[P], zi_p[P], c6i_p[P], c12i_p[P];
+    alignas(64) float xi_p[P], yi_p[P], zi_p[P], c6i_p[P], c12i_p[P], qi_p[P];
     alignas(64) std::int32_t ti_p[P];
     alignas(64) float tmp[P];
     const PairList& list = *in.list;
@@ -30,7 +32,12 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
     const F twelfth = S::set1(1.0f / 12.0f);
     const F shift6 = S::set1(in.rc_inv6);
     const F shift12 = S::set1(in.rc_inv12);
-    double e_lj = 0.0;
+    const F beta = S::set1(in.ewald_beta);
+    const F beta2 = S::set1(in.ewald_beta * in.ewald_beta);
+    const F two_beta_sqrtpi = S::set1(in.ewald_beta * 1.1283791670955126f);  // 2 beta / sqrt(pi)
+    const F ewald_shift = S::set1(in.ewald_shift);
+    const F one = S::set1(1.0f);
+    double e_lj = 0.0, e_coul = 0.0;
     long pairs_in = 0;
 
     for (int ie = i_begin; ie < i_end; ++ie) {
@@ -47,10 +54,11 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
             } else {
                 ti_p[p] = in.type[a] * in.ntypes;
             }
+            if constexpr (kCoulomb) qi_p[p] = in.q[a];
         }
         F fix[R], fiy[R], fiz[R];
         for (int r = 0; r < R; ++r) fix[r] = fiy[r] = fiz[r] = S::zero();
-        F vlj = S::zero();
+        F vlj = S::zero(), vc = S::zero();
 
         for (int e = ei.j_begin; e < ei.j_end; ++e) {
             const JEntry& je = list.j[e];
@@ -68,7 +76,8 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
                 const F dy = S::sub(S::load(yi_p + r * W), yj);
                 const F dz = S::sub(S::load(zi_p + r * W), zj);
                 const F r2 = S::fma(dx, dx, S::fma(dy, dy, S::mul(dz, dz)));
-                const B on = S::land(S::lt(r2, rc2), S::mask_from_bits(je.mask, r));
+                const B in_rc = S::lt(r2, rc2);
+                const B on = S::land(in_rc, S::mask_from_bits(je.mask, r));
                 F c6, c12;
                 if constexpr (Comb == LjCombination::Geometric) {
                     c6 = S::mul(S::load(c6i_p + r * W), S::template load_j<M>(in.c6s + j0 + jo));
@@ -78,17 +87,42 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
                     c6 = S::gather(in.c6_table, idx);
                     c12 = S::gather(in.c12_table, idx);
                 }
-                const F rinv2 = S::rcp(r2);
+                F rinv2, rinv;
+                if constexpr (kCoulomb) {
+                    rinv = S::rsqrt(r2);
+                    rinv2 = S::mul(rinv, rinv);
+                } else {
+                    rinv2 = S::rcp(r2);
+                }
                 const F rinv6 = S::mul(S::mul(rinv2, rinv2), rinv2);
                 const F v6 = S::mul(c6, rinv6);                  // 6 c6 / r^6
                 const F v12 = S::mul(S::mul(c12, rinv6), rinv6); // 12 c12 / r^12
-                const F fscal = S::select(on, S::mul(S::sub(v12, v6), rinv2));
+                F fscal = S::select(on, S::mul(S::sub(v12, v6), rinv2));
                 if constexpr (Energy == EnergyOutput::Yes) {
                     // c12 (r^-12 - rc^-12) - c6 (r^-6 - rc^-6), zero outside the cut-off.
                     const F e12 = S::mul(twelfth, S::sub(v12, S::mul(c12, shift12)));
                     const F e6 = S::mul(sixth, S::sub(v6, S::mul(c6, shift6)));
                     vlj = S::add(vlj, S::select(on, S::sub(e12, e6)));
                     pairs_in += S::popcount(on);
+                }
+                if constexpr (kCoulomb) {
+                    // Included pairs: qq erfc(br)/r (shifted); excluded pairs within rc
+                    // get the correction -qq erf(br)/r. With erfc = 1 - erf both are
+                    // qq (k/r - erf(br)/r), k = 1 for included pairs, 0 for excluded.
+                    const B excl = S::land(in_rc, S::mask_from_bits(je.excluded, r));
+                    const F qq = S::mul(S::load(qi_p + r * W), S::template load_j<M>(in.q + j0 + jo));
+                    const F br = S::mul(beta, S::mul(r2, rinv));
+                    const F expm = simd::exp_nonpositive<S>(S::mul(S::set1(-1.0f), S::mul(beta2, r2)));
+                    const F erfc_v = simd::erfc_with_exp<S>(br, expm);
+                    const F erf_rinv = S::mul(S::sub(one, erfc_v), rinv);
+                    const F k_rinv = S::select(on, rinv);
+                    const F fc = S::mul(qq, S::mul(S::fma(two_beta_sqrtpi, expm, S::sub(k_rinv, erf_rinv)), rinv2));
+                    const B any = S::lor(on, excl);
+                    fscal = S::add(fscal, S::select(any, fc));
+                    if constexpr (Energy == EnergyOutput::Yes) {
+                        const F v = S::mul(qq, S::sub(S::sub(k_rinv, erf_rinv), S::select(on, ewald_shift)));
+                        vc = S::add(vc, S::select(any, v));
+                    }
                 }
                 const F tx = S::mul(fscal, dx), ty = S::mul(fscal, dy), tz = S::mul(fscal, dz);
                 fix[r] = S::add(fix[r], tx);
@@ -128,9 +162,13 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
         reduce_i(fix, out.fx);
         reduce_i(fiy, out.fy);
         reduce_i(fiz, out.fz);
-        if constexpr (Energy == EnergyOutput::Yes) e_lj += S::hsum(vlj);
+        if constexpr (Energy == EnergyOutput::Yes) {
+            e_lj += S::hsum(vlj);
+            if constexpr (kCoulomb) e_coul += S::hsum(vc);
+        }
     }
     out.e_lj += e_lj;
+    out.e_coul += e_coul;
     out.pairs_in_cutoff += static_cast<double>(pairs_in);
 }
 
@@ -166,7 +204,7 @@ void prune_kernel(const PruneInput& in, int i_begin, int i_end, unsigned char* k
                 const F dy = S::sub(S::load(yi_p + r * W), S::add(S::template load_j<M>(c.y + j0 + jo), S::set1(s[1])));
                 const F dz = S::sub(S::load(zi_p + r * W), S::add(S::template load_j<M>(c.z + j0 + jo), S::set1(s[2])));
                 const F r2 = S::fma(dx, dx, S::fma(dy, dy, S::mul(dz, dz)));
-                const B on = S::land(S::lt(r2, r2max), S::mask_from_bits(je.mask, r));
+                const B on = S::land(S::lt(r2, r2max), S::mask_from_bits(je.mask | je.excluded, r));
                 any += S::popcount(on);
             }
             keep[e] = any > 0;

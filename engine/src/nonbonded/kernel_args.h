@@ -7,6 +7,9 @@
 namespace mdcore {
 
 enum class LjCombination { Geometric, Table };
+// Coulomb in the cluster kernels: none, or Ewald real space (erfc-screened,
+// potential-shifted at rc, with the erf correction for excluded pairs).
+enum class CoulombType { None, Ewald };
 
 struct KernelInput {
     // Sorted, padded atom data (SoA, 64-byte aligned, padding slots far away).
@@ -22,6 +25,10 @@ struct KernelInput {
     const float* c12_table;
     int ntypes;
     LjCombination combination;
+    // Charges times sqrt(kCoulomb / epsilon_r), so q_i q_j is the prefactor.
+    const float* q;
+    float ewald_beta;
+    float ewald_shift;  // erfc(beta rc) / rc
     const float (*shift)[3];
     const PairList* list;
     float rc2;
@@ -35,6 +42,7 @@ struct KernelOutput {
     float* fy;
     float* fz;
     double e_lj = 0.0;
+    double e_coul = 0.0;
     double pairs_in_cutoff = 0.0;
 };
 

@@ -9,11 +9,11 @@ namespace mdcore {
 using KernelFn = void (*)(const KernelInput&, int i_begin, int i_end, KernelOutput&);
 
 struct KernelSet {
-    // [combination][energy output]
-    KernelFn fn[2][2];
+    // [LJ combination][Coulomb type][energy output]
+    KernelFn fn[2][2][2];
     PruneKernelFn prune;
-    KernelFn get(LjCombination c, EnergyOutput e) const {
-        return fn[c == LjCombination::Table][e == EnergyOutput::Yes];
+    KernelFn get(LjCombination l, CoulombType c, EnergyOutput e) const {
+        return fn[l == LjCombination::Table][c == CoulombType::Ewald][e == EnergyOutput::Yes];
     }
 };
 

@@ -5,16 +5,29 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mdcore/units.h"
+
 namespace mdcore {
 
-NonbondedForce::NonbondedForce(const System& system, ClusterShape shape, SimdLevel level, int num_threads)
+namespace {
+bool has_charges(const System& s) {
+    for (double q : s.charge)
+        if (q != 0.0) return true;
+    return false;
+}
+}  // namespace
+
+NonbondedForce::NonbondedForce(const System& system, ClusterShape shape, SimdLevel level, int num_threads,
+                               double rc, double ewald_beta)
     : system_(system),
       shape_(shape),
       level_(resolve_simd_level(level)),
       num_threads_(num_threads),
       combination_(system.lj.is_geometric() ? LjCombination::Geometric : LjCombination::Table),
+      coulomb_(has_charges(system) ? CoulombType::Ewald : CoulombType::None),
       kernels_(&kernel_set(level_, shape)),
-      rc_(system.rc),
+      rc_(rc),
+      beta_(ewald_beta),
       thread_f_(num_threads) {
     const int nt = system.lj.ntypes;
     c6_table_.resize(nt * nt);
@@ -35,7 +48,9 @@ void NonbondedForce::set_order(const std::vector<int>& order) {
     z_.assign(n, 0.0f);
     c6s_.assign(n, 0.0f);
     c12s_.assign(n, 0.0f);
+    q_.assign(n, 0.0f);
     type_.assign(n, 0);
+    const double q_scale = std::sqrt(units::kCoulomb / system_.epsilon_r);
     for (std::size_t s = 0; s < n; ++s) {
         const int a = order[s];
         if (a < 0) continue;
@@ -43,6 +58,7 @@ void NonbondedForce::set_order(const std::vector<int>& order) {
         c6s_[s] = static_cast<float>(std::sqrt(6.0 * system_.lj.c6_at(t, t)));
         c12s_[s] = static_cast<float>(std::sqrt(12.0 * system_.lj.c12_at(t, t)));
         type_[s] = t;
+        q_[s] = static_cast<float>(system_.charge[a] * q_scale);
     }
     for (auto& f : thread_f_) f.assign(3 * n, 0.0f);
 }
@@ -61,12 +77,15 @@ NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput ene
     in.c12_table = c12_table_.data();
     in.ntypes = system_.lj.ntypes;
     in.combination = combination_;
+    in.q = q_.data();
+    in.ewald_beta = static_cast<float>(beta_);
+    in.ewald_shift = static_cast<float>(std::erfc(beta_ * rc_) / rc_);
     in.shift = shift_;
     in.list = &list;
     in.rc2 = static_cast<float>(rc2);
     in.rc_inv6 = static_cast<float>(1.0 / (rc2 * rc2 * rc2));
     in.rc_inv12 = in.rc_inv6 * in.rc_inv6;
-    const KernelFn kernel = kernels_->get(combination_, energy);
+    const KernelFn kernel = kernels_->get(combination_, coulomb_, energy);
 
     // Balance threads by j-entries (work), keeping each block contiguous so the
     // force sums do not depend on scheduling.
@@ -110,6 +129,7 @@ NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput ene
     NonbondedEnergies e;
     for (const auto& o : outs) {
         e.lj += o.e_lj;
+        e.coulomb += o.e_coul;
         e.pairs_in_cutoff += o.pairs_in_cutoff;
     }
     return e;

@@ -14,12 +14,15 @@ namespace mdcore {
 
 struct NonbondedEnergies {
     double lj = 0.0;
+    double coulomb = 0.0;  // Ewald real space incl. exclusion corrections (not the self term)
     double pairs_in_cutoff = 0.0;
 };
 
 class NonbondedForce {
 public:
-    NonbondedForce(const System& system, ClusterShape shape, SimdLevel level, int num_threads);
+    // rc and the Ewald beta come from the effective config (PME tuning scales rc).
+    NonbondedForce(const System& system, ClusterShape shape, SimdLevel level, int num_threads, double rc,
+                   double ewald_beta);
 
     // Per-slot parameters for a new sorted order (order[slot] = atom or -1).
     void set_order(const std::vector<int>& order);
@@ -36,6 +39,7 @@ public:
     PruneKernelFn prune_kernel() const { return kernels_->prune; }
     SimdLevel simd_level() const { return level_; }
     LjCombination combination() const { return combination_; }
+    CoulombType coulomb() const { return coulomb_; }
 
 private:
     const System& system_;
@@ -43,9 +47,11 @@ private:
     SimdLevel level_;
     int num_threads_;
     LjCombination combination_;
+    CoulombType coulomb_;
     const KernelSet* kernels_;
     double rc_;
-    AlignedVector<float> x_, y_, z_, c6s_, c12s_;
+    double beta_;
+    AlignedVector<float> x_, y_, z_, c6s_, c12s_, q_;
     AlignedVector<std::int32_t> type_;
     std::vector<float> c6_table_, c12_table_;
     float shift_[kNumShifts][3];

@@ -5,7 +5,7 @@
 
 namespace mdcore {
 
-VerletBufferParams verlet_buffer_params(const System& system, ClusterShape shape) {
+VerletBufferParams verlet_buffer_params(const System& system, ClusterShape shape, double rc, double ewald_beta) {
     VerletBufferParams p;
     // Atoms with equal mass, type and charge move and interact alike: one class.
     std::map<std::tuple<double, int, double>, double> counts;
@@ -24,7 +24,9 @@ VerletBufferParams verlet_buffer_params(const System& system, ClusterShape shape
     p.volume = system.box.volume();
     p.temperature = system.temperature;
     p.dt = system.dt;
-    p.rc = system.rc;
+    p.rc = rc;
+    p.ewald_beta = ewald_beta;
+    p.epsilon_r = system.epsilon_r;
     p.drift_tolerance = system.drift_tolerance;
     p.cluster_i = cluster_i_size(shape);
     p.cluster_j = cluster_j_size(shape);

@@ -6,6 +6,7 @@
 
 namespace mdcore {
 
-VerletBufferParams verlet_buffer_params(const System& system, ClusterShape shape);
+// rc and ewald_beta as used by the run (PME tuning scales rc; beta 0 = no Coulomb).
+VerletBufferParams verlet_buffer_params(const System& system, ClusterShape shape, double rc, double ewald_beta);
 
 }  // namespace mdcore

@@ -18,10 +18,15 @@ float gap(float lo_a, float hi_a, float lo_b, float hi_b) {
 
 bool is_empty(const BoundingBox& bb) { return bb.lo[0] > bb.hi[0]; }
 
+struct PairMasks {
+    std::uint32_t interact = 0;
+    std::uint32_t excluded = 0;
+};
+
 // Interaction mask of (ci, cj): real atoms only, each atom pair once (sorted slot
-// order decides when the clusters overlap), excluded pairs removed.
-std::uint32_t pair_mask(const ClusterGrid& grid, int ci, int cj,
-                        const std::vector<std::vector<int>>& exclusions, bool has_exclusions) {
+// order decides when the clusters overlap); excluded pairs move to the second mask.
+PairMasks pair_masks(const ClusterGrid& grid, int ci, int cj,
+                     const std::vector<std::vector<int>>& exclusions, bool has_exclusions) {
     const int n = grid.cluster_i(), m = grid.cluster_j();
     const std::uint32_t vi = grid.i_valid_bits(ci), vj = grid.j_valid_bits(cj);
     const int i0 = ci * n, j0 = cj * m;
@@ -29,7 +34,7 @@ std::uint32_t pair_mask(const ClusterGrid& grid, int ci, int cj,
     const std::uint32_t full_i = (1u << n) - 1, full_j = (1u << m) - 1;
     // Common case: two full, disjoint clusters without exclusions.
     if (!overlap && !has_exclusions && vi == full_i && vj == full_j)
-        return n * m == 32 ? 0xffffffffu : (1u << (n * m)) - 1;
+        return {n * m == 32 ? 0xffffffffu : (1u << (n * m)) - 1, 0u};
     std::uint32_t mask = 0;
     for (int i = 0; i < n; ++i) {
         if (!(vi >> i & 1u)) continue;
@@ -39,6 +44,7 @@ std::uint32_t pair_mask(const ClusterGrid& grid, int ci, int cj,
             mask |= 1u << (i * m + j);
         }
     }
+    std::uint32_t excluded = 0;
     if (has_exclusions && mask != 0) {
         const auto& order = grid.order();
         for (int i = 0; i < n; ++i) {
@@ -46,12 +52,15 @@ std::uint32_t pair_mask(const ClusterGrid& grid, int ci, int cj,
             if (a < 0 || exclusions[a].empty()) continue;
             for (int j = 0; j < m; ++j) {
                 const int b = order[j0 + j];
-                if (b >= 0 && std::binary_search(exclusions[a].begin(), exclusions[a].end(), b))
-                    mask &= ~(1u << (i * m + j));
+                const std::uint32_t bit = 1u << (i * m + j);
+                if ((mask & bit) && b >= 0 && std::binary_search(exclusions[a].begin(), exclusions[a].end(), b)) {
+                    mask &= ~bit;
+                    excluded |= bit;
+                }
             }
         }
     }
-    return mask;
+    return {mask, excluded};
 }
 
 void search_one_i_cluster(const ClusterGrid& grid, int ci, double rlist,
@@ -105,8 +114,9 @@ void search_one_i_cluster(const ClusterGrid& grid, int ci, double rlist,
                     const float ey = gap(bi.lo[1], bi.hi[1], bj.lo[1] + shy, bj.hi[1] + shy);
                     const float ez = gap(bi.lo[2], bi.hi[2], bj.lo[2] + shz, bj.hi[2] + shz);
                     if (ex * ex + ey * ey + ez * ez >= rl2) continue;
-                    const std::uint32_t mask = pair_mask(grid, ci, cj, exclusions, has_exclusions);
-                    if (mask != 0) out.push_back({cj, shift_index(sx, sy, sz), mask});
+                    const PairMasks pm = pair_masks(grid, ci, cj, exclusions, has_exclusions);
+                    if (pm.interact != 0 || pm.excluded != 0)
+                        out.push_back({cj, shift_index(sx, sy, sz), pm.interact, pm.excluded});
                 }
             }
         }

@@ -16,9 +16,10 @@ constexpr int shift_index(int sx, int sy, int sz) {
 inline constexpr int kZeroShift = shift_index(0, 0, 0);
 
 struct JEntry {
-    std::int32_t cj;     // j-cluster index
-    std::int32_t shift;  // index into the shift-vector table, added to j coordinates
-    std::uint32_t mask;  // bit i*M + j set: pair (i, j) interacts
+    std::int32_t cj;       // j-cluster index
+    std::int32_t shift;    // index into the shift-vector table, added to j coordinates
+    std::uint32_t mask;    // bit i*M + j set: pair (i, j) interacts
+    std::uint32_t excluded;  // bit set: pair (i, j) is excluded (needs the Ewald correction)
 };
 
 struct IEntry {

@@ -35,6 +35,7 @@ struct Avx512 {
     static F fma(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }
     static B lt(F a, F b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
     static B land(B a, B b) { return static_cast<B>(a & b); }
+    static B lor(B a, B b) { return static_cast<B>(a | b); }
     static B mask_from_bits(std::uint32_t bits, int r) { return static_cast<B>(bits >> (16 * r)); }
     static F select(B m, F v) { return _mm512_maskz_mov_ps(m, v); }
     static F rcp(F v) {
@@ -42,6 +43,14 @@ struct Avx512 {
         const F r = _mm512_rcp14_ps(v);
         return _mm512_mul_ps(r, _mm512_fnmadd_ps(v, r, _mm512_set1_ps(2.0f)));
     }
+    static F rsqrt(F v) {
+        const F r = _mm512_rsqrt14_ps(v);  // 14 bits; one Newton-Raphson step
+        const F half_v_r2 = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), v), _mm512_mul_ps(r, r));
+        return _mm512_mul_ps(r, _mm512_sub_ps(_mm512_set1_ps(1.5f), half_v_r2));
+    }
+    static F round(F v) { return _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+    static F scale2(F v, F n) { return _mm512_scalef_ps(v, n); }
+    static F max(F a, F b) { return _mm512_max_ps(a, b); }
     static float hsum(F v) { return _mm512_reduce_add_ps(v); }
     static int popcount(B m) { return __builtin_popcount(static_cast<unsigned>(m)); }
     static void store(float* p, F v) { _mm512_store_ps(p, v); }

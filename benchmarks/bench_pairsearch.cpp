@@ -1,0 +1,110 @@
+// Pair-list construction on the lammps-lj (in.lj state) fluid:
+//
+//   BM_Search/<shape>/<natoms>/threads:<t>        MdRunner::search() with the dual list off:
+//                                                 wrap + grid build/sort + cluster-pair search
+//                                                 of the outer list (rlist from the buffer estimate)
+//   BM_Prune/<shape>/<simd>/<natoms>/threads:<t>  MdRunner::prune(): the outer list pruned to the
+//                                                 inner radius (SIMD prune kernels), dual list on
+//
+// Counters: atoms/s; list entries (j-cluster entries) of the list built / pruned;
+// BM_Search also i_entries and list_pairs (atom pairs incl. masked lanes), BM_Prune
+// outer_entries, inner_entries and entries/s (outer entries checked per second).
+// Sizes: $MDT_BENCH_SIZES (default 4000,32000). Times are wall-clock (UseRealTime).
+#include <string>
+
+#include "bench_common.h"
+
+namespace {
+
+using mdbench::ClusterShape;
+using mdbench::SimdLevel;
+using mdbench::str;
+
+void bm_search(benchmark::State& state, long natoms, ClusterShape shape, int threads) {
+    try {
+        const mdcore::System& source = mdbench::equilibrated_system("lammps-lj", natoms);
+        mdbench::Fixture fx(source, shape, SimdLevel::Auto, threads, /*dual_list=*/false);
+        fx.md->search();  // first search allocates the grid, list and work buffers
+
+        for (auto _ : state) {
+            fx.md->search();
+            benchmark::ClobberMemory();
+        }
+
+        const mdcore::PairList& list = fx.md->outer_list();
+        state.counters["atoms/s"] = mdbench::rate(static_cast<double>(natoms));
+        state.counters["list_entries"] = static_cast<double>(list.j.size());
+        state.counters["i_entries"] = static_cast<double>(list.i.size());
+        state.counters["list_pairs"] = list.atom_pairs();
+        char label[128];
+        std::snprintf(label, sizeof label, "lammps-lj %s rlist=%.3f", str(to_string(shape)).c_str(),
+                      fx.config.rlist);
+        state.SetLabel(label);
+    } catch (const std::exception& e) {
+        state.SkipWithError(e.what());
+    }
+}
+
+void bm_prune(benchmark::State& state, long natoms, ClusterShape shape, SimdLevel level, int threads) {
+    try {
+        const mdcore::System& source = mdbench::equilibrated_system("lammps-lj", natoms);
+        mdbench::Fixture fx(source, shape, level, threads, /*dual_list=*/true);
+        if (!fx.md->dual_list()) {
+            state.SkipWithError("dual pair list is off for this shape (rlist_inner == rlist)");
+            return;
+        }
+        fx.md->search();  // builds the outer list and prunes once
+
+        for (auto _ : state) {
+            fx.md->prune();
+            benchmark::ClobberMemory();
+        }
+
+        const double outer = static_cast<double>(fx.md->outer_list().j.size());
+        state.counters["atoms/s"] = mdbench::rate(static_cast<double>(natoms));
+        state.counters["entries/s"] = mdbench::rate(outer);
+        state.counters["outer_entries"] = outer;
+        state.counters["inner_entries"] = static_cast<double>(fx.md->inner_list().j.size());
+        char label[128];
+        std::snprintf(label, sizeof label, "lammps-lj %s/%s rlist=%.3f->%.3f", str(to_string(shape)).c_str(),
+                      str(to_string(level)).c_str(), fx.config.rlist, fx.config.rlist_inner);
+        state.SetLabel(label);
+    } catch (const std::exception& e) {
+        state.SkipWithError(e.what());
+    }
+}
+
+void register_all() {
+    const std::vector<long> sizes = mdbench::sizes_from_env({4000, 32000});
+    for (long n : sizes)
+        for (int threads : {1, 2})
+            for (ClusterShape shape : mdbench::all_shapes()) {
+                const std::string name = "BM_Search/" + str(to_string(shape)) + "/" + std::to_string(n) +
+                                         "/threads:" + std::to_string(threads);
+                benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& st) {
+                    bm_search(st, n, shape, threads);
+                })->UseRealTime()->Unit(benchmark::kMicrosecond);
+            }
+    const auto variants = mdbench::kernel_variants();
+    for (long n : sizes)
+        for (int threads : {1, 2})
+            for (const auto& [shape, level] : variants) {
+                const std::string name = "BM_Prune/" + str(to_string(shape)) + "/" + str(to_string(level)) + "/" +
+                                         std::to_string(n) + "/threads:" + std::to_string(threads);
+                benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& st) {
+                    bm_prune(st, n, shape, level, threads);
+                })->UseRealTime()->Unit(benchmark::kMicrosecond);
+            }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    mdbench::add_context();
+    register_all();
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
