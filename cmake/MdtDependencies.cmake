@@ -4,6 +4,8 @@ find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(nlohmann_json 3 REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(FFTW3F REQUIRED IMPORTED_TARGET fftw3f)   # libfftw3-dev
+# The OpenMP-threaded FFTW (same Debian package); no pkg-config file of its own.
+find_library(FFTW3F_OMP_LIBRARY NAMES fftw3f_omp REQUIRED)
 find_package(Eigen3 3.3 REQUIRED NO_MODULE)                  # libeigen3-dev
 find_package(SQLite3 REQUIRED)                               # libsqlite3-dev
 if(MDT_BUILD_TESTS)

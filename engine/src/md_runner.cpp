@@ -50,6 +50,7 @@ MdRunner::MdRunner(System& system, const EffectiveConfig& config)
 }
 
 void MdRunner::scatter_to_system() {
+#pragma omp parallel for num_threads(config_.threads) schedule(static)
     for (std::size_t s = 0; s < order_.size(); ++s) {
         const int a = order_[s];
         if (a < 0) continue;
@@ -62,11 +63,13 @@ void MdRunner::search() {
     if (!order_.empty()) scatter_to_system();
     // Atoms are wrapped one by one (the grid needs every atom in the box), so a
     // molecule may straddle the boundary; update() un-splits it around SETTLE.
-    for (auto& p : system_.positions)
+    auto& positions = system_.positions;
+#pragma omp parallel for num_threads(config_.threads) schedule(static)
+    for (std::size_t a = 0; a < positions.size(); ++a)
         for (int d = 0; d < 3; ++d) {
             const double L = system_.box.lengths[d];
-            p[d] -= L * std::floor(p[d] / L);
-            if (p[d] >= L) p[d] = 0.0;
+            positions[a][d] -= L * std::floor(positions[a][d] / L);
+            if (positions[a][d] >= L) positions[a][d] = 0.0;
         }
     grid_.build(system_.box, system_.positions, cluster_i_size(config_.cluster), cluster_j_size(config_.cluster),
                 config_.threads);
@@ -74,7 +77,9 @@ void MdRunner::search() {
     const std::size_t n = order_.size();
     state_.resize(n);
     charge_.assign(n, 0.0);
-    std::vector<int> slot_of(system_.natoms(), -1);
+    slot_of_.assign(system_.natoms(), -1);
+    auto& slot_of = slot_of_;
+#pragma omp parallel for num_threads(config_.threads) schedule(static)
     for (std::size_t s = 0; s < n; ++s) {
         const int a = order_[s];
         if (a < 0) {
@@ -151,35 +156,14 @@ double MdRunner::update(double dt, double lambda) {
         y_ref_ = state_.y;
         z_ref_ = state_.z;
         leapfrog_update(state_, dt, lambda, config_.threads);
-        // Move hydrogens to their oxygen's periodic image for SETTLE and back after.
-        shift_hydrogens(+1.0);
+        // SETTLE takes each H at the image nearest its O (molecules may straddle the box).
         settle_positions(settle_params_, settles_,
                          {x_ref_.data(), y_ref_.data(), z_ref_.data(), state_.x.data(), state_.y.data(),
-                          state_.z.data(), state_.vx.data(), state_.vy.data(), state_.vz.data()},
+                          state_.z.data(), state_.vx.data(), state_.vy.data(), state_.vz.data(),
+                          system_.box.lengths.data()},
                          dt, config_.threads);
-        shift_hydrogens(-1.0);
     }
     return twice_kinetic_energy(state_, config_.threads);
-}
-
-void MdRunner::shift_hydrogens(double sign) {
-    const double* L = system_.box.lengths.data();
-    double* ref[3] = {x_ref_.data(), y_ref_.data(), z_ref_.data()};
-    double* cur[3] = {state_.x.data(), state_.y.data(), state_.z.data()};
-    if (sign > 0) h_shift_.assign(2 * 3 * settles_.size(), 0.0);
-    const long n = static_cast<long>(settles_.size());
-#pragma omp parallel for num_threads(config_.threads) schedule(static)
-    for (long m = 0; m < n; ++m) {
-        const SettleTriple& t = settles_[m];
-        const int h[2] = {t.h1, t.h2};
-        for (int k = 0; k < 2; ++k)
-            for (int d = 0; d < 3; ++d) {
-                double& shift = h_shift_[6 * m + 3 * k + d];
-                if (sign > 0) shift = L[d] * std::round((ref[d][h[k]] - ref[d][t.o]) / L[d]);
-                ref[d][h[k]] -= sign * shift;
-                cur[d][h[k]] -= sign * shift;
-            }
-    }
 }
 
 double MdRunner::max_constraint_deviation() const {

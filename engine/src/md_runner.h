@@ -55,9 +55,6 @@ public:
 
 private:
     void update_float_coordinates();
-    // sign +1: move each hydrogen (reference and current) to its oxygen's image,
-    // remembering the shift; -1: undo.
-    void shift_hydrogens(double sign);
 
     System& system_;
     EffectiveConfig config_;
@@ -72,10 +69,10 @@ private:
     SortedState state_;
     AlignedVector<double> charge_;  // per slot
     std::vector<int> order_;
+    std::vector<int> slot_of_;
     SettleParameters settle_params_;
     std::vector<SettleTriple> settles_;  // slot indices, rebuilt at each search
     AlignedVector<double> x_ref_, y_ref_, z_ref_;
-    std::vector<double> h_shift_;
 };
 
 // SETTLE parameters shared by all of a system's rigid molecules; throws when they differ.

@@ -54,6 +54,7 @@ struct WaterSpec {
     double dt = 0.002;            // ps
     std::uint64_t seed = 1;
     int relax_steps = 300;        // short thermostatted MD from the lattice start (0: none)
+    int threads = 0;              // for the relaxation run (0: all cores)
 };
 
 // SPC/E water (Berendsen et al. 1987: O sigma 0.316557 nm, epsilon 0.650194

@@ -63,6 +63,7 @@ mdcore::System build_water_system(const ArgMap& args, const std::string& kind) {
     if (const auto dt = args.real("dt", 0.0, 0.01)) spec.dt = *dt;
     if (const auto rc = args.real("rc", 0.0, 1e3)) spec.rc = *rc;
     if (const auto d = args.real("density", 0.0, 10.0)) spec.density = *d;
+    if (const auto t = args.integer("threads", 1, 4096)) spec.threads = static_cast<int>(*t);
     return mdcore::make_water_system(spec);
 }
 

@@ -136,21 +136,29 @@ void settle_positions(const SettleParameters& p, const std::vector<SettleTriple>
     for (int m = 0; m < n; ++m) {
         const SettleTriple t = molecules[m];
         const Vec3 o0 = load(a.xr, a.yr, a.zr, t.o);
-        const Vec3 b0 = load(a.xr, a.yr, a.zr, t.h1) - o0;
-        const Vec3 c0 = load(a.xr, a.yr, a.zr, t.h2) - o0;
         // Work relative to the reference oxygen: small numbers keep the
         // corrections (and the velocity update) accurate far from the origin.
+        Vec3 b0 = load(a.xr, a.yr, a.zr, t.h1) - o0;
+        Vec3 c0 = load(a.xr, a.yr, a.zr, t.h2) - o0;
+        Vec3 shift_b{0, 0, 0}, shift_c{0, 0, 0};
+        if (a.box) {
+            auto image = [&](double v, int d) { return a.box[d] * std::round(v / a.box[d]); };
+            shift_b = {image(b0.x, 0), image(b0.y, 1), image(b0.z, 2)};
+            shift_c = {image(c0.x, 0), image(c0.y, 1), image(c0.z, 2)};
+            b0 = b0 - shift_b;
+            c0 = c0 - shift_c;
+        }
         const Vec3 a1 = load(a.x, a.y, a.z, t.o) - o0;
-        const Vec3 b1 = load(a.x, a.y, a.z, t.h1) - o0;
-        const Vec3 c1 = load(a.x, a.y, a.z, t.h2) - o0;
+        const Vec3 b1 = load(a.x, a.y, a.z, t.h1) - o0 - shift_b;
+        const Vec3 c1 = load(a.x, a.y, a.z, t.h2) - o0 - shift_c;
         Vec3 a3, b3, c3;
         if (!settle_one(g, b0, c0, a1, b1, c1, a3, b3, c3)) {
             bad = std::min(bad, m);
             continue;
         }
         store(a.x, a.y, a.z, t.o, o0 + a3);
-        store(a.x, a.y, a.z, t.h1, o0 + b3);
-        store(a.x, a.y, a.z, t.h2, o0 + c3);
+        store(a.x, a.y, a.z, t.h1, o0 + b3 + shift_b);
+        store(a.x, a.y, a.z, t.h2, o0 + c3 + shift_c);
         if (fix_v) {
             store(a.vx, a.vy, a.vz, t.o, load(a.vx, a.vy, a.vz, t.o) + inv_dt * (a3 - a1));
             store(a.vx, a.vy, a.vz, t.h1, load(a.vx, a.vy, a.vz, t.h1) + inv_dt * (b3 - b1));

@@ -30,6 +30,10 @@ struct SettleArrays {
     double* vx;
     double* vy;
     double* vz;
+    // Periodic box edges (3), or null. When set, atoms are wrapped one by one and a
+    // molecule may straddle the boundary: each H is taken at the periodic image
+    // nearest its reference O, and written back in its own image.
+    const double* box = nullptr;
 };
 
 // Corrects positions (and velocities) so every molecule satisfies its distances.

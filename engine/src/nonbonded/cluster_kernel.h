@@ -34,9 +34,8 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
     const F shift12 = S::set1(in.rc_inv12);
     const F beta = S::set1(in.ewald_beta);
     const F beta2 = S::set1(in.ewald_beta * in.ewald_beta);
-    const F two_beta_sqrtpi = S::set1(in.ewald_beta * 1.1283791670955126f);  // 2 beta / sqrt(pi)
+    const F beta3 = S::set1(in.ewald_beta * in.ewald_beta * in.ewald_beta);
     const F ewald_shift = S::set1(in.ewald_shift);
-    const F one = S::set1(1.0f);
     double e_lj = 0.0, e_coul = 0.0;
     long pairs_in = 0;
 
@@ -107,20 +106,18 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
                 }
                 if constexpr (kCoulomb) {
                     // Included pairs: qq erfc(br)/r (shifted); excluded pairs within rc
-                    // get the correction -qq erf(br)/r. With erfc = 1 - erf both are
-                    // qq (k/r - erf(br)/r), k = 1 for included pairs, 0 for excluded.
+                    // get the correction -qq erf(br)/r. Both are qq (k/r - erf(br)/r) with
+                    // k = 1 for included pairs, 0 for excluded (see simd_math.h).
                     const B excl = S::land(in_rc, S::mask_from_bits(je.excluded, r));
-                    const F qq = S::mul(S::load(qi_p + r * W), S::template load_j<M>(in.q + j0 + jo));
-                    const F br = S::mul(beta, S::mul(r2, rinv));
-                    const F expm = simd::exp_nonpositive<S>(S::mul(S::set1(-1.0f), S::mul(beta2, r2)));
-                    const F erfc_v = simd::erfc_with_exp<S>(br, expm);
-                    const F erf_rinv = S::mul(S::sub(one, erfc_v), rinv);
-                    const F k_rinv = S::select(on, rinv);
-                    const F fc = S::mul(qq, S::mul(S::fma(two_beta_sqrtpi, expm, S::sub(k_rinv, erf_rinv)), rinv2));
                     const B any = S::lor(on, excl);
+                    const F qq = S::mul(S::load(qi_p + r * W), S::template load_j<M>(in.q + j0 + jo));
+                    const F w = S::mul(beta2, r2);
+                    const F k_rinv = S::select(on, rinv);
+                    const F fc = S::mul(qq, S::fnma(beta3, simd::ewald_force_h<S>(w), S::mul(k_rinv, rinv2)));
                     fscal = S::add(fscal, S::select(any, fc));
                     if constexpr (Energy == EnergyOutput::Yes) {
-                        const F v = S::mul(qq, S::sub(S::sub(k_rinv, erf_rinv), S::select(on, ewald_shift)));
+                        const F v = S::mul(qq, S::sub(S::fnma(beta, simd::ewald_potential_g<S>(w), k_rinv),
+                                                      S::select(on, ewald_shift)));
                         vc = S::add(vc, S::select(any, v));
                     }
                 }

@@ -51,6 +51,7 @@ void NonbondedForce::set_order(const std::vector<int>& order) {
     q_.assign(n, 0.0f);
     type_.assign(n, 0);
     const double q_scale = std::sqrt(units::kCoulomb / system_.epsilon_r);
+#pragma omp parallel for num_threads(num_threads_) schedule(static)
     for (std::size_t s = 0; s < n; ++s) {
         const int a = order[s];
         if (a < 0) continue;

@@ -22,7 +22,7 @@ double wrap(double v, double length) {
 }  // namespace
 
 void ClusterGrid::build(const Box& box, const std::vector<Vec3>& positions, int cluster_i,
-                        int cluster_j, int /*num_threads*/) {
+                        int cluster_j, int num_threads) {
     box_ = box;
     ci_size_ = cluster_i;
     cj_size_ = cluster_j;
@@ -45,13 +45,14 @@ void ClusterGrid::build(const Box& box, const std::vector<Vec3>& positions, int 
     wrapped_.resize(3 * natoms);
     column_of_.resize(natoms);
     column_start_.assign(ncol + 1, 0);
+#pragma omp parallel for num_threads(num_threads) schedule(static)
     for (int a = 0; a < natoms; ++a) {
         for (int d = 0; d < 3; ++d) wrapped_[3 * a + d] = static_cast<float>(wrap(positions[a][d], box.lengths[d]));
         const int cx = std::min(static_cast<int>(wrapped_[3 * a] / cell_x_), ncx_ - 1);
         const int cy = std::min(static_cast<int>(wrapped_[3 * a + 1] / cell_y_), ncy_ - 1);
         column_of_[a] = cx + ncx_ * cy;
-        ++column_start_[column_of_[a] + 1];
     }
+    for (int a = 0; a < natoms; ++a) ++column_start_[column_of_[a] + 1];
     std::partial_sum(column_start_.begin(), column_start_.end(), column_start_.begin());
     by_column_.resize(natoms);
     fill_.assign(column_start_.begin(), column_start_.end() - 1);
@@ -61,23 +62,29 @@ void ClusterGrid::build(const Box& box, const std::vector<Vec3>& positions, int 
     auto z_of = [&](int a) { return wrapped[3 * a + 2]; };
     auto by_column = by_column_.begin();
 
-    order_.clear();
+    // Padded column offsets first (serial prefix sum), then sort and fill the
+    // columns in parallel.
     col_j_begin_.assign(ncol + 1, 0);
+    for (int c = 0; c < ncol; ++c) {
+        const int count = column_start[c + 1] - column_start[c];
+        col_j_begin_[c + 1] = col_j_begin_[c] + (count + base - 1) / base * base / cluster_j;
+    }
+    order_.resize(static_cast<std::size_t>(col_j_begin_[ncol]) * cluster_j);
+#pragma omp parallel for num_threads(num_threads) schedule(dynamic, 16)
     for (int c = 0; c < ncol; ++c) {
         auto first = by_column + column_start[c];
         auto last = by_column + column_start[c + 1];
         std::sort(first, last, [&](int a, int b) { return z_of(a) < z_of(b) || (z_of(a) == z_of(b) && a < b); });
-        const int n = static_cast<int>(last - first);
-        const int padded = (n + base - 1) / base * base;
-        order_.insert(order_.end(), first, last);
-        order_.insert(order_.end(), padded - n, -1);
-        col_j_begin_[c + 1] = static_cast<int>(order_.size()) / cluster_j;
+        const auto out = order_.begin() + static_cast<long>(col_j_begin_[c]) * cluster_j;
+        const auto filled = std::copy(first, last, out);
+        std::fill(filled, order_.begin() + static_cast<long>(col_j_begin_[c + 1]) * cluster_j, -1);
     }
 
     auto make_boxes = [&](int size, std::vector<BoundingBox>& boxes, std::vector<std::uint32_t>& valid) {
         const int nclusters = padded_size() / size;
         boxes.assign(nclusters, empty_box());
         valid.assign(nclusters, 0u);
+#pragma omp parallel for num_threads(num_threads) schedule(static)
         for (int c = 0; c < nclusters; ++c) {
             BoundingBox& bb = boxes[c];
             for (int k = 0; k < size; ++k) {

@@ -87,8 +87,13 @@ System make_water_system(const WaterSpec& spec) {
     sys.kind = npairs > 0 ? "water-ions" : "water";
     sys.box.lengths = {length, length, length};
     // Types: OW, HW (no LJ), Na, Cl.
-    sys.atom_types = {lj_type("OW", 0.316557, 0.650194), lj_type("HW", 0.0, 0.0), lj_type("NA", 0.2159, 1.47545),
-                      lj_type("CL", 0.4830, 0.05349)};
+    // Ion types only when ions exist: water alone keeps a geometric LJ matrix,
+    // which the kernels evaluate without table gathers.
+    sys.atom_types = {lj_type("OW", 0.316557, 0.650194), lj_type("HW", 0.0, 0.0)};
+    if (npairs > 0) {
+        sys.atom_types.push_back(lj_type("NA", 0.2159, 1.47545));
+        sys.atom_types.push_back(lj_type("CL", 0.4830, 0.05349));
+    }
     sys.lj = make_lj_matrix(sys.atom_types, CombinationRule::LorentzBerthelot);
 
     std::mt19937_64 rng(spec.seed);
@@ -164,6 +169,7 @@ System make_water_system(const WaterSpec& spec) {
         const double dt = sys.dt;
         sys.dt = 0.0005;
         RunConfig cfg;
+        cfg.threads = spec.threads;
         RunControl control;
         control.steps = spec.relax_steps;
         control.thermostat = Thermostat::VRescale;

@@ -33,6 +33,7 @@ struct Avx2 {
     static F sub(F a, F b) { return _mm256_sub_ps(a, b); }
     static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
     static F fma(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
+    static F fnma(F a, F b, F c) { return _mm256_fnmadd_ps(a, b, c); }
     static B lt(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
     static B land(B a, B b) { return _mm256_and_ps(a, b); }
     static B lor(B a, B b) { return _mm256_or_ps(a, b); }
@@ -53,13 +54,6 @@ struct Avx2 {
         const F half_v_r2 = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), v), _mm256_mul_ps(r, r));
         return _mm256_mul_ps(r, _mm256_sub_ps(_mm256_set1_ps(1.5f), half_v_r2));
     }
-    static F round(F v) { return _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-    static F scale2(F v, F n) {
-        // Add n to the exponent field; callers keep n in the normal range.
-        const __m256i e = _mm256_slli_epi32(_mm256_cvtps_epi32(n), 23);
-        return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(v), e));
-    }
-    static F max(F a, F b) { return _mm256_max_ps(a, b); }
     static float hsum(F v) {
         __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
         s = _mm_add_ps(s, _mm_movehl_ps(s, s));

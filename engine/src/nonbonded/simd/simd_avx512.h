@@ -33,6 +33,7 @@ struct Avx512 {
     static F sub(F a, F b) { return _mm512_sub_ps(a, b); }
     static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
     static F fma(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }
+    static F fnma(F a, F b, F c) { return _mm512_fnmadd_ps(a, b, c); }
     static B lt(F a, F b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
     static B land(B a, B b) { return static_cast<B>(a & b); }
     static B lor(B a, B b) { return static_cast<B>(a | b); }
@@ -48,9 +49,6 @@ struct Avx512 {
         const F half_v_r2 = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), v), _mm512_mul_ps(r, r));
         return _mm512_mul_ps(r, _mm512_sub_ps(_mm512_set1_ps(1.5f), half_v_r2));
     }
-    static F round(F v) { return _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-    static F scale2(F v, F n) { return _mm512_scalef_ps(v, n); }
-    static F max(F a, F b) { return _mm512_max_ps(a, b); }
     static float hsum(F v) { return _mm512_reduce_add_ps(v); }
     static int popcount(B m) { return __builtin_popcount(static_cast<unsigned>(m)); }
     static void store(float* p, F v) { _mm512_store_ps(p, v); }

@@ -27,6 +27,7 @@ struct Scalar {
     static F sub(F a, F b) { return a - b; }
     static F mul(F a, F b) { return a * b; }
     static F fma(F a, F b, F c) { return a * b + c; }
+    static F fnma(F a, F b, F c) { return c - a * b; }
     static B lt(F a, F b) { return a < b; }
     static B land(B a, B b) { return a && b; }
     static B lor(B a, B b) { return a || b; }
@@ -34,10 +35,6 @@ struct Scalar {
     static F select(B m, F v) { return m ? v : 0.0f; }
     static F rcp(F v) { return 1.0f / v; }
     static F rsqrt(F v) { return 1.0f / std::sqrt(v); }
-    static F round(F v) { return std::nearbyint(v); }
-    // v * 2^n for integral n.
-    static F scale2(F v, F n) { return std::ldexp(v, static_cast<int>(n)); }
-    static F max(F a, F b) { return a > b ? a : b; }
     static float hsum(F v) { return v; }
     static int popcount(B m) { return m ? 1 : 0; }
     static void store(float* p, F v) { *p = v; }
