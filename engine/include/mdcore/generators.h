@@ -2,6 +2,7 @@
 // Builders for the systems mdcore can run without input files.
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "mdcore/system.h"
 
@@ -69,4 +70,11 @@ System make_water_system(const WaterSpec& spec);
 // the kinetic temperature (with the constrained degrees of freedom) to exactly T.
 void assign_constrained_velocities(System& system, double temperature, std::uint64_t seed);
 
+}  // namespace mdcore
+
+namespace mdcore {
+// The generated systems by name, as `mdcore run --system KIND` builds them with
+// default physics: lj, argon, lammps-lj (natoms atoms) or water, water-ions
+// (natoms / 3 molecules). Throws std::invalid_argument for an unknown kind.
+System make_named_system(const std::string& kind, long natoms, std::uint64_t seed, int threads = 0);
 }  // namespace mdcore

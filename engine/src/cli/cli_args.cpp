@@ -1,4 +1,4 @@
-#include "cli/cli_args.h"
+#include "mdcore/cli_args.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,5 +1,8 @@
 // mdcore: run MD on a generated system and print (or write) the RunReport.
+#include <unistd.h>
+
 #include <array>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -7,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/cli_args.h"
+#include "mdcore/cli_args.h"
 #include "mdcore/engine.h"
 #include "mdcore/generators.h"
 #include "io/gromacs_io.h"
@@ -107,6 +110,28 @@ std::array<int, 3> parse_grid(const std::string& text) {
     return g;
 }
 
+// Test-only: MDCORE_TEST_FAULT=crash:nstlist=N[,hang:nstlist=M] aborts (or sleeps
+// forever) when the run's --nstlist is N (M); see MDT_TEST_FAULTS in CMake.
+void inject_test_fault([[maybe_unused]] const mdcore::RunConfig& config) {
+#ifdef MDT_TEST_FAULTS
+    const char* env = std::getenv("MDCORE_TEST_FAULT");
+    if (!env) return;
+    std::string faults = env;
+    for (std::size_t start = 0; start < faults.size();) {
+        const std::size_t end = std::min(faults.find(',', start), faults.size());
+        int nstlist = 0;
+        char kind[16] = {};
+        if (std::sscanf(faults.substr(start, end - start).c_str(), "%15[a-z]:nstlist=%d", kind, &nstlist) == 2 &&
+            config.nstlist == nstlist) {
+            if (std::string(kind) == "crash") std::abort();
+            if (std::string(kind) == "hang")
+                for (;;) pause();
+        }
+        start = end + 1;
+    }
+#endif
+}
+
 int run_command(const std::vector<std::string>& argv) {
     const ArgMap args(argv, {{"system", true},  {"natoms", true},      {"box", true},     {"density", true},
                              {"steps", true},   {"warmup", true},      {"dt", true},      {"temperature", true},
@@ -152,6 +177,7 @@ int run_command(const std::vector<std::string>& argv) {
     if (const auto v = args.integer("pme-order", 4, 6)) config.pme_order = static_cast<int>(*v);
     if (const auto v = args.real("pme-scale", 0.0, 10.0)) config.pme_scale = *v;
 
+    inject_test_fault(config);
     mdcore::System sys;
     try {
         sys = build_system(args);

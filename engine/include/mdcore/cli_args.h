@@ -1,6 +1,6 @@
 #pragma once
-// Strict command-line parsing for `mdcore run`: every flag is known, every value
-// parses completely, and errors name the flag (exit code 2).
+// Strict command-line parsing shared by mdcore and mdtune: every flag is known,
+// every value parses completely, and errors name the flag (exit code 2).
 #include <map>
 #include <optional>
 #include <stdexcept>

@@ -1,0 +1,115 @@
+#pragma once
+// The trial database: SQLite, numbered migrations, WAL, busy timeout, prepared
+// statements, every write in a transaction. The only place in mdtune with SQL.
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "mdtune/trial.h"
+
+struct sqlite3;
+
+namespace mdtune {
+
+// Any database problem: the message names the file and what failed.
+struct DbError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+inline constexpr int kSchemaVersion = 3;
+
+// A trial as stored (and as exported / merged).
+struct StoredTrial {
+    long id = 0;                 // row id (0 before insert)
+    long sweep_id = 0;           // 0 when not part of a sweep
+    std::string hardware_id;
+    SystemDescriptor system;
+    Config config;
+    std::string build_id;
+    MeasureSettings measure;
+    TrialResult result;
+    std::string created_at;      // ISO 8601 UTC, set by the store
+    TrialKey key() const;
+};
+
+struct SweepRow {
+    long id = 0;
+    std::string name;
+    std::string space_text;      // the TOML as given
+    std::string strategy;
+    std::string status;          // running | done | interrupted
+    std::string started_at, finished_at;
+};
+
+struct TrialFilter {
+    std::optional<long> sweep_id;
+    std::optional<std::string> hardware_id;
+    std::optional<std::string> system_kind;
+    std::optional<long> natoms;
+    std::optional<TrialStatus> status;
+};
+
+// RAII transaction: BEGIN IMMEDIATE in the constructor, ROLLBACK in the
+// destructor unless commit() was called.
+class Transaction {
+public:
+    explicit Transaction(sqlite3* db);
+    ~Transaction();
+    Transaction(const Transaction&) = delete;
+    Transaction& operator=(const Transaction&) = delete;
+    void commit();
+
+private:
+    sqlite3* db_;
+    bool done_ = false;
+};
+
+class Store {
+public:
+    enum class Mode { ReadWrite, ReadOnly };
+    // Opens (creating when missing, in ReadWrite mode) and migrates to
+    // kSchemaVersion. Throws DbError without writing anything when the file is not
+    // a database, is corrupt, or was written by a newer schema.
+    explicit Store(const std::string& path, Mode mode = Mode::ReadWrite);
+    ~Store();
+    Store(const Store&) = delete;
+    Store& operator=(const Store&) = delete;
+
+    const std::string& path() const { return path_; }
+    int schema_version() const;
+
+    // Dimension rows (idempotent upserts keyed by id; json is stored as given).
+    void put_hardware(const std::string& id, const std::string& json);
+    void put_build(const std::string& id, const std::string& json);
+    std::optional<std::string> hardware_json(const std::string& id) const;
+
+    long create_sweep(const std::string& name, const std::string& space_text, const std::string& strategy);
+    void finish_sweep(long sweep_id, const std::string& status);
+    std::vector<SweepRow> sweeps() const;
+
+    // Inserts unless a trial with the same key exists (then returns false and
+    // changes nothing). One transaction.
+    bool insert_trial(const StoredTrial& trial);
+    std::optional<StoredTrial> find_trial(const TrialKey& key) const;
+    std::vector<StoredTrial> trials(const TrialFilter& filter = {}) const;
+
+    // Copies hardware, builds, sweeps and trials of `other` that are not here yet
+    // (trials by key; sweeps by name + started_at). Merging twice adds nothing.
+    // Returns the number of trials added.
+    long merge_from(const std::string& other_path);
+
+    sqlite3* handle() const { return db_; }  // for later modules' own tables via this store only
+
+private:
+    void migrate();
+    std::string path_;
+    sqlite3* db_ = nullptr;
+};
+
+// Export of trials as CSV (header + one row per trial, RFC 4180 quoting) or JSON (array).
+std::string export_trials_csv(const std::vector<StoredTrial>& trials);
+std::string export_trials_json(const std::vector<StoredTrial>& trials);
+
+}  // namespace mdtune

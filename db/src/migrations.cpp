@@ -1,0 +1,155 @@
+// The schema, as an append-only list of migrations. Never edit a released
+// migration: add a new one, so databases written by any older mdtune upgrade.
+#include "migrations.h"
+
+#include <array>
+#include <atomic>
+#include <string>
+
+#include "mdtune/store.h"
+#include "statement.h"
+
+namespace mdtune {
+namespace {
+
+// v1: the trial store. Dimension tables keyed by their canonical text; trials
+// keyed by trial_key (TrialKey::str()) so a resumed sweep skips finished work.
+constexpr const char* kV1 = R"sql(
+CREATE TABLE hardware(
+  id TEXT PRIMARY KEY,
+  json TEXT NOT NULL,
+  first_seen TEXT NOT NULL
+);
+CREATE TABLE builds(
+  id TEXT PRIMARY KEY,
+  json TEXT NOT NULL
+);
+CREATE TABLE systems(
+  id TEXT PRIMARY KEY,            -- SystemDescriptor::canonical()
+  kind TEXT NOT NULL,
+  natoms INTEGER NOT NULL,
+  seed INTEGER NOT NULL
+);
+CREATE TABLE sweeps(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  space_text TEXT NOT NULL,
+  strategy TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('running', 'done', 'interrupted')),
+  started_at TEXT NOT NULL,
+  finished_at TEXT
+);
+CREATE TABLE configs(
+  id TEXT PRIMARY KEY             -- Config::canonical()
+);
+CREATE TABLE trials(
+  id INTEGER PRIMARY KEY,
+  trial_key TEXT UNIQUE NOT NULL,
+  sweep_id INTEGER,               -- NULL when not part of a sweep
+  hardware_id TEXT NOT NULL,
+  system_id TEXT NOT NULL REFERENCES systems(id),
+  config_id TEXT NOT NULL REFERENCES configs(id),
+  build_id TEXT NOT NULL,
+  measure TEXT NOT NULL,          -- MeasureSettings::canonical()
+  steps INTEGER NOT NULL,
+  warmup INTEGER NOT NULL,
+  repeats_requested INTEGER NOT NULL,
+  timeout_s REAL NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('ok', 'invalid', 'failed', 'timeout', 'crashed')),
+  repeats INTEGER NOT NULL,
+  ms_median REAL,
+  ms_min REAL,
+  ms_max REAL,
+  ns_per_day REAL,
+  drift REAL,
+  drift_tolerance REAL,
+  timings_json TEXT NOT NULL,
+  pairlist_json TEXT NOT NULL,
+  config_json TEXT NOT NULL,
+  report_json TEXT NOT NULL,
+  stderr_tail TEXT NOT NULL,
+  load_avg REAL,
+  wall_s REAL,
+  created_at TEXT NOT NULL
+);
+)sql";
+
+// v2: indices for the tuner's queries, and fitted performance models.
+constexpr const char* kV2 = R"sql(
+CREATE INDEX trials_by_sweep ON trials(sweep_id);
+CREATE INDEX trials_by_hardware_system_status ON trials(hardware_id, system_id, status);
+CREATE INDEX trials_by_config ON trials(config_id);
+CREATE TABLE models(
+  id INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL,
+  feature_set TEXT,
+  coefficients_json TEXT,
+  training_trial_ids_json TEXT,
+  cv_json TEXT,
+  created_at TEXT NOT NULL,
+  build_id TEXT,
+  hardware_scope TEXT
+);
+)sql";
+
+// v3: Google Benchmark runs, for the performance-regression checks.
+constexpr const char* kV3 = R"sql(
+CREATE TABLE bench_runs(
+  id INTEGER PRIMARY KEY,
+  label TEXT NOT NULL,
+  git_commit TEXT,
+  build_flags TEXT,
+  hardware_id TEXT,
+  metric TEXT NOT NULL CHECK (metric IN ('real_time', 'instructions')),
+  created_at TEXT NOT NULL,
+  context_json TEXT
+);
+CREATE TABLE bench_results(
+  run_id INTEGER NOT NULL REFERENCES bench_runs(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  repetition INTEGER NOT NULL DEFAULT 0,
+  value REAL NOT NULL,
+  unit TEXT,
+  iterations INTEGER,
+  extra_json TEXT
+);
+CREATE INDEX bench_results_by_name ON bench_results(name);
+CREATE INDEX bench_results_by_run ON bench_results(run_id);
+)sql";
+
+// kMigrations[i] takes the schema from version i to i+1.
+constexpr std::array<const char*, 3> kMigrations{kV1, kV2, kV3};
+static_assert(kMigrations.size() == kSchemaVersion, "one migration per schema version");
+
+std::atomic<int> g_failing_migration{0};
+
+void apply(sqlite3* db, int version) {
+    Transaction tx(db);
+    // Another process may have migrated between our read and taking the write lock.
+    if (user_version(db) >= version) return;
+    sql::exec(db, kMigrations[static_cast<std::size_t>(version - 1)]);
+    if (g_failing_migration.load() == version) throw DbError("simulated failure (test hook)");
+    sql::exec(db, "PRAGMA user_version = " + std::to_string(version));
+    tx.commit();
+}
+
+}  // namespace
+
+int user_version(sqlite3* db) { return static_cast<int>(sql::query_int(db, "PRAGMA user_version")); }
+
+void migrate_to(sqlite3* db, int version) {
+    if (version < 0 || version > kSchemaVersion)
+        throw DbError(sql::db_path(db) + ": no migration to schema " + std::to_string(version));
+    for (int v = user_version(db) + 1; v <= version; ++v) {
+        try {
+            apply(db, v);
+        } catch (const std::exception& e) {
+            throw DbError(sql::db_path(db) + ": migration to schema " + std::to_string(v) +
+                          " failed, database left at schema " + std::to_string(v - 1) + ": " + e.what());
+        }
+    }
+}
+
+void set_failing_migration_for_tests(int version) { g_failing_migration.store(version); }
+
+}  // namespace mdtune

@@ -1,0 +1,444 @@
+// The Store: opening and validating the file, and the reads and writes of the
+// trial tables. Schema changes live in migrations.cpp, export in export.cpp.
+#include "mdtune/store.h"
+
+#include <sqlite3.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "migrations.h"
+#include "statement.h"
+
+namespace mdtune {
+namespace {
+
+// How long a writer waits for another one (a sweep's worker, a merge) to finish.
+constexpr std::chrono::milliseconds kBusyTimeout{10'000};
+
+// ISO 8601 UTC with milliseconds: sortable as text, and distinct enough that
+// (sweep name, started_at) identifies a sweep across merged shards.
+std::string now_iso8601() {
+    using namespace std::chrono;
+    const auto now = system_clock::now();
+    const std::time_t secs = system_clock::to_time_t(now);
+    const auto ms = duration_cast<milliseconds>(now.time_since_epoch()).count() % 1000;
+    std::tm tm{};
+    gmtime_r(&secs, &tm);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+    return buf;
+}
+
+// Reads and sanity-checks the file before anything may write to it: a text file
+// fails here with "file is not a database", a damaged one in quick_check.
+void validate(sqlite3* db) {
+    sql::query_int(db, "PRAGMA schema_version");
+    sql::Statement qc(db, "PRAGMA quick_check");
+    std::string problems;
+    while (qc.step()) {
+        const std::string line = qc.column_text(0);
+        if (line == "ok") continue;
+        if (problems.size() < 500) problems += (problems.empty() ? "" : "; ") + line;
+    }
+    if (!problems.empty()) throw DbError(sql::db_path(db) + ": database is corrupt: " + problems);
+}
+
+// Switches a file to WAL and returns the resulting journal mode. Changing the
+// mode can report SQLITE_BUSY without consulting the busy handler (when two
+// processes open a new file at once), so retry for as long as busy_timeout would.
+std::string set_wal(sqlite3* db) {
+    const auto deadline = std::chrono::steady_clock::now() + kBusyTimeout;
+    for (;;) {
+        sql::Statement st(db, "PRAGMA journal_mode = WAL");
+        const int rc = st.step_rc();
+        if (rc == SQLITE_ROW) return st.column_text(0);
+        if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() > deadline)
+            sql::fail(db, "setting PRAGMA journal_mode = WAL");
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+}
+
+// Columns of trials as written by insert_trial and copied by merge_from (id and
+// sweep_id are handled separately: ids are per file).
+constexpr const char* kTrialColumns =
+    "trial_key, hardware_id, system_id, config_id, build_id, measure, steps, warmup, repeats_requested, "
+    "timeout_s, status, repeats, ms_median, ms_min, ms_max, ns_per_day, drift, drift_tolerance, timings_json, "
+    "pairlist_json, config_json, report_json, stderr_tail, load_avg, wall_s, created_at";
+constexpr int kTrialColumnCount = 26;
+
+std::string insert_trial_sql() {
+    std::string placeholders = "?";  // sweep_id
+    for (int c = 0; c < kTrialColumnCount; ++c) placeholders += ", ?";
+    return std::string("INSERT OR IGNORE INTO trials(sweep_id, ") + kTrialColumns + ") VALUES(" + placeholders + ")";
+}
+
+constexpr const char* kSelectTrial =
+    "SELECT t.id, t.sweep_id, t.hardware_id, s.kind, s.natoms, s.seed, t.config_id, t.build_id, t.steps, "
+    "t.warmup, t.repeats_requested, t.timeout_s, t.status, t.repeats, t.ms_median, t.ms_min, t.ms_max, "
+    "t.ns_per_day, t.drift, t.drift_tolerance, t.timings_json, t.pairlist_json, t.config_json, t.report_json, "
+    "t.stderr_tail, t.load_avg, t.wall_s, t.created_at FROM trials t JOIN systems s ON s.id = t.system_id";
+
+StoredTrial read_trial(sqlite3* db, const sql::Statement& st) {
+    StoredTrial t;
+    int c = 0;
+    t.id = st.column_int(c++);
+    t.sweep_id = st.column_int(c++);  // NULL reads as 0
+    t.hardware_id = st.column_text(c++);
+    t.system.kind = st.column_text(c++);
+    t.system.natoms = st.column_int(c++);
+    t.system.seed = static_cast<unsigned long>(st.column_int(c++));
+    const std::string config = st.column_text(c++);
+    try {
+        t.config = Config::from_canonical(config);
+    } catch (const std::exception& e) {
+        throw DbError(sql::db_path(db) + ": trial " + std::to_string(t.id) + " has a bad config '" + config +
+                      "': " + e.what());
+    }
+    t.build_id = st.column_text(c++);
+    t.measure.steps = st.column_int(c++);
+    t.measure.warmup = st.column_int(c++);
+    t.measure.repeats = static_cast<int>(st.column_int(c++));
+    t.measure.timeout_s = st.column_real(c++);
+    const std::string status = st.column_text(c++);
+    const auto parsed = parse_trial_status(status);
+    if (!parsed) throw DbError(sql::db_path(db) + ": trial " + std::to_string(t.id) + " has status '" + status + "'");
+    TrialResult& r = t.result;
+    r.status = *parsed;
+    r.repeats = static_cast<int>(st.column_int(c++));
+    r.ms_median = st.column_real(c++);
+    r.ms_min = st.column_real(c++);
+    r.ms_max = st.column_real(c++);
+    r.ns_per_day = st.column_real(c++);
+    r.drift = st.column_real(c++);
+    r.drift_tolerance = st.column_real(c++);
+    const std::string timings = st.column_text(c++);
+    try {
+        // Non-numbers (NaN is written as null) are dropped rather than failing the whole read.
+        if (!timings.empty()) {
+            const nlohmann::json parsed_timings = nlohmann::json::parse(timings);
+            for (const auto& [task, secs] : parsed_timings.items())
+                if (secs.is_number()) r.timings[task] = secs.get<double>();
+        }
+    } catch (const std::exception& e) {
+        throw DbError(sql::db_path(db) + ": trial " + std::to_string(t.id) + " has bad timings_json: " + e.what());
+    }
+    r.pairlist_json = st.column_text(c++);
+    r.config_json = st.column_text(c++);
+    r.report_json = st.column_text(c++);
+    r.stderr_tail = st.column_text(c++);
+    r.load_avg = st.column_real(c++);
+    r.wall_s = st.column_real(c++);
+    t.created_at = st.column_text(c++);
+    return t;
+}
+
+// Copies every row of `select` (run on `from`) through `insert` (prepared on the
+// target), column for column.
+void copy_rows(sqlite3* from, const char* select, sqlite3* to, const char* insert) {
+    sql::Statement src(from, select);
+    sql::Statement dst(to, insert);
+    while (src.step()) {
+        for (int c = 0; c < src.columns(); ++c) dst.bind_value(c + 1, src.column_value(c));
+        dst.run();
+        dst.reset();
+    }
+}
+
+// A read transaction: the statements run inside it all see one snapshot.
+class ReadSnapshot {
+public:
+    explicit ReadSnapshot(sqlite3* db) : db_(db) { sql::exec(db_, "BEGIN"); }
+    ~ReadSnapshot() { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); }  // nothing was written
+    ReadSnapshot(const ReadSnapshot&) = delete;
+    ReadSnapshot& operator=(const ReadSnapshot&) = delete;
+
+private:
+    sqlite3* db_;
+};
+
+}  // namespace
+
+TrialKey StoredTrial::key() const {
+    return TrialKey{hardware_id, system.canonical(), config.canonical(), build_id, measure.canonical()};
+}
+
+// ---- Transaction -----------------------------------------------------------
+
+Transaction::Transaction(sqlite3* db) : db_(db) {
+    // IMMEDIATE takes the write lock now (waiting up to busy_timeout), so a
+    // transaction never fails half-way because another writer got in first.
+    sql::exec(db_, "BEGIN IMMEDIATE");
+}
+
+Transaction::~Transaction() {
+    if (done_) return;
+    // Cannot throw from a destructor; a failed ROLLBACK leaves sqlite to roll
+    // back when the connection closes.
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+void Transaction::commit() {
+    sql::exec(db_, "COMMIT");
+    done_ = true;
+}
+
+// ---- Opening -----------------------------------------------------------------
+
+Store::Store(const std::string& path, Mode mode) : path_(path) {
+    // ReadOnly never creates the file; ReadWrite creates it lazily on first write.
+    const int flags = mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+    try {
+        if (rc != SQLITE_OK) {
+            throw DbError(path + ": cannot open database: " +
+                          (db_ ? std::string(sqlite3_errmsg(db_)) : std::string(sqlite3_errstr(rc))));
+        }
+        sql::check(db_, sqlite3_extended_result_codes(db_, 1), "enabling extended result codes");
+        sql::check(db_, sqlite3_busy_timeout(db_, static_cast<int>(kBusyTimeout.count())), "setting the busy timeout");
+        // Nothing above writes; everything below that writes comes after these checks.
+        validate(db_);
+        const int version = user_version(db_);
+        if (version > kSchemaVersion) {
+            throw DbError(path + ": written by a newer mdtune (schema " + std::to_string(version) + " > " +
+                          std::to_string(kSchemaVersion) + ")");
+        }
+        sql::exec(db_, "PRAGMA foreign_keys = ON");
+        if (mode == Mode::ReadWrite) {
+            // WAL: readers never block the writer, and concurrent workers on one node can share a file.
+            const std::string jm = set_wal(db_);
+            const bool in_memory = sql::db_path(db_) == ":memory:";
+            if (jm != "wal" && !(in_memory && jm == "memory"))
+                throw DbError(path + ": cannot switch to WAL journal mode (got '" + jm + "')");
+            // Safe with WAL (a crash may lose the last commits, never corrupts) and avoids an fsync per trial.
+            sql::exec(db_, "PRAGMA synchronous = NORMAL");
+            migrate();
+        }
+        // ReadOnly databases at an older schema are readable as they are: every
+        // migration so far only adds tables and indices.
+    } catch (...) {
+        sqlite3_close_v2(db_);
+        db_ = nullptr;
+        throw;
+    }
+}
+
+Store::~Store() { sqlite3_close_v2(db_); }
+
+void Store::migrate() { migrate_to(db_, kSchemaVersion); }
+
+int Store::schema_version() const { return user_version(db_); }
+
+// ---- Dimension rows ------------------------------------------------------------
+
+void Store::put_hardware(const std::string& id, const std::string& json) {
+    sql::Statement st(db_,
+                      "INSERT INTO hardware(id, json, first_seen) VALUES(?, ?, ?) "
+                      "ON CONFLICT(id) DO UPDATE SET json = excluded.json");
+    st.bind_text(1, id).bind_text(2, json).bind_text(3, now_iso8601());
+    st.run();
+}
+
+void Store::put_build(const std::string& id, const std::string& json) {
+    sql::Statement st(db_, "INSERT INTO builds(id, json) VALUES(?, ?) ON CONFLICT(id) DO UPDATE SET json = excluded.json");
+    st.bind_text(1, id).bind_text(2, json);
+    st.run();
+}
+
+std::optional<std::string> Store::hardware_json(const std::string& id) const {
+    sql::Statement st(db_, "SELECT json FROM hardware WHERE id = ?");
+    st.bind_text(1, id);
+    if (!st.step()) return std::nullopt;
+    return st.column_text(0);
+}
+
+// ---- Sweeps ----------------------------------------------------------------------
+
+long Store::create_sweep(const std::string& name, const std::string& space_text, const std::string& strategy) {
+    sql::Statement st(db_,
+                      "INSERT INTO sweeps(name, space_text, strategy, status, started_at) "
+                      "VALUES(?, ?, ?, 'running', ?)");
+    st.bind_text(1, name).bind_text(2, space_text).bind_text(3, strategy).bind_text(4, now_iso8601());
+    st.run();
+    return static_cast<long>(sqlite3_last_insert_rowid(db_));
+}
+
+void Store::finish_sweep(long sweep_id, const std::string& status) {
+    sql::Statement st(db_, "UPDATE sweeps SET status = ?, finished_at = ? WHERE id = ?");
+    st.bind_text(1, status).bind_text(2, now_iso8601()).bind_int(3, sweep_id);
+    st.run();
+    if (sqlite3_changes(db_) != 1) throw DbError(path_ + ": no sweep with id " + std::to_string(sweep_id));
+}
+
+std::vector<SweepRow> Store::sweeps() const {
+    sql::Statement st(db_,
+                      "SELECT id, name, space_text, strategy, status, started_at, finished_at FROM sweeps ORDER BY id");
+    std::vector<SweepRow> out;
+    while (st.step()) {
+        out.push_back(SweepRow{static_cast<long>(st.column_int(0)), st.column_text(1), st.column_text(2),
+                               st.column_text(3), st.column_text(4), st.column_text(5), st.column_text(6)});
+    }
+    return out;
+}
+
+// ---- Trials -----------------------------------------------------------------------
+
+bool Store::insert_trial(const StoredTrial& t) {
+    const TrialKey key = t.key();
+    Transaction tx(db_);
+    {
+        sql::Statement st(db_, "INSERT OR IGNORE INTO systems(id, kind, natoms, seed) VALUES(?, ?, ?, ?)");
+        st.bind_text(1, key.system).bind_text(2, t.system.kind).bind_int(3, t.system.natoms);
+        st.bind_int(4, static_cast<std::int64_t>(t.system.seed));
+        st.run();
+    }
+    {
+        sql::Statement st(db_, "INSERT OR IGNORE INTO configs(id) VALUES(?)");
+        st.bind_text(1, key.config);
+        st.run();
+    }
+    sql::Statement st(db_, insert_trial_sql());
+    const TrialResult& r = t.result;
+    // Parameter numbers follow "sweep_id, " + kTrialColumns.
+    if (t.sweep_id > 0) st.bind_int(1, t.sweep_id); else st.bind_null(1);
+    st.bind_text(2, key.str());
+    st.bind_text(3, t.hardware_id);
+    st.bind_text(4, key.system);
+    st.bind_text(5, key.config);
+    st.bind_text(6, t.build_id);
+    st.bind_text(7, key.measure);
+    st.bind_int(8, t.measure.steps);
+    st.bind_int(9, t.measure.warmup);
+    st.bind_int(10, t.measure.repeats);
+    st.bind_real(11, t.measure.timeout_s);
+    st.bind_text(12, to_string(r.status));
+    st.bind_int(13, r.repeats);
+    st.bind_real(14, r.ms_median);
+    st.bind_real(15, r.ms_min);
+    st.bind_real(16, r.ms_max);
+    st.bind_real(17, r.ns_per_day);
+    st.bind_real(18, r.drift);
+    st.bind_real(19, r.drift_tolerance);
+    st.bind_text(20, nlohmann::json(r.timings).dump());
+    st.bind_text(21, r.pairlist_json);
+    st.bind_text(22, r.config_json);
+    st.bind_text(23, r.report_json);
+    st.bind_text(24, r.stderr_tail);
+    st.bind_real(25, r.load_avg);
+    st.bind_real(26, r.wall_s);
+    // A caller that already has a timestamp (e.g. re-importing) keeps it.
+    st.bind_text(27, t.created_at.empty() ? now_iso8601() : t.created_at);
+    static_assert(kTrialColumnCount + 1 == 27, "one bind per column");
+    st.run();
+    const bool inserted = sqlite3_changes(db_) == 1;
+    tx.commit();
+    return inserted;
+}
+
+std::optional<StoredTrial> Store::find_trial(const TrialKey& key) const {
+    sql::Statement st(db_, std::string(kSelectTrial) + " WHERE t.trial_key = ?");
+    st.bind_text(1, key.str());
+    if (!st.step()) return std::nullopt;
+    return read_trial(db_, st);
+}
+
+std::vector<StoredTrial> Store::trials(const TrialFilter& f) const {
+    std::string sql = kSelectTrial;
+    std::string where;
+    auto add = [&where](const char* cond) { where += (where.empty() ? " WHERE " : " AND ") + std::string(cond); };
+    if (f.sweep_id) add("t.sweep_id = ?");
+    if (f.hardware_id) add("t.hardware_id = ?");
+    if (f.system_kind) add("s.kind = ?");
+    if (f.natoms) add("s.natoms = ?");
+    if (f.status) add("t.status = ?");
+    sql::Statement st(db_, sql + where + " ORDER BY t.id");
+    int i = 1;
+    if (f.sweep_id) st.bind_int(i++, *f.sweep_id);
+    if (f.hardware_id) st.bind_text(i++, *f.hardware_id);
+    if (f.system_kind) st.bind_text(i++, *f.system_kind);
+    if (f.natoms) st.bind_int(i++, *f.natoms);
+    if (f.status) st.bind_text(i++, to_string(*f.status));
+    std::vector<StoredTrial> out;
+    while (st.step()) out.push_back(read_trial(db_, st));
+    return out;
+}
+
+// ---- Merge ---------------------------------------------------------------------------
+
+long Store::merge_from(const std::string& other_path) {
+    // Opening it as a read-only Store runs the same checks as any open (not a
+    // database, corrupt, newer schema) before anything here is touched.
+    if (!std::filesystem::exists(other_path)) throw DbError(other_path + ": no such file to merge");
+    Store other(other_path, Mode::ReadOnly);
+    const int version = other.schema_version();
+    if (version < 1) throw DbError(other_path + ": not an mdtune database (schema 0)");
+    sqlite3* src = other.handle();
+
+    // One read transaction on the source, so a shard still being written is
+    // copied as one consistent snapshot (no trial without its sweep).
+    ReadSnapshot snapshot(src);
+    Transaction tx(db_);
+    copy_rows(src, "SELECT id, json, first_seen FROM hardware", db_,
+              "INSERT INTO hardware(id, json, first_seen) VALUES(?, ?, ?) ON CONFLICT(id) DO NOTHING");
+    copy_rows(src, "SELECT id, json FROM builds", db_,
+              "INSERT INTO builds(id, json) VALUES(?, ?) ON CONFLICT(id) DO NOTHING");
+    copy_rows(src, "SELECT id, kind, natoms, seed FROM systems", db_,
+              "INSERT INTO systems(id, kind, natoms, seed) VALUES(?, ?, ?, ?) ON CONFLICT(id) DO NOTHING");
+    copy_rows(src, "SELECT id FROM configs", db_, "INSERT INTO configs(id) VALUES(?) ON CONFLICT(id) DO NOTHING");
+
+    // Sweep ids are per file: match by (name, started_at), insert the rest, remember the mapping.
+    std::map<std::int64_t, std::int64_t> sweep_map;
+    {
+        sql::Statement from(src,
+                            "SELECT id, name, space_text, strategy, status, started_at, finished_at FROM sweeps ORDER BY id");
+        sql::Statement find(db_, "SELECT id FROM sweeps WHERE name = ? AND started_at = ?");
+        // A sweep merged while still running gets the outcome a later merge brings.
+        sql::Statement finish(db_, "UPDATE sweeps SET status = ?, finished_at = ? WHERE id = ? AND status = 'running'");
+        sql::Statement insert(db_,
+                              "INSERT INTO sweeps(name, space_text, strategy, status, started_at, finished_at) "
+                              "VALUES(?, ?, ?, ?, ?, ?)");
+        while (from.step()) {
+            find.bind_value(1, from.column_value(1)).bind_value(2, from.column_value(5));
+            if (find.step()) {
+                sweep_map[from.column_int(0)] = find.column_int(0);
+                if (from.column_text(4) != "running") {
+                    finish.bind_value(1, from.column_value(4)).bind_value(2, from.column_value(6));
+                    finish.bind_int(3, find.column_int(0));
+                    finish.run();
+                    finish.reset();
+                }
+            } else {
+                for (int c = 1; c <= 6; ++c) insert.bind_value(c, from.column_value(c));
+                insert.run();
+                insert.reset();
+                sweep_map[from.column_int(0)] = sqlite3_last_insert_rowid(db_);
+            }
+            find.reset();
+        }
+    }
+
+    long added = 0;
+    {
+        sql::Statement from(src, std::string("SELECT sweep_id, ") + kTrialColumns + " FROM trials ORDER BY id");
+        sql::Statement insert(db_, insert_trial_sql());
+        while (from.step()) {
+            // A sweep id the source does not know (should not happen) becomes NULL rather than pointing at a wrong sweep here.
+            const auto it = from.is_null(0) ? sweep_map.end() : sweep_map.find(from.column_int(0));
+            if (it != sweep_map.end()) insert.bind_int(1, it->second); else insert.bind_null(1);
+            for (int c = 1; c <= kTrialColumnCount; ++c) insert.bind_value(c + 1, from.column_value(c));
+            insert.run();
+            added += sqlite3_changes(db_);
+            insert.reset();
+        }
+    }
+    tx.commit();
+    return added;
+}
+
+}  // namespace mdtune

@@ -1,0 +1,147 @@
+// mdtune as users run it: sweeps survive SIGKILL, crashing and hanging configs
+// are recorded, concurrent sweeps share one database, bad spaces are rejected.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "mdtune/store.h"
+
+namespace mdtune {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+    int exit_code;
+    std::string output;
+};
+
+Result run(const std::string& cmd) {
+    FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
+    std::string out;
+    std::array<char, 4096> buf;
+    while (fgets(buf.data(), buf.size(), pipe)) out += buf.data();
+    const int status = pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+class MdtuneCli : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() / ("mdtune_cli_" + std::to_string(getpid()) + "_" +
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+    std::string write_space(const std::string& name, const std::string& text) {
+        const auto path = dir_ / name;
+        std::ofstream(path) << text;
+        return path.string();
+    }
+    std::string db() const { return (dir_ / "trials.db").string(); }
+    fs::path dir_;
+};
+
+std::string small_space(const std::string& nstlists, int natoms = 256, double timeout = 60) {
+    return "[system]\nkind = \"lj\"\nnatoms = [" + std::to_string(natoms) +
+           "]\n[space]\nnstlist = [" + nstlists + "]\nthreads = [1]\n[measure]\nsteps = 60\nwarmup = 10\nrepeats = 1\ntimeout_s = " +
+           std::to_string(timeout) + "\n";
+}
+
+TEST_F(MdtuneCli, CrashAndHangAreRecordedAndTheSweepContinues) {
+    const std::string space = write_space("faults.toml", small_space("10, 13, 17, 20", 256, 3));
+    // nstlist 13 aborts, 17 hangs: the hang must be stopped by the 3 s timeout.
+    const Result r = run("MDCORE_TEST_FAULT=crash:nstlist=13,hang:nstlist=17 " + std::string(MDTUNE_BINARY) +
+                         " sweep " + space + " --db " + db());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const Store store(db(), Store::Mode::ReadOnly);
+    std::map<long, TrialStatus> by_nstlist;
+    for (const auto& t : store.trials())
+        if (const auto* v = t.config.get(Param::Nstlist)) by_nstlist[std::get<long>(*v)] = t.result.status;
+    EXPECT_EQ(by_nstlist[13], TrialStatus::Crashed);
+    EXPECT_EQ(by_nstlist[17], TrialStatus::Timeout);
+    EXPECT_EQ(by_nstlist[10], TrialStatus::Ok);
+    EXPECT_EQ(by_nstlist[20], TrialStatus::Ok);
+    for (const auto& t : store.trials())
+        if (t.result.status == TrialStatus::Crashed) EXPECT_NE(t.result.stderr_tail.find("signal"), std::string::npos);
+}
+
+TEST_F(MdtuneCli, SigkillMidSweepThenRerunLosesAndDuplicatesNothing) {
+    const std::string space = write_space("kill.toml", small_space("5, 6, 7, 8, 9, 10, 11, 12, 14, 15", 500));
+    const pid_t pid = fork();
+    if (pid == 0) {
+        execl(MDTUNE_BINARY, MDTUNE_BINARY, "sweep", space.c_str(), "--db", db().c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    // Wait until a few trials are committed, then kill -9.
+    std::size_t before = 0;
+    for (int k = 0; k < 600 && before < 3; ++k) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        try {
+            before = Store(db(), Store::Mode::ReadOnly).trials().size();
+        } catch (const DbError&) {
+        }
+    }
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "sweep finished before it could be killed";
+    const std::size_t survived = Store(db(), Store::Mode::ReadOnly).trials().size();
+    ASSERT_GE(survived, before);
+    const Result r = run(std::string(MDTUNE_BINARY) + " sweep " + space + " --db " + db());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(std::to_string(survived) + " reused"), std::string::npos) << r.output;
+    const auto trials = Store(db(), Store::Mode::ReadOnly).trials();
+    EXPECT_EQ(trials.size(), 11u);  // baseline + 10 configs, each once
+    std::set<std::string> keys;
+    for (const auto& t : trials) keys.insert(t.key().str());
+    EXPECT_EQ(keys.size(), trials.size());
+}
+
+TEST_F(MdtuneCli, TwoConcurrentSweepsLoseNoRows) {
+    const std::string a = write_space("a.toml", small_space("10, 11, 12, 14", 256));
+    const std::string b = write_space("b.toml", small_space("15, 16, 18, 19", 300));
+    const Result r = run(std::string(MDTUNE_BINARY) + " sweep " + a + " --db " + db() + " > /dev/null & " +
+                         MDTUNE_BINARY + " sweep " + b + " --db " + db() + " > /dev/null & wait");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(Store(db(), Store::Mode::ReadOnly).trials().size(), 10u);
+}
+
+TEST_F(MdtuneCli, BadSpacesAreRejectedWithTheKey) {
+    const std::string unknown = write_space("unknown.toml", "[system]\nkind = \"lj\"\nnatoms = [256]\n[space]\nnstlistt = [10]\n");
+    Result r = run(std::string(MDTUNE_BINARY) + " sweep " + unknown + " --db " + db());
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("nstlistt"), std::string::npos) << r.output;
+    const std::string malformed = write_space("bad.toml", "[system\nkind = lj\n");
+    r = run(std::string(MDTUNE_BINARY) + " sweep " + malformed + " --db " + db());
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("bad.toml"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(db())) << "a rejected space must not create the database";
+}
+
+TEST_F(MdtuneCli, ShowAndExport) {
+    const std::string space = write_space("s.toml", small_space("10, 20", 256));
+    ASSERT_EQ(run(std::string(MDTUNE_BINARY) + " sweep " + space + " --db " + db()).exit_code, 0);
+    Result r = run(std::string(MDTUNE_BINARY) + " show --db " + db());
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("nstlist=10"), std::string::npos) << r.output;
+    r = run(std::string(MDTUNE_BINARY) + " db export --db " + db() + " --format csv");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 4) << r.output;  // header + 3 trials
+    r = run(std::string(MDTUNE_BINARY) + " db export --db " + (dir_ / "missing.db").string());
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_FALSE(fs::exists(dir_ / "missing.db"));
+}
+
+}  // namespace
+}  // namespace mdtune

@@ -1,0 +1,119 @@
+// The sweep driver with in-process and replay runners: results are recorded,
+// resumed sweeps reuse recorded trials, invalid configs are never best.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "mdtune/runner.h"
+#include "mdtune/sweep.h"
+
+namespace mdtune {
+namespace {
+
+std::filesystem::path temp_db(const std::string& name) {
+    const auto dir = std::filesystem::temp_directory_path() / ("mdtune_test_sweep_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    const auto path = dir / name;
+    std::filesystem::remove(path);
+    return path;
+}
+
+SearchSpace tiny_space() {
+    return parse_space(R"(
+[system]
+kind = "lj"
+natoms = [256]
+[space]
+cluster = ["4x4", "8x4"]
+nstlist = [10, 20]
+threads = [1]
+[measure]
+steps = 40
+warmup = 10
+repeats = 1
+timeout_s = 60
+)",
+                       "tiny.toml");
+}
+
+SweepContext context() {
+    SweepContext ctx;
+    ctx.hardware_id = "hw-test";
+    ctx.build_id = current_build_id();
+    ctx.caps.cores = 2;
+    ctx.caps.simd_levels = {"none", "avx2", "avx512"};
+    return ctx;
+}
+
+TEST(Sweep, InProcessSweepRecordsEveryTrialAndResumes) {
+    const auto path = temp_db("inproc.db");
+    const SearchSpace space = tiny_space();
+    Store store(path.string());
+    auto runner = make_in_process_runner();
+    {
+        auto strategy = make_exhaustive(space, context().caps);
+        const SweepSummary s = run_sweep(space, store, *runner, *strategy, context(), "first", nullptr, {});
+        EXPECT_EQ(s.measured, 5u);  // baseline + 4 configs
+        EXPECT_EQ(s.reused, 0u);
+        ASSERT_EQ(s.systems.size(), 1u);
+        ASSERT_TRUE(s.systems[0].best.has_value());
+        ASSERT_TRUE(s.systems[0].baseline.has_value());
+    }
+    EXPECT_EQ(store.trials().size(), 5u);
+    // Rerun: everything is recorded under the same keys, nothing runs again.
+    auto strategy = make_exhaustive(space, context().caps);
+    const SweepSummary again = run_sweep(space, store, *runner, *strategy, context(), "again", nullptr, {});
+    EXPECT_EQ(again.measured, 0u);
+    EXPECT_EQ(again.reused, 5u);
+    EXPECT_EQ(store.trials().size(), 5u);
+}
+
+TEST(Sweep, ReplayRunnerReproducesRecordedMediansAndInvalidIsNeverBest) {
+    const SearchSpace space = tiny_space();
+    std::vector<Observation> recorded;
+    double ms = 1.0;
+    for (const Config& c : space.configs()) {
+        Observation o{{space.systems[0], c, space.measure}, {}};
+        o.result.status = TrialStatus::Ok;
+        o.result.ms_median = o.result.ms_min = o.result.ms_max = ms;
+        o.result.ns_per_day = 100.0 / ms;
+        o.result.drift_tolerance = 0.005;
+        o.result.drift = 0.001;
+        ms += 0.5;
+        recorded.push_back(o);
+    }
+    // The fastest recorded config breaks the drift tolerance: it must be Invalid.
+    recorded[0].result.drift = 0.02;
+    Observation baseline{{space.systems[0], Config{}, space.measure}, recorded[1].result};
+    baseline.result.ms_median = baseline.result.ms_min = baseline.result.ms_max = 5.0;
+    recorded.push_back(baseline);
+    auto runner = make_replay_runner(recorded);
+    const auto path = temp_db("replay.db");
+    Store store(path.string());
+    auto strategy = make_exhaustive(space, context().caps);
+    const SweepSummary s = run_sweep(space, store, *runner, *strategy, context(), "replay", nullptr, {});
+    ASSERT_TRUE(s.systems[0].best.has_value());
+    EXPECT_EQ(s.systems[0].best->proposal.config, recorded[1].proposal.config);
+    EXPECT_DOUBLE_EQ(s.systems[0].best->result.ms_median, 1.5);
+    bool saw_invalid = false;
+    for (const auto& t : store.trials())
+        if (t.config == recorded[0].proposal.config) saw_invalid = t.result.status == TrialStatus::Invalid;
+    EXPECT_TRUE(saw_invalid);
+}
+
+TEST(Sweep, MeasureKeepsMedianAndSpreadOfRepeats) {
+    SearchSpace space = tiny_space();
+    space.measure.repeats = 3;
+    auto runner = make_in_process_runner();
+    const TrialResult r = runner->measure({space.systems[0], Config{}, space.measure});
+    ASSERT_EQ(r.status, TrialStatus::Ok) << r.stderr_tail;
+    EXPECT_EQ(r.repeats, 3);
+    EXPECT_LE(r.ms_min, r.ms_median);
+    EXPECT_LE(r.ms_median, r.ms_max);
+    EXPECT_GT(r.ns_per_day, 0.0);
+    EXPECT_TRUE(r.timings.count("nonbonded"));
+    EXPECT_FALSE(r.report_json.empty());
+}
+
+}  // namespace
+}  // namespace mdtune

@@ -1,0 +1,54 @@
+#pragma once
+// Runs a search space: every proposal of a strategy is measured by a runner and
+// recorded in the store inside a transaction; proposals already recorded under the
+// same key (hardware, system, config, build, measurement) are reused, so an
+// interrupted sweep resumes where it stopped.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mdtune/runner.h"
+#include "mdtune/store.h"
+
+namespace mdtune {
+
+struct SweepContext {
+    std::string hardware_id;
+    std::string build_id;
+    HardwareCaps caps;
+};
+
+struct SweepProgress {
+    std::size_t done = 0, planned = 0, reused = 0;
+    double elapsed_s = 0, eta_s = 0;
+    std::optional<Observation> best;
+    const Observation* last = nullptr;
+    bool last_reused = false;
+};
+
+struct SystemOutcome {
+    SystemDescriptor system;
+    std::optional<Observation> best;       // best valid config measured
+    std::optional<Observation> baseline;   // the default config
+};
+
+struct SweepSummary {
+    long sweep_id = 0;
+    std::size_t measured = 0, reused = 0, failed = 0;
+    bool interrupted = false;
+    std::vector<SystemOutcome> systems;
+};
+
+// Measures the default config of every system first (the baseline the speed-up
+// is reported against), then follows the strategy until it is done, a stop
+// condition holds, or stop_requested().
+SweepSummary run_sweep(const SearchSpace& space, Store& store, Runner& runner, Strategy& strategy,
+                       const SweepContext& ctx, const std::string& sweep_name, const StopCondition* stop,
+                       const std::function<void(const SweepProgress&)>& on_progress);
+
+// This build's identity: mdcore version, compiler, flags, SIMD levels and commit.
+std::string current_build_id();
+std::string current_build_json();
+
+}  // namespace mdtune

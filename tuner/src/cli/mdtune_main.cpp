@@ -1,0 +1,68 @@
+// mdtune: sweep mdcore's tunables, keep every trial in SQLite, show the results.
+#include <unistd.h>
+
+#include <climits>
+#include <iostream>
+#include <string>
+
+#include "cli/commands.h"
+#include "mdcore/cli_args.h"
+#include "mdtune/space.h"
+#include "mdtune/store.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: mdtune <command> [options]\n"
+    "  sweep SPACE.toml [--db mdtune.db] [--strategy exhaustive|random|halving] [--budget N]\n"
+    "                   [--seed S] [--eta N] [--name NAME] [--mdcore PATH] [--launcher \"mpirun -np 2\"]\n"
+    "  show [--db mdtune.db] [--sweep ID] [--top K] [--json]\n"
+    "  db merge OUT.db IN.db...\n"
+    "  db export [--db mdtune.db] [--format csv|json] [--sweep ID] [--kind K] [--natoms N]\n"
+    "            [--status S] [--hardware ID]\n"
+    "  hw [--json]\n";
+
+}  // namespace
+
+namespace mdtune::cli {
+
+std::string default_mdcore_path() {
+    char buf[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n > 0) {
+        std::string self(buf, static_cast<std::size_t>(n));
+        const std::string candidate = self.substr(0, self.rfind('/') + 1) + "mdcore";
+        if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    return "mdcore";
+}
+
+}  // namespace mdtune::cli
+
+int main(int argc, char** argv) {
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    try {
+        if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+            std::cout << kUsage;
+            return args.empty() ? 2 : 0;
+        }
+        const std::vector<std::string> rest(args.begin() + 1, args.end());
+        if (args[0] == "sweep") return mdtune::cli::sweep_command(rest);
+        if (args[0] == "show") return mdtune::cli::show_command(rest);
+        if (args[0] == "db") return mdtune::cli::db_command(rest);
+        if (args[0] == "hw") return mdtune::cli::hw_command(rest);
+        throw mdcore::cli::UsageError("unknown command '" + args[0] + "'");
+    } catch (const mdcore::cli::UsageError& e) {
+        std::cerr << "mdtune: error: " << e.what() << "\n" << kUsage;
+        return 2;
+    } catch (const mdtune::SpaceError& e) {
+        std::cerr << "mdtune: error: " << e.what() << "\n";
+        return 2;
+    } catch (const mdtune::DbError& e) {
+        std::cerr << "mdtune: database error: " << e.what() << "\n";
+        return 1;
+    } catch (const std::exception& e) {
+        std::cerr << "mdtune: error: " << e.what() << "\n";
+        return 1;
+    }
+}

@@ -1,0 +1,359 @@
+// Search spaces from TOML: [system] (what to run), [space] (parameters to sweep),
+// [measure] (how to time it). Everything is checked here so a sweep never starts
+// on a file it will choke on halfway through.
+#include "mdtune/space.h"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "mdcore/generators.h"
+#include "mdcore/units.h"
+
+namespace mdtune {
+namespace {
+
+constexpr const char* kKinds[] = {"lj", "argon", "lammps-lj", "water", "water-ions"};
+constexpr const char* kClusters[] = {"4x4", "4x8", "8x4", "1x1"};
+constexpr const char* kSimd[] = {"auto", "none", "avx2", "avx512"};
+constexpr double kWaterMass = 15.9994 + 2 * 1.008;  // amu, SPC/E (mdcore's masses)
+
+bool is_water(const std::string& kind) { return kind == "water" || kind == "water-ions"; }
+
+template <std::size_t N>
+bool one_of(const std::string& s, const char* const (&set)[N]) {
+    return std::any_of(std::begin(set), std::end(set), [&](const char* v) { return s == v; });
+}
+
+template <std::size_t N>
+std::string join(const char* const (&set)[N]) {
+    std::string out;
+    for (const char* v : set) out += (out.empty() ? "" : ", ") + std::string(v);
+    return out;
+}
+
+std::string fmt(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    return buf;
+}
+
+// Every message starts "<source>: [section] " and ends with the line it refers to,
+// so users can find the spot in an editor and scripts can grep for the key.
+class Checker {
+public:
+    explicit Checker(std::string source) : source_(std::move(source)) {}
+
+    [[noreturn]] void fail(const std::string& section, const std::string& msg, const toml::source_region* where) const {
+        std::string text = source_ + ": ";
+        if (!section.empty()) text += "[" + section + "] ";
+        text += msg;
+        if (where && where->begin.line > 0) text += " (line " + std::to_string(where->begin.line) + ")";
+        throw SpaceError(text);
+    }
+
+    // Scalar or list -> list of nodes; an empty list is an error naming the key.
+    std::vector<const toml::node*> items(const std::string& section, const std::string& key, const toml::node& node) const {
+        std::vector<const toml::node*> out;
+        if (const toml::array* arr = node.as_array()) {
+            if (arr->empty()) fail(section, "'" + key + "' is an empty list", &node.source());
+            for (const toml::node& n : *arr) out.push_back(&n);
+        } else if (node.is_table()) {
+            fail(section, "'" + key + "' must be a value or a list, not a table", &node.source());
+        } else {
+            out.push_back(&node);
+        }
+        return out;
+    }
+
+    long integer(const std::string& section, const std::string& key, const toml::node& node) const {
+        if (const auto* v = node.as_integer()) return static_cast<long>(v->get());
+        fail(section, "'" + key + "' must be an integer", &node.source());
+    }
+
+    double real(const std::string& section, const std::string& key, const toml::node& node) const {
+        if (const auto* v = node.as_integer()) return static_cast<double>(v->get());
+        if (const auto* v = node.as_floating_point()) return v->get();
+        fail(section, "'" + key + "' must be a number", &node.source());
+    }
+
+    std::string text(const std::string& section, const std::string& key, const toml::node& node) const {
+        if (const auto* v = node.as_string()) return v->get();
+        fail(section, "'" + key + "' must be a string", &node.source());
+    }
+
+private:
+    std::string source_;
+};
+
+// toml::table iterates in key order; dims must keep the order the user wrote.
+std::vector<std::pair<std::string, const toml::node*>> in_file_order(const toml::table& t) {
+    std::vector<std::pair<std::string, const toml::node*>> out;
+    for (const auto& [k, v] : t) out.emplace_back(std::string(k.str()), &v);
+    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+        const auto& pa = a.second->source().begin;
+        const auto& pb = b.second->source().begin;
+        return pa.line != pb.line ? pa.line < pb.line : pa.column < pb.column;
+    });
+    return out;
+}
+
+ParamValue parse_value(const Checker& ck, const ParamInfo& info, const toml::node& node) {
+    const std::string key(info.name);
+    const toml::source_region* where = &node.source();
+    switch (info.id) {
+        case Param::Cluster: {
+            const std::string v = ck.text("space", key, node);
+            if (!one_of(v, kClusters)) ck.fail("space", key + ": '" + v + "' is not one of " + join(kClusters), where);
+            return v;
+        }
+        case Param::Simd: {
+            const std::string v = ck.text("space", key, node);
+            if (!one_of(v, kSimd)) ck.fail("space", key + ": '" + v + "' is not one of " + join(kSimd), where);
+            return v;
+        }
+        case Param::PmeOrder: {
+            const long v = ck.integer("space", key, node);
+            if (v < 4 || v > 6) ck.fail("space", key + ": " + std::to_string(v) + " is not 4, 5 or 6", where);
+            return v;
+        }
+        default: break;
+    }
+    switch (info.kind) {
+        case ValueKind::Integer: {
+            const long v = ck.integer("space", key, node);
+            if (v <= 0) ck.fail("space", key + ": " + std::to_string(v) + " must be positive", where);
+            return v;
+        }
+        case ValueKind::Real: {
+            const double v = ck.real("space", key, node);
+            if (!(v > 0) || !std::isfinite(v)) ck.fail("space", key + ": " + fmt(v) + " must be positive", where);
+            return v;
+        }
+        case ValueKind::Text: return ck.text("space", key, node);
+    }
+    return {};
+}
+
+void parse_system(const Checker& ck, const toml::table& t, SearchSpace& space) {
+    const toml::node* kind_node = nullptr;
+    const toml::node* natoms_node = nullptr;
+    unsigned long seed = 1;
+    for (const auto& [key, node] : in_file_order(t)) {
+        if (key == "kind") kind_node = node;
+        else if (key == "natoms") natoms_node = node;
+        else if (key == "seed") {
+            const long s = ck.integer("system", key, *node);
+            if (s < 0) ck.fail("system", "seed: " + std::to_string(s) + " must not be negative", &node->source());
+            seed = static_cast<unsigned long>(s);
+        } else {
+            ck.fail("system", "unknown key '" + key + "' (kind, natoms, seed)", &node->source());
+        }
+    }
+    if (!kind_node) ck.fail("system", "missing key 'kind'", &t.source());
+    if (!natoms_node) ck.fail("system", "missing key 'natoms'", &t.source());
+    const std::string kind = ck.text("system", "kind", *kind_node);
+    if (!one_of(kind, kKinds))
+        ck.fail("system", "kind: unknown system '" + kind + "' (" + join(kKinds) + ")", &kind_node->source());
+    std::set<long> seen;
+    for (const toml::node* n : ck.items("system", "natoms", *natoms_node)) {
+        const long natoms = ck.integer("system", "natoms", *n);
+        if (natoms <= 0) ck.fail("system", "natoms: " + std::to_string(natoms) + " must be positive", &n->source());
+        if (is_water(kind) && natoms % 3 != 0)
+            ck.fail("system",
+                    "natoms: " + std::to_string(natoms) + " is not a multiple of 3 (" + kind +
+                        " counts atoms as 3 x nwater)",
+                    &n->source());
+        if (!seen.insert(natoms).second)
+            ck.fail("system", "natoms: " + std::to_string(natoms) + " is listed twice", &n->source());
+        space.systems.push_back(SystemDescriptor{kind, natoms, seed});
+    }
+}
+
+void parse_dims(const Checker& ck, const toml::table& t, SearchSpace& space) {
+    for (const auto& [key, node] : in_file_order(t)) {
+        const auto p = param_by_name(key);
+        if (!p) ck.fail("space", "unknown parameter '" + key + "'", &node->source());
+        const ParamInfo& info = param_info(*p);
+        std::vector<ParamValue> values;
+        std::set<std::string> seen;
+        for (const toml::node* n : ck.items("space", key, *node)) {
+            ParamValue v = parse_value(ck, info, *n);
+            if (!seen.insert(to_string(v)).second)
+                ck.fail("space", key + ": value " + to_string(v) + " is listed twice", &n->source());
+            values.push_back(std::move(v));
+        }
+        space.dims.emplace_back(*p, std::move(values));
+    }
+}
+
+void parse_measure(const Checker& ck, const toml::table& t, MeasureSettings& m) {
+    const toml::node* warmup_node = nullptr;
+    for (const auto& [key, node] : in_file_order(t)) {
+        const toml::source_region* where = &node->source();
+        if (key == "steps") {
+            m.steps = ck.integer("measure", key, *node);
+            if (m.steps <= 0) ck.fail("measure", "steps: " + std::to_string(m.steps) + " must be positive", where);
+        } else if (key == "warmup") {
+            m.warmup = ck.integer("measure", key, *node);
+            if (m.warmup < 0) ck.fail("measure", "warmup: " + std::to_string(m.warmup) + " must not be negative", where);
+            warmup_node = node;
+        } else if (key == "repeats") {
+            const long r = ck.integer("measure", key, *node);
+            if (r < 1 || r > 1000) ck.fail("measure", "repeats: " + std::to_string(r) + " must be 1 or more", where);
+            m.repeats = static_cast<int>(r);
+        } else if (key == "timeout_s") {
+            m.timeout_s = ck.real("measure", key, *node);
+            if (!(m.timeout_s > 0)) ck.fail("measure", "timeout_s: " + fmt(m.timeout_s) + " must be positive", where);
+        } else {
+            ck.fail("measure", "unknown key '" + key + "' (steps, warmup, repeats, timeout_s)", where);
+        }
+    }
+    // Warm-up steps are excluded from timing, so at least one step must remain.
+    if (m.warmup >= m.steps)
+        ck.fail("measure",
+                "warmup (" + std::to_string(m.warmup) + ") must be below steps (" + std::to_string(m.steps) + ")",
+                warmup_node ? &warmup_node->source() : nullptr);
+}
+
+// Box edge (nm) and physics cut-off (nm) of a generated system, from the same
+// specs mdcore's generators use, without building the system.
+struct Geometry {
+    double box = 0, rc = 0;
+};
+
+std::optional<Geometry> geometry(const SystemDescriptor& s) {
+    if (s.natoms <= 0) return std::nullopt;
+    if (is_water(s.kind)) {
+        const mdcore::WaterSpec spec;
+        const double nwater = static_cast<double>(s.natoms / 3);
+        const double volume = nwater * kWaterMass * mdcore::units::kAmuPerNm3ToGPerCm3 / spec.density;
+        return Geometry{std::cbrt(volume), spec.rc};
+    }
+    mdcore::LjFluidSpec spec;
+    if (s.kind == "lj") spec = mdcore::lj_spec();
+    else if (s.kind == "argon") spec = mdcore::argon_spec();
+    else if (s.kind == "lammps-lj") spec = mdcore::lammps_lj_spec();
+    else return std::nullopt;
+    const double number_density = spec.reduced_density / (spec.sigma * spec.sigma * spec.sigma);
+    return Geometry{std::cbrt(static_cast<double>(s.natoms) / number_density), spec.rc};
+}
+
+template <class T>
+std::optional<T> value_of(const Config& c, Param p) {
+    const ParamValue* v = c.get(p);
+    if (!v) return std::nullopt;
+    if constexpr (std::is_same_v<T, double>) {
+        if (const long* i = std::get_if<long>(v)) return static_cast<double>(*i);
+    }
+    if (const T* x = std::get_if<T>(v)) return *x;
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<Config> SearchSpace::configs() const {
+    std::vector<Config> out{Config{}};
+    // First dim outermost: the product reads like nested loops in file order.
+    for (const auto& [param, values] : dims) {
+        std::vector<Config> next;
+        next.reserve(out.size() * values.size());
+        for (const Config& base : out)
+            for (const ParamValue& v : values) {
+                Config c = base;
+                c.set(param, v);
+                next.push_back(std::move(c));
+            }
+        out = std::move(next);
+    }
+    return out;
+}
+
+std::string SearchSpace::infeasible_reason(const SystemDescriptor& system, const Config& config,
+                                           const HardwareCaps& hw) const {
+    const auto geo = geometry(system);
+    if (!geo) return "unknown system '" + system.kind + "' or no atoms";
+
+    if (const auto t = value_of<long>(config, Param::Threads)) {
+        if (*t <= 0) return "threads = " + std::to_string(*t) + " is not positive";
+        if (*t > hw.cores)
+            return "threads = " + std::to_string(*t) + " exceeds the " + std::to_string(hw.cores) + " hardware threads";
+    }
+    if (const auto s = value_of<std::string>(config, Param::Simd); s && *s != "auto") {
+        if (std::find(hw.simd_levels.begin(), hw.simd_levels.end(), *s) == hw.simd_levels.end())
+            return "simd = " + *s + " is not available on this machine";
+    }
+    const auto nstlist = value_of<long>(config, Param::Nstlist);
+    const auto nstprune = value_of<long>(config, Param::Nstprune);
+    // Only when both are set: mdcore's default nstlist is a heuristic we don't mirror.
+    if (nstlist && nstprune && *nstprune > *nstlist)
+        return "nstprune = " + std::to_string(*nstprune) + " exceeds nstlist = " + std::to_string(*nstlist);
+    if (const auto o = value_of<long>(config, Param::PmeOrder); o && (*o < 4 || *o > 6))
+        return "pme_order = " + std::to_string(*o) + " is not 4, 5 or 6";
+
+    // mdcore scales rc by pme_scale for every system (a no-op only in the sense that
+    // LJ-only systems have no mesh), so the half-box rule applies to all kinds.
+    const double scale = value_of<double>(config, Param::PmeScale).value_or(1.0);
+    const double rc = geo->rc * scale;
+    if (rc >= 0.5 * geo->box)
+        return "rc x pme_scale = " + fmt(rc) + " nm is not below half the box (" + fmt(0.5 * geo->box) + " nm)";
+    if (const auto rlist = value_of<double>(config, Param::Rlist)) {
+        if (*rlist < rc) return "rlist = " + fmt(*rlist) + " nm is below rc x pme_scale (" + fmt(rc) + " nm)";
+        if (*rlist >= 2.0 * geo->box)
+            return "rlist = " + fmt(*rlist) + " nm is not below twice the box (" + fmt(2.0 * geo->box) + " nm)";
+    }
+
+    // GPU-only choices: none exist yet. When a GPU parameter (offload mode, 8x8
+    // super-cluster shape, ...) joins the registry, reject it here unless hw.has_gpu.
+    (void)hw.has_gpu;
+    return "";
+}
+
+SearchSpace parse_space(const std::string& toml_text, const std::string& source) {
+    const Checker ck(source);
+    toml::table root;
+    try {
+        root = toml::parse(toml_text, source);
+    } catch (const toml::parse_error& e) {
+        const auto& b = e.source().begin;
+        throw SpaceError(source + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": " +
+                         std::string(e.description()));
+    }
+    SearchSpace space;
+    space.source = source;
+    space.text = toml_text;
+    bool have_system = false;
+    for (const auto& [key, node] : in_file_order(root)) {
+        const toml::table* t = node->as_table();
+        if (key != "system" && key != "space" && key != "measure")
+            ck.fail("", "unknown section [" + key + "] (system, space, measure)", &node->source());
+        if (!t) ck.fail("", "'" + key + "' must be a section [" + key + "]", &node->source());
+        if (key == "system") {
+            parse_system(ck, *t, space);
+            have_system = true;
+        } else if (key == "space") {
+            parse_dims(ck, *t, space);
+        } else {
+            parse_measure(ck, *t, space.measure);
+        }
+    }
+    if (!have_system) ck.fail("", "missing section [system] (kind, natoms)", nullptr);
+    if (space.systems.empty()) ck.fail("system", "no systems to run", nullptr);
+    return space;
+}
+
+SearchSpace load_space(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw SpaceError(path + ": cannot open the space file");
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) throw SpaceError(path + ": cannot read the space file");
+    return parse_space(text.str(), path);
+}
+
+}  // namespace mdtune

@@ -1,0 +1,124 @@
+#include "mdtune/sweep.h"
+
+#include <chrono>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "mdcore/engine.h"
+
+#ifndef MDT_GIT_COMMIT
+#define MDT_GIT_COMMIT "unknown"
+#endif
+
+namespace mdtune {
+namespace {
+
+std::string fnv_hex(const std::string& text) {
+    std::uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : text) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+    return buf;
+}
+
+TrialKey key_of(const Proposal& p, const SweepContext& ctx) {
+    return {ctx.hardware_id, p.system.canonical(), p.config.canonical(), ctx.build_id, p.measure.canonical()};
+}
+
+}  // namespace
+
+std::string current_build_json() {
+    nlohmann::json levels = nlohmann::json::array();
+    for (auto l : mdcore::available_simd_levels()) levels.push_back(std::string(mdcore::to_string(l)));
+    return nlohmann::json{{"engine_version", mdcore::engine_version()},
+                          {"compiler", mdcore::build_compiler()},
+                          {"flags", mdcore::build_flags()},
+                          {"simd", levels},
+                          {"git_commit", MDT_GIT_COMMIT}}
+        .dump();
+}
+
+std::string current_build_id() { return "build-" + fnv_hex(current_build_json()); }
+
+SweepSummary run_sweep(const SearchSpace& space, Store& store, Runner& runner, Strategy& strategy,
+                       const SweepContext& ctx, const std::string& sweep_name, const StopCondition* stop,
+                       const std::function<void(const SweepProgress&)>& on_progress) {
+    SweepSummary summary;
+    summary.sweep_id = store.create_sweep(sweep_name, space.text, strategy.name());
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<Observation> history;
+    SweepProgress progress;
+    progress.planned = strategy.planned() + space.systems.size();
+
+    // Measures (or reuses) one proposal; false when interrupted mid-trial.
+    auto measure = [&](const Proposal& p) -> bool {
+        const TrialKey key = key_of(p, ctx);
+        bool reused = false;
+        Observation obs{p, {}};
+        if (const auto stored = store.find_trial(key)) {
+            obs.result = stored->result;
+            reused = true;
+            ++summary.reused;
+        } else {
+            obs.result = runner.measure(p);
+            if (stop_requested()) return false;  // the trial in flight is not recorded
+            StoredTrial t;
+            t.sweep_id = summary.sweep_id;
+            t.hardware_id = ctx.hardware_id;
+            t.system = p.system;
+            t.config = p.config;
+            t.build_id = ctx.build_id;
+            t.measure = p.measure;
+            t.result = obs.result;
+            store.insert_trial(t);
+            ++summary.measured;
+        }
+        if (obs.result.status != TrialStatus::Ok) ++summary.failed;
+        history.push_back(obs);
+        ++progress.done;
+        progress.reused = summary.reused;
+        progress.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const std::size_t fresh = summary.measured;
+        progress.eta_s = fresh > 0 && progress.planned > progress.done
+                             ? progress.elapsed_s / static_cast<double>(fresh) * static_cast<double>(progress.planned - progress.done)
+                             : 0.0;
+        progress.best = best_observation(history, p.system);
+        progress.last = &history.back();
+        progress.last_reused = reused;
+        if (on_progress) on_progress(progress);
+        return true;
+    };
+
+    for (const SystemDescriptor& system : space.systems) {
+        SystemOutcome outcome;
+        outcome.system = system;
+        summary.systems.push_back(outcome);
+    }
+    bool interrupted = false;
+    // Baselines: the default config at the full measurement settings.
+    for (std::size_t s = 0; s < space.systems.size() && !interrupted; ++s) {
+        if (stop_requested() || !measure({space.systems[s], Config{}, space.measure})) {
+            interrupted = true;
+            break;
+        }
+        summary.systems[s].baseline = history.back();
+    }
+    while (!interrupted) {
+        if (stop_requested() || (stop && stop->should_stop(history))) {
+            interrupted = stop_requested();
+            break;
+        }
+        const auto proposal = strategy.next(history);
+        if (!proposal) break;
+        if (!measure(*proposal)) interrupted = true;
+    }
+    for (auto& outcome : summary.systems) outcome.best = best_observation(history, outcome.system);
+    summary.interrupted = interrupted;
+    store.finish_sweep(summary.sweep_id, interrupted ? "interrupted" : "done");
+    return summary;
+}
+
+}  // namespace mdtune
