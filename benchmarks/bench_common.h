@@ -60,6 +60,7 @@ inline std::vector<long> sizes_from_env(std::vector<long> defaults) {
 }
 
 // An equilibrated fluid, made once per (kind, natoms) and cached:
+//  water:     SPC/E from mdcore's generator (lattice start relaxed by the generator);
 //  lammps-lj: in.lj start (fcc, T* 3) then 200 NVE steps, as in.lj itself melts;
 //  argon:     Rahman's state point, melted at 300 K and v-rescaled to 94.4 K over
 //             300 steps, then the reference temperature set back to 94.4 K.
@@ -70,6 +71,15 @@ inline const mdcore::System& equilibrated_system(const std::string& kind, long n
     if (slot) return *slot;
 
     const auto t0 = std::chrono::steady_clock::now();
+    if (kind == "water") {
+        // SPC/E with PME and SETTLE: the generator relaxes its lattice start.
+        mdcore::WaterSpec water;
+        water.nwater = natoms / 3;
+        water.seed = 1987;
+        water.threads = 1;
+        slot = std::make_unique<mdcore::System>(mdcore::make_water_system(water));
+        return *slot;
+    }
     mdcore::LjFluidSpec spec;
     mdcore::RunControl control;
     double final_temperature = 0.0;

@@ -1,4 +1,4 @@
-// Nonbonded kernel throughput: one force evaluation (MdRunner::compute_forces, i.e.
+// Nonbonded kernel throughput: one force evaluation (MdRunner::compute_nonbonded, i.e.
 // float coordinate update + cluster kernels + per-thread force reduction, exactly
 // what `mdcore run` times as "nonbonded") over a fixed pair list built once by
 // MdRunner::search() before the timed loop, for every cluster shape x SIMD level.
@@ -6,6 +6,7 @@
 //   BM_Nonbonded/<shape>/<simd>/<natoms>/threads:<t>        lammps-lj (in.lj state), no energies
 //   BM_NonbondedEnergy/<shape>/<simd>/<natoms>/threads:1    same with energies (largest size)
 //   BM_NonbondedArgon/<shape>/<simd>/<natoms>/threads:1     liquid argon, 94.4 K (smallest size)
+//   BM_NonbondedWater/<shape>/<simd>/3000/threads:1         SPC/E: the Ewald real-space kernels
 //
 // Counters: pairs/s      atom pairs in the kernel's (inner) list per second, masked lanes included
 //           cutoff_pairs/s  pairs within rc per second
@@ -33,12 +34,12 @@ void bm_nonbonded(benchmark::State& state, const std::string& kind, long natoms,
         mdbench::Fixture fx(source, shape, level, threads);
         fx.md->search();  // grid + outer list, pruned to the inner list (dual list)
         // pairs_in_cutoff is counted by every kernel variant; one evaluation also warms caches.
-        const auto first = fx.md->compute_forces(EnergyOutput::Yes);
+        const auto first = fx.md->compute_nonbonded(EnergyOutput::Yes);
         const double list_pairs = fx.md->inner_list().atom_pairs();
         const double in_cutoff = first.pairs_in_cutoff;
 
         for (auto _ : state) {
-            auto e = fx.md->compute_forces(energy);
+            auto e = fx.md->compute_nonbonded(energy);  // kernels only: no PME mesh
             benchmark::DoNotOptimize(e);
             benchmark::ClobberMemory();
         }
@@ -79,6 +80,8 @@ void register_all() {
         add("BM_NonbondedEnergy", "lammps-lj", largest, shape, level, 1, EnergyOutput::Yes);
     for (const auto& [shape, level] : variants)
         add("BM_NonbondedArgon", "argon", smallest, shape, level, 1, EnergyOutput::No);
+    for (const auto& [shape, level] : variants)
+        add("BM_NonbondedWater", "water", 3000, shape, level, 1, EnergyOutput::No);
 }
 
 }  // namespace

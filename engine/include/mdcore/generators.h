@@ -54,16 +54,18 @@ struct WaterSpec {
     double rc = 1.0;              // nm
     double dt = 0.002;            // ps
     std::uint64_t seed = 1;
-    int relax_steps = 300;        // short thermostatted MD from the lattice start (0: none)
+    int relax_steps = 200;        // seam relaxation steps (0: none)
     int threads = 0;              // for the relaxation run (0: all cores)
 };
 
 // SPC/E water (Berendsen et al. 1987: O sigma 0.316557 nm, epsilon 0.650194
 // kJ/mol, q_O -0.8476, q_H +0.4238, rigid by SETTLE with d_OH 0.1, d_HH 0.163299)
 // with optional NaCl using the Joung & Cheatham (J. Phys. Chem. B 112, 9020 (2008))
-// SPC/E-compatible ion parameters, Lorentz-Berthelot combination. Molecules start
-// on a cubic lattice with random orientations and are relaxed by relax_steps of
-// MD (0.5 fs, strong v-rescale coupling) so the box is stable from its first step.
+// SPC/E-compatible ion parameters, Lorentz-Berthelot combination. The box is cut
+// from periodic copies of an equilibrated 1000-molecule cell shipped with mdcore
+// (engine/data), its origin shifted by the seed; where copies meet (and around
+// ions) relax_steps of MD at 0.5 fs with strong v-rescale coupling relax the
+// contacts, so the box starts near equilibrium at 300 K.
 System make_water_system(const WaterSpec& spec);
 
 // Removes velocity components along constraints, zeroes total momentum and scales

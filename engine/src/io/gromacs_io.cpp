@@ -630,6 +630,25 @@ private:
 GroFile read_gro(const std::string& path) {
     const auto lines = read_lines(path);
     if (!lines) throw InputError(path + ": cannot open .gro file");
+    return parse_gro_lines(*lines, path);
+}
+
+GroFile parse_gro_text(const std::string& text, const std::string& name) {
+    std::vector<std::string> lines;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        std::string line = text.substr(start, end - start);
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        lines.push_back(std::move(line));
+        start = end + 1;
+    }
+    return parse_gro_lines(lines, name);
+}
+
+GroFile parse_gro_lines(const std::vector<std::string>& all_lines, const std::string& path) {
+    const auto* lines = &all_lines;
     const auto line_at = [&](std::size_t index, const std::string& expected) -> const std::string& {
         if (index >= lines->size())
             fail({path, static_cast<int>(index) + 1}, "unexpected end of file (expected " + expected + ")");

@@ -24,6 +24,9 @@ struct GroFile {
 };
 
 GroFile read_gro(const std::string& path);
+// The same from text in memory (name is used in error messages) or from lines.
+GroFile parse_gro_text(const std::string& text, const std::string& name);
+GroFile parse_gro_lines(const std::vector<std::string>& lines, const std::string& name);
 
 // Builds a System from a .gro and a .top. Supported .top subset: [ defaults ]
 // (nbfunc 1, comb-rule 1, 2, 3), [ atomtypes ], [ moleculetype ], [ atoms ],

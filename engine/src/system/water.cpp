@@ -5,11 +5,16 @@
 #include <string>
 
 #include "integrate/settle.h"
+#include "io/gromacs_io.h"
 #include "mdcore/engine.h"
 #include "mdcore/generators.h"
 #include "mdcore/units.h"
 
 namespace mdcore {
+
+// The equilibrated cell, embedded by CMake from engine/data/spce_1000_300K.gro.
+extern const char* const kEquilibratedWaterCell;
+
 namespace {
 
 constexpr double kMassO = 15.9994, kMassH = 1.008, kMassNa = 22.98977, kMassCl = 35.453;
@@ -23,17 +28,6 @@ AtomType lj_type(const char* name, double sigma, double epsilon) {
     t.c6 = 4.0 * epsilon * std::pow(sigma, 6);
     t.c12 = 4.0 * epsilon * std::pow(sigma, 12);
     return t;
-}
-
-// Uniform random rotation matrix (Shoemake's quaternion method).
-std::array<Vec3, 3> random_rotation(std::mt19937_64& rng) {
-    std::uniform_real_distribution<double> u(0.0, 1.0);
-    const double u1 = u(rng), u2 = 2 * M_PI * u(rng), u3 = 2 * M_PI * u(rng);
-    const double a = std::sqrt(1 - u1), b = std::sqrt(u1);
-    const double w = a * std::sin(u2), x = a * std::cos(u2), y = b * std::sin(u3), z = b * std::cos(u3);
-    return {Vec3{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
-            Vec3{2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
-            Vec3{2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}};
 }
 
 }  // namespace
@@ -70,6 +64,109 @@ void assign_constrained_velocities(System& sys, double temperature, std::uint64_
     for (std::size_t a = 0; a < n; ++a) sys.velocities[a] = {vx[a] * scale, vy[a] * scale, vz[a] * scale};
 }
 
+namespace {
+
+struct Molecule {
+    Vec3 o, h1, h2;  // h1, h2 at the image nearest o
+};
+
+Vec3 sub(const Vec3& a, const Vec3& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
+double dot(const Vec3& a, const Vec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+Vec3 scaled(const Vec3& a, double s) { return {a[0] * s, a[1] * s, a[2] * s}; }
+Vec3 normalized(const Vec3& a) { return scaled(a, 1.0 / std::sqrt(dot(a, a))); }
+
+// The embedded cell's waters, with exact SPC/E geometry restored (the .gro keeps
+// 0.001 nm, which would leave SETTLE's reference geometry off by ~1 %).
+std::vector<Molecule> equilibrated_cell(double& edge) {
+    static const GroFile gro = parse_gro_text(kEquilibratedWaterCell, "engine/data/spce_1000_300K.gro");
+    edge = gro.box.lengths[0];
+    std::vector<Molecule> mols;
+    const double half_angle = std::asin(0.5 * kDhh / kDoh);
+    for (std::size_t a = 0; a + 2 < gro.positions.size(); a += 3) {
+        const Vec3 o = gro.positions[a];
+        Vec3 d1 = sub(gro.positions[a + 1], o), d2 = sub(gro.positions[a + 2], o);
+        for (int d = 0; d < 3; ++d) {
+            d1[d] -= edge * std::round(d1[d] / edge);
+            d2[d] -= edge * std::round(d2[d] / edge);
+        }
+        const Vec3 bisector = normalized({d1[0] + d2[0], d1[1] + d2[1], d1[2] + d2[2]});
+        const Vec3 in_plane = normalized(sub(d1, scaled(bisector, dot(d1, bisector))));
+        const double c = kDoh * std::cos(half_angle), s = kDoh * std::sin(half_angle);
+        Molecule m;
+        m.o = o;
+        for (int d = 0; d < 3; ++d) {
+            m.h1[d] = o[d] + c * bisector[d] + s * in_plane[d];
+            m.h2[d] = o[d] + c * bisector[d] - s * in_plane[d];
+        }
+        mols.push_back(m);
+    }
+    return mols;
+}
+
+// Waters whose oxygen falls in [0, cut)^3 of the cell tiled periodically, after
+// shifting the cell origin by `shift` (seed-dependent configurations).
+std::vector<Molecule> tile(const std::vector<Molecule>& cell, double edge, double cut, const Vec3& shift) {
+    const int k = static_cast<int>(std::ceil(cut / edge));
+    std::vector<Molecule> out;
+    for (int ix = 0; ix < k; ++ix)
+        for (int iy = 0; iy < k; ++iy)
+            for (int iz = 0; iz < k; ++iz)
+                for (const Molecule& m : cell) {
+                    Vec3 o;
+                    for (int d = 0; d < 3; ++d) {
+                        double w = m.o[d] + shift[d];
+                        w -= edge * std::floor(w / edge);
+                        o[d] = w + edge * (d == 0 ? ix : d == 1 ? iy : iz);
+                    }
+                    if (o[0] >= cut || o[1] >= cut || o[2] >= cut) continue;
+                    const Vec3 delta = sub(o, m.o);
+                    out.push_back({o, {m.h1[0] + delta[0], m.h1[1] + delta[1], m.h1[2] + delta[2]},
+                                   {m.h2[0] + delta[0], m.h2[1] + delta[1], m.h2[2] + delta[2]}});
+                }
+    return out;
+}
+
+// Removes molecules whose oxygen is closer than min_oo to an earlier kept one
+// (minimum image in a cubic box of edge `box`): tiles cut at arbitrary planes put
+// unrelated molecules face to face across the periodic boundary.
+std::vector<Molecule> remove_clashes(const std::vector<Molecule>& mols, double box, double min_oo) {
+    const int nc = std::max(1, static_cast<int>(box / min_oo));
+    const double cell = box / nc;
+    std::vector<std::vector<int>> bins(static_cast<std::size_t>(nc) * nc * nc);
+    auto bin_of = [&](const Vec3& p, int d) {
+        double w = p[d] - box * std::floor(p[d] / box);
+        return std::min(nc - 1, static_cast<int>(w / cell));
+    };
+    std::vector<Molecule> kept;
+    for (const Molecule& m : mols) {
+        const int bx = bin_of(m.o, 0), by = bin_of(m.o, 1), bz = bin_of(m.o, 2);
+        bool clash = false;
+        for (int dx = -1; dx <= 1 && !clash; ++dx)
+            for (int dy = -1; dy <= 1 && !clash; ++dy)
+                for (int dz = -1; dz <= 1 && !clash; ++dz) {
+                    const int b = ((bx + dx + nc) % nc) + nc * (((by + dy + nc) % nc) + nc * ((bz + dz + nc) % nc));
+                    for (int other : bins[b]) {
+                        double r2 = 0;
+                        for (int d = 0; d < 3; ++d) {
+                            double v = m.o[d] - kept[other].o[d];
+                            v -= box * std::round(v / box);
+                            r2 += v * v;
+                        }
+                        if (r2 < min_oo * min_oo) {
+                            clash = true;
+                            break;
+                        }
+                    }
+                }
+        if (clash) continue;
+        bins[bx + nc * (by + nc * bz)].push_back(static_cast<int>(kept.size()));
+        kept.push_back(m);
+    }
+    return kept;
+}
+
+}  // namespace
+
 System make_water_system(const WaterSpec& spec) {
     if (spec.nwater <= 0) throw std::invalid_argument("--nwater must be positive");
     if (!(spec.density > 0)) throw std::invalid_argument("--density must be positive");
@@ -81,12 +178,43 @@ System make_water_system(const WaterSpec& spec) {
     const double length = std::cbrt(volume);
     const long npairs = std::lround(spec.nacl_molar * volume * 1e-24 * units::kAvogadro);
     if (2 * npairs >= spec.nwater) throw std::invalid_argument("--nacl is too high for --nwater");
-    const long nmol = spec.nwater;  // lattice sites; 2*npairs of them become ions
+
+    // Tile the equilibrated cell; cut a cube that holds at least nwater oxygens,
+    // drop the surplus nearest the cut faces (where tiles meet unlike neighbours
+    // anyway), then scale molecule positions to the exact box.
+    double edge = 0.0;
+    const std::vector<Molecule> cell = equilibrated_cell(edge);
+    std::mt19937_64 rng(spec.seed);
+    std::uniform_real_distribution<double> uniform(0.0, edge);
+    const Vec3 shift{uniform(rng), uniform(rng), uniform(rng)};
+    const double cell_density = cell.size() / (edge * edge * edge);
+    double cut = std::cbrt(spec.nwater / cell_density);
+    // A whole number of cells tiles exactly: no seams, nothing to relax.
+    const double whole = std::round(cut / edge);
+    if (whole >= 1 && std::abs(cut - whole * edge) < 1e-6 * edge) cut = whole * edge;
+    // O-O closer than 0.25 nm (the first peak of g(r) is at 0.28) marks a seam clash.
+    constexpr double kMinOO = 0.25;
+    std::vector<Molecule> mols = remove_clashes(tile(cell, edge, cut, shift), cut, kMinOO);
+    while (static_cast<long>(mols.size()) < spec.nwater) {
+        cut *= 1.001;
+        mols = remove_clashes(tile(cell, edge, cut, shift), cut, kMinOO);
+    }
+    if (static_cast<long>(mols.size()) > spec.nwater) {
+        auto face_distance = [&](const Molecule& m) {
+            double d = cut;
+            for (int k = 0; k < 3; ++k) d = std::min({d, m.o[k], cut - m.o[k]});
+            return d;
+        };
+        std::stable_sort(mols.begin(), mols.end(),
+                         [&](const Molecule& a, const Molecule& b) { return face_distance(a) > face_distance(b); });
+        mols.resize(spec.nwater);
+    }
+    const double scale = length / cut;
+    const bool seams = std::abs(cut / edge - std::round(cut / edge)) > 1e-9;
 
     System sys;
     sys.kind = npairs > 0 ? "water-ions" : "water";
     sys.box.lengths = {length, length, length};
-    // Types: OW, HW (no LJ), Na, Cl.
     // Ion types only when ions exist: water alone keeps a geometric LJ matrix,
     // which the kernels evaluate without table gathers.
     sys.atom_types = {lj_type("OW", 0.316557, 0.650194), lj_type("HW", 0.0, 0.0)};
@@ -96,32 +224,26 @@ System make_water_system(const WaterSpec& spec) {
     }
     sys.lj = make_lj_matrix(sys.atom_types, CombinationRule::LorentzBerthelot);
 
-    std::mt19937_64 rng(spec.seed);
-    // Which sites become ions: a seeded shuffle picks 2*npairs sites.
-    std::vector<int> role(nmol, 0);  // 0 water, 1 Na, 2 Cl
+    // Which molecules become ions: a seeded shuffle picks 2*npairs of them.
+    std::vector<int> role(mols.size(), 0);  // 0 water, 1 Na, 2 Cl
     {
-        std::vector<long> idx(nmol);
-        for (long k = 0; k < nmol; ++k) idx[k] = k;
+        std::vector<std::size_t> idx(mols.size());
+        for (std::size_t k = 0; k < idx.size(); ++k) idx[k] = k;
         std::shuffle(idx.begin(), idx.end(), rng);
         for (long k = 0; k < npairs; ++k) {
             role[idx[2 * k]] = 1;
             role[idx[2 * k + 1]] = 2;
         }
     }
-    long ncell = 1;
-    while (ncell * ncell * ncell < nmol) ++ncell;
-    const long nsites = ncell * ncell * ncell;
-    const double a = length / ncell;
-    const double half_angle = std::asin(0.5 * kDhh / kDoh);
-    const Vec3 h_local[2] = {{kDoh * std::sin(half_angle), kDoh * std::cos(half_angle), 0.0},
-                             {-kDoh * std::sin(half_angle), kDoh * std::cos(half_angle), 0.0}};
     int resnr = 0;
-    for (long k = 0; k < nmol; ++k) {
-        const long site = k * nsites / nmol;
-        const Vec3 o{(site % ncell + 0.5) * a, ((site / ncell) % ncell + 0.5) * a, (site / (ncell * ncell) + 0.5) * a};
+    for (std::size_t k = 0; k < mols.size(); ++k) {
         ++resnr;
+        const Vec3 o = scaled(mols[k].o, scale);
+        const Vec3 delta = sub(o, mols[k].o);
         auto add = [&](const Vec3& p, int type, double q, double m, const char* atom, const char* res) {
-            sys.positions.push_back(p);
+            Vec3 w = p;
+            for (double& c : w) c -= length * std::floor(c / length);
+            sys.positions.push_back(w);
             sys.type.push_back(type);
             sys.charge.push_back(q);
             sys.mass.push_back(m);
@@ -137,15 +259,10 @@ System make_water_system(const WaterSpec& spec) {
             add(o, 3, -1.0, kMassCl, "CL", "CL");
             continue;
         }
-        const auto rot = random_rotation(rng);
         const int io = static_cast<int>(sys.positions.size());
         add(o, 0, -0.8476, kMassO, "OW", "SOL");
-        for (int h = 0; h < 2; ++h) {
-            Vec3 p = o;
-            for (int d = 0; d < 3; ++d)
-                for (int e = 0; e < 3; ++e) p[d] += rot[d][e] * h_local[h][e];
-            add(p, 1, 0.4238, kMassH, h == 0 ? "HW1" : "HW2", "SOL");
-        }
+        add({mols[k].h1[0] + delta[0], mols[k].h1[1] + delta[1], mols[k].h1[2] + delta[2]}, 1, 0.4238, kMassH, "HW1", "SOL");
+        add({mols[k].h2[0] + delta[0], mols[k].h2[1] + delta[1], mols[k].h2[2] + delta[2]}, 1, 0.4238, kMassH, "HW2", "SOL");
         sys.settles.push_back({io, io + 1, io + 2, kDoh, kDhh});
     }
     const std::size_t n = sys.positions.size();
@@ -155,17 +272,16 @@ System make_water_system(const WaterSpec& spec) {
         sys.exclusions[s.h1] = {s.o, s.h2};
         sys.exclusions[s.h2] = {s.o, s.h1};
     }
-    for (auto& p : sys.positions)
-        for (int d = 0; d < 3; ++d) p[d] -= length * std::floor(p[d] / length);
     sys.removed_dof = 3 + 3 * static_cast<int>(sys.settles.size());
     sys.rc = spec.rc;
     sys.dt = spec.dt;
     sys.temperature = spec.temperature;
     assign_constrained_velocities(sys, spec.temperature, spec.seed);
 
-    if (spec.relax_steps > 0) {
-        // Random orientations leave a few hot contacts: relax them with small steps
-        // and strong coupling, then restore the requested time step and velocities.
+    if (spec.relax_steps > 0 && (seams || npairs > 0)) {
+        // Where tiles meet (and around new ions) a few contacts are strained: relax
+        // them with small steps and strong coupling, then restore the time step
+        // and fresh velocities. A box of whole cells needs none of this.
         const double dt = sys.dt;
         sys.dt = 0.0005;
         RunConfig cfg;
