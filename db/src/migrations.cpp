@@ -117,8 +117,86 @@ CREATE INDEX bench_results_by_name ON bench_results(name);
 CREATE INDEX bench_results_by_run ON bench_results(run_id);
 )sql";
 
+// v4: MPI collective tuning (benchmarks/mpi, `mdtune mpi`). One row per
+// measured (layout, collective, algorithm variant, message size); a re-measure
+// replaces its row. Rules files evaluated against Open MPI's defaults keep the
+// paired latencies; fitted selection models keep features, coefficients and CV.
+constexpr const char* kV4 = R"sql(
+CREATE TABLE mpi_sweeps(
+  id INTEGER PRIMARY KEY,
+  hardware_id TEXT NOT NULL,
+  mpi_library TEXT NOT NULL,
+  launcher TEXT NOT NULL,
+  settings_json TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('running', 'done', 'interrupted')),
+  started_at TEXT NOT NULL,
+  finished_at TEXT
+);
+CREATE TABLE mpi_results(
+  id INTEGER PRIMARY KEY,
+  sweep_id INTEGER,
+  hardware_id TEXT NOT NULL,
+  mpi_library TEXT NOT NULL,          -- e.g. 'Open MPI 4.1.4'
+  nodes INTEGER NOT NULL CHECK (nodes >= 1),
+  ppn INTEGER NOT NULL CHECK (ppn >= 1),
+  ranks INTEGER NOT NULL CHECK (ranks >= 1),
+  collective TEXT NOT NULL,
+  selection TEXT NOT NULL CHECK (selection IN ('forced', 'default')),
+  algorithm INTEGER NOT NULL,         -- coll_tuned id; 0 = Open MPI's own decision
+  segsize INTEGER NOT NULL,
+  faninout INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  iterations INTEGER NOT NULL,
+  warmup INTEGER NOT NULL,
+  lat_min_us REAL,
+  lat_avg_us REAL,
+  lat_max_us REAL,
+  lat_median_us REAL,
+  lat_p10_us REAL,                    -- 10th percentile of the slowest rank: what selection uses
+  status TEXT NOT NULL CHECK (status IN ('ok', 'incorrect', 'failed')),
+  error TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  UNIQUE (hardware_id, mpi_library, nodes, ppn, collective, selection, algorithm, segsize, faninout, bytes)
+);
+CREATE INDEX mpi_results_by_collective ON mpi_results(hardware_id, collective, ranks);
+CREATE TABLE mpi_rules_files(
+  digest TEXT PRIMARY KEY,
+  text TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE TABLE mpi_rules_evals(
+  id INTEGER PRIMARY KEY,
+  digest TEXT NOT NULL REFERENCES mpi_rules_files(digest),
+  hardware_id TEXT NOT NULL,
+  mpi_library TEXT NOT NULL,
+  nodes INTEGER NOT NULL,
+  ppn INTEGER NOT NULL,
+  ranks INTEGER NOT NULL,
+  collective TEXT NOT NULL,
+  bytes INTEGER NOT NULL,
+  rounds INTEGER NOT NULL,
+  default_us REAL NOT NULL,           -- 10th percentile of the slowest rank, median over rounds
+  rules_us REAL NOT NULL,
+  default_median_us REAL,             -- the same with the median over iterations
+  rules_median_us REAL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX mpi_rules_evals_by_digest ON mpi_rules_evals(digest);
+CREATE TABLE mpi_models(
+  id INTEGER PRIMARY KEY,
+  hardware_id TEXT NOT NULL,
+  mpi_library TEXT NOT NULL,
+  collective TEXT NOT NULL,
+  feature_set TEXT NOT NULL,
+  model_json TEXT NOT NULL,
+  cv_json TEXT NOT NULL,
+  training_rows INTEGER NOT NULL,
+  created_at TEXT NOT NULL
+);
+)sql";
+
 // kMigrations[i] takes the schema from version i to i+1.
-constexpr std::array<const char*, 3> kMigrations{kV1, kV2, kV3};
+constexpr std::array<const char*, 4> kMigrations{kV1, kV2, kV3, kV4};
 static_assert(kMigrations.size() == kSchemaVersion, "one migration per schema version");
 
 std::atomic<int> g_failing_migration{0};

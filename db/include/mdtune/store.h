@@ -18,7 +18,7 @@ struct DbError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 // A trial as stored (and as exported / merged).
 struct StoredTrial {

@@ -12,6 +12,12 @@ int sweep_command(const Args& args);
 int show_command(const Args& args);
 int db_command(const Args& args);
 int hw_command(const Args& args);
+int fit_command(const Args& args);       // models: model_commands.cpp
+int predict_command(const Args& args);
+int tune_command(const Args& args);
+int compare_command(const Args& args);
+int bench_command(const Args& args);     // performance regression: bench_command.cpp
+int mpi_command(const Args& args);       // MPI collective tuning: mpi_command.cpp
 
 // The mdcore executable next to this one, or "mdcore" on PATH.
 std::string default_mdcore_path();

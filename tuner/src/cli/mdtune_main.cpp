@@ -20,7 +20,13 @@ constexpr const char* kUsage =
     "  db merge OUT.db IN.db...\n"
     "  db export [--db mdtune.db] [--format csv|json] [--sweep ID] [--kind K] [--natoms N]\n"
     "            [--status S] [--hardware ID]\n"
-    "  hw [--json]\n";
+    "  hw [--json]\n"
+    "  fit [--db F] [--model auto|ridge|cost|knn]\n"
+    "  predict [--db F] --system KIND --natoms N [--hardware this|ID] [--top K] [--json]\n"
+    "  tune --system KIND --natoms N [--db F] [--budget N] [--top K]\n"
+    "  compare --hardware A,B[,...] [--db F] [--systems KIND:N,...] [--price A=X,...] [--watts A=W,...] [--plot out.svg]\n"
+    "  bench run|ingest|compare|history ...   (mdtune bench --help)\n"
+    "  mpi sweep|rules|show ...               (mdtune mpi --help)\n";
 
 }  // namespace
 
@@ -51,6 +57,12 @@ int main(int argc, char** argv) {
         if (args[0] == "show") return mdtune::cli::show_command(rest);
         if (args[0] == "db") return mdtune::cli::db_command(rest);
         if (args[0] == "hw") return mdtune::cli::hw_command(rest);
+        if (args[0] == "fit") return mdtune::cli::fit_command(rest);
+        if (args[0] == "predict") return mdtune::cli::predict_command(rest);
+        if (args[0] == "tune") return mdtune::cli::tune_command(rest);
+        if (args[0] == "compare") return mdtune::cli::compare_command(rest);
+        if (args[0] == "bench") return mdtune::cli::bench_command(rest);
+        if (args[0] == "mpi") return mdtune::cli::mpi_command(rest);
         throw mdcore::cli::UsageError("unknown command '" + args[0] + "'");
     } catch (const mdcore::cli::UsageError& e) {
         std::cerr << "mdtune: error: " << e.what() << "\n" << kUsage;

@@ -1,0 +1,155 @@
+// Integration kernels on sorted SoA state:
+//
+//   BM_LeapFrog/<natoms>/threads:<t>        leapfrog_update(): v += F/m dt, x += v dt and 2 KE, on the
+//                                           argon fluid's lattice start (no constraints)
+//   BM_Settle/water/<natoms>/threads:<t>    settle_positions() for every molecule of an SPC/E box, with
+//                                           velocity correction and periodic images
+//   BM_Update/water/<natoms>/threads:<t>    MdRunner::update(): leap-frog + SETTLE + kinetic energy, as
+//                                           every MD step of a water box does
+//
+// Counters: atoms/s (BM_Settle also molecules/s). Sizes: $MDT_BENCH_SIZES for the
+// LJ fluid (default 4000,32000), $MDT_BENCH_WATER_SIZES for water (default 3000).
+// Repeated calls must stay valid for any iteration count:
+//  - BM_LeapFrog: forces are fixed, so atoms drift ballistically; the arithmetic
+//    per atom does not depend on the values.
+//  - BM_Settle: from the second call on, the positions already satisfy the
+//    constraints; SETTLE's closed-form solution does the same work regardless.
+//  - BM_Update: forces are zeroed (free rigid-body motion), so SETTLE never meets
+//    a molecule that moved too far, however many steps Google Benchmark takes.
+// A build with -DMDT_INJECT_SLOWDOWN_PERCENT=P runs BM_LeapFrog on P % more atoms
+// than its name says (bench_water.h): the gate's known slowdown.
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "bench_water.h"
+#include "integrate/leapfrog.h"
+#include "integrate/settle.h"
+
+namespace {
+
+using mdbench::str;
+
+void bm_leapfrog(benchmark::State& state, long natoms, int threads) {
+    try {
+        mdcore::LjFluidSpec spec = mdcore::argon_spec();
+        spec.natoms = natoms;
+        spec.seed = 1964;
+        const mdcore::System sys = mdcore::make_lj_fluid(spec, "argon");
+        // The injected slowdown: extra atoms (copies) in the same kernel call.
+        const auto n = static_cast<std::size_t>(std::lround(natoms * (1.0 + mdbench::kInjectedSlowdown)));
+        mdcore::SortedState s;
+        s.resize(n);
+        std::mt19937_64 rng(42);
+        std::normal_distribution<double> force(0.0, 200.0);  // kJ/mol/nm, liquid-argon magnitude
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::size_t a = i % sys.natoms();
+            s.x[i] = sys.positions[a][0];
+            s.y[i] = sys.positions[a][1];
+            s.z[i] = sys.positions[a][2];
+            s.vx[i] = sys.velocities[a][0];
+            s.vy[i] = sys.velocities[a][1];
+            s.vz[i] = sys.velocities[a][2];
+            s.mass[i] = sys.mass[a];
+            s.inv_mass[i] = 1.0 / sys.mass[a];
+            s.fx[i] = static_cast<float>(force(rng));
+            s.fy[i] = static_cast<float>(force(rng));
+            s.fz[i] = static_cast<float>(force(rng));
+        }
+        for (auto _ : state) {
+            benchmark::DoNotOptimize(mdcore::leapfrog_update(s, sys.dt, 1.0, threads));
+            benchmark::ClobberMemory();
+        }
+        state.counters["atoms/s"] = mdbench::rate(static_cast<double>(natoms));
+        state.SetLabel(mdbench::kInjectedSlowdown > 0 ? "argon, INJECTED SLOWDOWN" : "argon");
+    } catch (const std::exception& e) {
+        state.SkipWithError(e.what());
+    }
+}
+
+void bm_settle(benchmark::State& state, long natoms, int threads) {
+    try {
+        const mdcore::System& sys = mdbench::water_box(natoms);
+        const std::size_t n = sys.natoms();
+        std::vector<double> xr(n), yr(n), zr(n), x(n), y(n), z(n), vx(n), vy(n), vz(n);
+        for (std::size_t a = 0; a < n; ++a) {
+            xr[a] = sys.positions[a][0];
+            yr[a] = sys.positions[a][1];
+            zr[a] = sys.positions[a][2];
+            vx[a] = sys.velocities[a][0];
+            vy[a] = sys.velocities[a][1];
+            vz[a] = sys.velocities[a][2];
+            // One unconstrained step: what SETTLE sees after the leap-frog update.
+            x[a] = xr[a] + vx[a] * sys.dt;
+            y[a] = yr[a] + vy[a] * sys.dt;
+            z[a] = zr[a] + vz[a] * sys.dt;
+        }
+        std::vector<mdcore::SettleTriple> mols;
+        for (const auto& s : sys.settles) mols.push_back({s.o, s.h1, s.h2});
+        const mdcore::SettleParameters params = mdcore::settle_parameters(sys);
+        const mdcore::SettleArrays arrays{xr.data(), yr.data(), zr.data(), x.data(), y.data(), z.data(),
+                                          vx.data(), vy.data(), vz.data(), sys.box.lengths.data()};
+        for (auto _ : state) {
+            mdcore::settle_positions(params, mols, arrays, sys.dt, threads);
+            benchmark::ClobberMemory();
+        }
+        state.counters["atoms/s"] = mdbench::rate(static_cast<double>(n));
+        state.counters["molecules/s"] = mdbench::rate(static_cast<double>(mols.size()));
+        state.SetLabel("SPC/E, " + std::to_string(mols.size()) + " molecules");
+    } catch (const std::exception& e) {
+        state.SkipWithError(e.what());
+    }
+}
+
+void bm_update(benchmark::State& state, long natoms, int threads) {
+    try {
+        const mdcore::System& sys = mdbench::water_box(natoms);
+        mdbench::Fixture fx(sys, mdcore::ClusterShape::k4x4, mdcore::SimdLevel::Auto, threads);
+        fx.md->search();  // sorts the state and builds the SETTLE index
+        mdcore::SortedState& s = fx.md->state();
+        std::fill(s.fx.begin(), s.fx.end(), 0.0f);
+        std::fill(s.fy.begin(), s.fy.end(), 0.0f);
+        std::fill(s.fz.begin(), s.fz.end(), 0.0f);
+        for (auto _ : state) {
+            benchmark::DoNotOptimize(fx.md->update(fx.config.dt, 1.0));
+            benchmark::ClobberMemory();
+        }
+        state.counters["atoms/s"] = mdbench::rate(static_cast<double>(sys.natoms()));
+        state.SetLabel("SPC/E leap-frog + SETTLE");
+    } catch (const std::exception& e) {
+        state.SkipWithError(e.what());
+    }
+}
+
+void register_all() {
+    for (long n : mdbench::sizes_from_env({4000, 32000}))
+        for (int threads : {1, 2}) {
+            const std::string name = "BM_LeapFrog/" + std::to_string(n) + "/threads:" + std::to_string(threads);
+            benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& st) { bm_leapfrog(st, n, threads); })
+                ->UseRealTime()
+                ->Unit(benchmark::kMicrosecond);
+        }
+    for (long n : mdbench::water_sizes())
+        for (int threads : {1, 2}) {
+            const std::string suffix = "/water/" + std::to_string(n) + "/threads:" + std::to_string(threads);
+            benchmark::RegisterBenchmark(("BM_Settle" + suffix).c_str(), [=](benchmark::State& st) {
+                bm_settle(st, n, threads);
+            })->UseRealTime()->Unit(benchmark::kMicrosecond);
+            benchmark::RegisterBenchmark(("BM_Update" + suffix).c_str(), [=](benchmark::State& st) {
+                bm_update(st, n, threads);
+            })->UseRealTime()->Unit(benchmark::kMicrosecond);
+        }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    mdbench::add_context();
+    mdbench::add_slowdown_context();
+    register_all();
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -1,0 +1,361 @@
+#include "mdtune/bench/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "mdtune/bench/mann_whitney.h"
+
+namespace mdtune::bench {
+namespace {
+
+constexpr double kIqrPerSigma = 1.349;   // IQR of a normal distribution in sigmas
+constexpr double kZPower80 = 0.8416;     // one-sided z for 80 % power
+// Asymptotic relative efficiency of the U test vs the t test is 3/pi under
+// normality: it needs pi/3 times the samples, i.e. sqrt(pi/3) times the shift.
+const double kRankEfficiency = std::sqrt(M_PI / 3.0);
+
+std::string pct(double x, int digits = 1) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.*f%%", digits, 100.0 * x);
+    return buf;
+}
+
+std::string plain_pct(double x, int digits = 1) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.*f%%", digits, 100.0 * x);
+    return buf;
+}
+
+std::string pvalue_text(double p) {
+    char buf[32];
+    if (p < 1e-4) std::snprintf(buf, sizeof buf, "%.1e", p);
+    else std::snprintf(buf, sizeof buf, "%.4f", p);
+    return buf;
+}
+
+// Smallest two-sided p-value a U test with these sizes can give (complete separation).
+double min_p_value(std::size_t n1, std::size_t n2) {
+    double log_choose = std::lgamma(static_cast<double>(n1 + n2) + 1) - std::lgamma(static_cast<double>(n1) + 1) -
+                        std::lgamma(static_cast<double>(n2) + 1);
+    return std::min(1.0, 2.0 * std::exp(-log_choose));
+}
+
+int severity(Verdict v) {
+    switch (v) {
+        case Verdict::Regression: return 0;
+        case Verdict::TooNoisy: return 1;
+        case Verdict::Improvement: return 2;
+        case Verdict::NoChange: return 3;
+    }
+    return 4;
+}
+
+}  // namespace
+
+std::string_view to_string(Verdict v) {
+    switch (v) {
+        case Verdict::Regression: return "regression";
+        case Verdict::Improvement: return "improvement";
+        case Verdict::NoChange: return "no change";
+        case Verdict::TooNoisy: return "too noisy";
+    }
+    return "?";
+}
+
+double normal_two_sided_quantile(double alpha) {
+    if (!(alpha > 0 && alpha < 1)) throw std::invalid_argument("alpha must be in (0, 1)");
+    double lo = 0, hi = 40;  // erfc(z / sqrt 2) falls monotonically from 1
+    for (int i = 0; i < 200; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (std::erfc(mid / std::sqrt(2.0)) > alpha ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+double quantile(std::vector<double> v, double q) {
+    if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+    std::sort(v.begin(), v.end());
+    const double pos = q * static_cast<double>(v.size() - 1);
+    const auto i = static_cast<std::size_t>(std::floor(pos));
+    if (i + 1 >= v.size()) return v.back();
+    return v[i] + (pos - static_cast<double>(i)) * (v[i + 1] - v[i]);
+}
+
+double median(std::span<const double> values) { return quantile({values.begin(), values.end()}, 0.5); }
+
+double relative_spread(std::span<const double> values) {
+    if (values.size() < 2) return 0.0;
+    const std::vector<double> v(values.begin(), values.end());
+    const double m = quantile(v, 0.5);
+    if (!(m > 0)) return std::numeric_limits<double>::infinity();
+    return (quantile(v, 0.75) - quantile(v, 0.25)) / m;
+}
+
+BenchComparison compare_benchmark(const std::string& name, std::span<const double> baseline,
+                                  std::span<const double> candidate, const GateOptions& o) {
+    BenchComparison c;
+    c.name = name;
+    c.n_baseline = baseline.size();
+    c.n_candidate = candidate.size();
+    if (baseline.empty() || candidate.empty()) {
+        c.verdict = Verdict::TooNoisy;
+        c.reason = "no values on one side";
+        return c;
+    }
+    c.median_baseline = median(baseline);
+    c.median_candidate = median(candidate);
+    c.change = c.median_baseline > 0 ? c.median_candidate / c.median_baseline - 1.0 : 0.0;
+    const MannWhitney mw = mann_whitney_u(baseline, candidate);
+    c.p_value = mw.p_value;
+    c.exact_p = mw.exact;
+    c.spread_baseline = relative_spread(baseline);
+    c.spread_candidate = relative_spread(candidate);
+    const bool beyond = std::abs(c.change) > o.threshold;
+    const Verdict direction = c.change > 0 ? Verdict::Regression : Verdict::Improvement;
+
+    if (o.exact_counts) {
+        c.resolution = std::max(c.spread_baseline, c.spread_candidate);
+        if (c.resolution > o.threshold) {
+            c.verdict = Verdict::TooNoisy;
+            c.reason = "counts vary by " + plain_pct(c.resolution) + " between repetitions (not deterministic)";
+        } else if (beyond) {
+            c.verdict = direction;
+            c.reason = "count changed beyond +-" + plain_pct(o.threshold);
+        } else {
+            c.verdict = Verdict::NoChange;
+            c.reason = c.change == 0 ? "identical counts" : "within +-" + plain_pct(o.threshold);
+        }
+        return c;
+    }
+
+    const double z = normal_two_sided_quantile(o.alpha) + kZPower80;
+    const double sb = c.spread_baseline / kIqrPerSigma, sc = c.spread_candidate / kIqrPerSigma;
+    c.resolution = z * kRankEfficiency *
+                   std::sqrt(sb * sb / static_cast<double>(c.n_baseline) + sc * sc / static_cast<double>(c.n_candidate));
+    const auto n_min = static_cast<std::size_t>(std::max(1, o.min_repetitions));
+    if (c.n_baseline < n_min || c.n_candidate < n_min) {
+        c.verdict = Verdict::TooNoisy;
+        c.reason = std::to_string(c.n_baseline) + " vs " + std::to_string(c.n_candidate) + " repetitions; at least " +
+                   std::to_string(n_min) + " a side needed";
+        return c;
+    }
+    if (min_p_value(c.n_baseline, c.n_candidate) >= o.alpha) {
+        c.verdict = Verdict::TooNoisy;
+        c.reason = "too few repetitions to reach p < " + pvalue_text(o.alpha);
+        return c;
+    }
+    const bool significant = c.p_value < o.alpha;
+    if (significant && beyond) {
+        c.verdict = direction;
+        c.reason = "p < " + pvalue_text(o.alpha) + " and beyond +-" + plain_pct(o.threshold);
+    } else if (c.resolution > o.threshold) {
+        c.verdict = Verdict::TooNoisy;
+        c.reason = "spread " + plain_pct(c.spread_baseline) + "/" + plain_pct(c.spread_candidate) +
+                   " (IQR/median): resolves only +-" + plain_pct(c.resolution) + " > +-" + plain_pct(o.threshold);
+    } else {
+        c.verdict = Verdict::NoChange;
+        c.reason = significant ? "significant but within +-" + plain_pct(o.threshold)
+                               : "not significant; resolves +-" + plain_pct(c.resolution);
+    }
+    return c;
+}
+
+std::size_t GateReport::count(Verdict v) const {
+    return static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [v](const auto& r) { return r.verdict == v; }));
+}
+
+GateReport run_gate(const Samples& baseline, const Samples& candidate, const GateOptions& options) {
+    GateReport rep;
+    rep.options = options;
+    double log_sum = 0;
+    for (const auto& [name, base] : baseline) {
+        const auto it = candidate.find(name);
+        if (it == candidate.end()) {
+            rep.only_baseline.push_back(name);
+            continue;
+        }
+        BenchComparison c = compare_benchmark(name, base, it->second, options);
+        if (c.median_baseline > 0 && c.median_candidate > 0) {
+            log_sum += std::log(c.median_candidate / c.median_baseline);
+            ++rep.geomean_count;
+        }
+        rep.rows.push_back(std::move(c));
+    }
+    for (const auto& [name, values] : candidate)
+        if (!baseline.count(name)) rep.only_candidate.push_back(name);
+    rep.geomean_ratio = rep.geomean_count ? std::exp(log_sum / static_cast<double>(rep.geomean_count)) : 1.0;
+    std::stable_sort(rep.rows.begin(), rep.rows.end(), [](const auto& a, const auto& b) {
+        if (severity(a.verdict) != severity(b.verdict)) return severity(a.verdict) < severity(b.verdict);
+        return std::abs(a.change) > std::abs(b.change);
+    });
+    return rep;
+}
+
+double parse_threshold(std::string_view text) {
+    if (text.empty() || text.back() != '%')
+        throw std::invalid_argument("'" + std::string(text) + "' is not a percentage (e.g. 3%)");
+    const std::string number(text.substr(0, text.size() - 1));
+    char* end = nullptr;
+    const double v = std::strtod(number.c_str(), &end);
+    if (number.empty() || end != number.c_str() + number.size() || !std::isfinite(v) || v <= 0 || v >= 100)
+        throw std::invalid_argument("'" + std::string(text) + "' is not a percentage in (0%, 100%)");
+    return v / 100.0;
+}
+
+std::string format_value(double v, bool instructions) {
+    char buf[48];
+    if (instructions) {
+        if (v >= 1e9) std::snprintf(buf, sizeof buf, "%.4g G", v / 1e9);
+        else if (v >= 1e6) std::snprintf(buf, sizeof buf, "%.4g M", v / 1e6);
+        else if (v >= 1e3) std::snprintf(buf, sizeof buf, "%.4g k", v / 1e3);
+        else std::snprintf(buf, sizeof buf, "%.4g", v);
+        return buf;
+    }
+    if (v >= 1) std::snprintf(buf, sizeof buf, "%.4g s", v);
+    else if (v >= 1e-3) std::snprintf(buf, sizeof buf, "%.4g ms", v * 1e3);
+    else if (v >= 1e-6) std::snprintf(buf, sizeof buf, "%.4g us", v * 1e6);
+    else std::snprintf(buf, sizeof buf, "%.4g ns", v * 1e9);
+    return buf;
+}
+
+namespace {
+
+std::string summary_line(const GateReport& r) {
+    std::ostringstream s;
+    s << r.rows.size() << " benchmark(s): " << r.count(Verdict::Regression) << " regression(s), "
+      << r.count(Verdict::Improvement) << " improvement(s), " << r.count(Verdict::NoChange) << " no change, "
+      << r.count(Verdict::TooNoisy) << " too noisy to tell";
+    return s.str();
+}
+
+std::string geomean_line(const GateReport& r) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "geometric mean of candidate/baseline medians over %zu benchmark(s): %.4f (%s)",
+                  r.geomean_count, r.geomean_ratio, pct(r.geomean_ratio - 1.0, 2).c_str());
+    return buf;
+}
+
+std::string gate_line(const GateReport& r) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "gate: %s (alpha %g, threshold %s, %s)",
+                  r.failed() ? "FAIL - significant regression beyond the threshold" : "pass", r.options.alpha,
+                  plain_pct(r.options.threshold).c_str(),
+                  r.options.exact_counts ? "exact instruction counts"
+                                         : ("Mann-Whitney U, >= " + std::to_string(r.options.min_repetitions) +
+                                            " repetitions a side").c_str());
+    return buf;
+}
+
+std::vector<std::string> cells(const GateReport& r, const BenchComparison& c) {
+    const bool ins = r.options.exact_counts;
+    return {c.name,
+            format_value(c.median_baseline, ins),
+            format_value(c.median_candidate, ins),
+            pct(c.change, 2),
+            pvalue_text(c.p_value),
+            std::to_string(c.n_baseline) + "/" + std::to_string(c.n_candidate),
+            std::string(to_string(c.verdict)),
+            c.reason};
+}
+
+const std::vector<std::string> kHeader{"benchmark", "baseline", "candidate", "change", "p", "n", "verdict", "why"};
+
+std::string table(const GateReport& r) {
+    std::vector<std::vector<std::string>> rows{kHeader};
+    for (const auto& c : r.rows) rows.push_back(cells(r, c));
+    std::vector<std::size_t> width(kHeader.size(), 0);
+    for (const auto& row : rows)
+        for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    std::ostringstream s;
+    s << "baseline " << r.baseline << " vs candidate " << r.candidate << " (" << r.metric << ")\n";
+    for (const auto& row : rows) {
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            const bool right = i >= 1 && i <= 5;
+            const std::string pad(width[i] - row[i].size(), ' ');
+            s << (i ? "  " : "") << (right ? pad + row[i] : (i + 1 < row.size() ? row[i] + pad : row[i]));
+        }
+        s << "\n";
+    }
+    for (const auto& n : r.only_baseline) s << "only in baseline:  " << n << "\n";
+    for (const auto& n : r.only_candidate) s << "only in candidate: " << n << "\n";
+    s << summary_line(r) << "\n" << geomean_line(r) << "\n" << gate_line(r) << "\n";
+    return s.str();
+}
+
+std::string markdown(const GateReport& r) {
+    std::ostringstream s;
+    s << "### Performance: `" << r.candidate << "` vs `" << r.baseline << "` (" << r.metric << ")\n\n";
+    s << "**" << (r.failed() ? "FAIL" : "pass") << "** - " << summary_line(r) << "\n\n";
+    s << "| " << kHeader[0];
+    for (std::size_t i = 1; i < kHeader.size(); ++i) s << " | " << kHeader[i];
+    s << " |\n|---|--:|--:|--:|--:|--:|---|---|\n";
+    for (const auto& c : r.rows) {
+        auto row = cells(r, c);
+        row[0] = "`" + row[0] + "`";
+        if (c.verdict == Verdict::Regression) row[6] = "**regression**";
+        s << "| " << row[0];
+        for (std::size_t i = 1; i < row.size(); ++i) s << " | " << row[i];
+        s << " |\n";
+    }
+    s << "\n";
+    for (const auto& n : r.only_baseline) s << "- only in baseline: `" << n << "`\n";
+    for (const auto& n : r.only_candidate) s << "- only in candidate: `" << n << "`\n";
+    s << "\n" << geomean_line(r) << "\n\n" << gate_line(r) << "\n";
+    return s.str();
+}
+
+std::string as_json(const GateReport& r) {
+    using nlohmann::json;
+    json j;
+    j["baseline"] = r.baseline;
+    j["candidate"] = r.candidate;
+    j["metric"] = r.metric;
+    j["alpha"] = r.options.alpha;
+    j["threshold"] = r.options.threshold;
+    j["min_repetitions"] = r.options.min_repetitions;
+    j["unit"] = r.options.exact_counts ? "instructions" : "s";
+    json rows = json::array();
+    for (const auto& c : r.rows) {
+        const auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+        rows.push_back({{"name", c.name},
+                        {"n_baseline", c.n_baseline},
+                        {"n_candidate", c.n_candidate},
+                        {"median_baseline", c.median_baseline},
+                        {"median_candidate", c.median_candidate},
+                        {"change", c.change},
+                        {"p_value", c.p_value},
+                        {"exact_p", c.exact_p},
+                        {"spread_baseline", num(c.spread_baseline)},
+                        {"spread_candidate", num(c.spread_candidate)},
+                        {"resolution", num(c.resolution)},
+                        {"verdict", std::string(to_string(c.verdict))},
+                        {"reason", c.reason}});
+    }
+    j["benchmarks"] = rows;
+    j["only_in_baseline"] = r.only_baseline;
+    j["only_in_candidate"] = r.only_candidate;
+    j["geomean_ratio"] = r.geomean_ratio;
+    j["regressions"] = r.count(Verdict::Regression);
+    j["improvements"] = r.count(Verdict::Improvement);
+    j["too_noisy"] = r.count(Verdict::TooNoisy);
+    j["passed"] = !r.failed();
+    return j.dump(2) + "\n";
+}
+
+}  // namespace
+
+std::string format_report(const GateReport& report, ReportFormat format) {
+    switch (format) {
+        case ReportFormat::Table: return table(report);
+        case ReportFormat::Markdown: return markdown(report);
+        case ReportFormat::Json: return as_json(report);
+    }
+    return {};
+}
+
+}  // namespace mdtune::bench

@@ -1,0 +1,184 @@
+#include "mdtune/bench/runner.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <tuple>
+#include <fstream>
+#include <ostream>
+#include <set>
+#include <sstream>
+
+#include "mdtune/bench/callgrind.h"
+#include "process.h"
+
+namespace mdtune::bench {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string stem(const std::string& exe) { return fs::path(exe).filename().string(); }
+
+std::string tail_of_file(const std::string& path, std::size_t max_chars = 2000) {
+    std::ifstream in(path);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    const std::string s = ss.str();
+    return s.size() > max_chars ? "..." + s.substr(s.size() - max_chars) : s;
+}
+
+void remove_with_prefix(const std::string& dir, const std::string& prefix) {
+    for (const auto& e : fs::directory_iterator(dir))
+        if (e.path().filename().string().rfind(prefix, 0) == 0) fs::remove(e.path());
+}
+
+// One callgrind process over the benchmarks matching `filter`; returns its
+// report and loop dumps.
+std::pair<GbenchReport, std::vector<CallgrindDump>> callgrind_pass(const std::string& exe, const std::string& filter,
+                                                                    int repetitions, const SuiteOptions& o,
+                                                                    LoopMarking marking, const std::string& tag,
+                                                                    std::ostream& log) {
+    const std::string prefix = stem(exe) + "." + tag + ".cg";
+    remove_with_prefix(o.work_dir, prefix);
+    const std::string json = o.work_dir + "/" + stem(exe) + "." + tag + ".json";
+    const std::string vlog = o.work_dir + "/" + stem(exe) + "." + tag + ".valgrind.log";
+    std::vector<std::string> argv{o.valgrind};
+    for (auto& a : callgrind_options(o.work_dir + "/" + prefix + ".%p", marking)) argv.push_back(a);
+    argv.push_back("--log-file=" + vlog);
+    argv.insert(argv.end(), {exe, "--benchmark_min_time=0", "--benchmark_repetitions=" + std::to_string(repetitions),
+                             "--benchmark_out=" + json, "--benchmark_out_format=json"});
+    if (!filter.empty()) argv.push_back("--benchmark_filter=" + filter);
+    auto env = deterministic_openmp_env();
+    if (marking == LoopMarking::Hooks) {
+        const char* preload = std::getenv("LD_PRELOAD");
+        env.emplace_back("LD_PRELOAD", o.callgrind_hooks + (preload && *preload ? std::string(":") + preload : ""));
+    }
+    const ProcessResult r = run_process(argv, env, o.quiet ? Stdout::Discard : Stdout::Inherit);
+    if (!r.ok()) {
+        const std::string vtail = tail_of_file(vlog);
+        std::string hint;
+        if (vtail.find("unhandled instruction") != std::string::npos ||
+            vtail.find("Unrecognised instruction") != std::string::npos)
+            hint = "\nvalgrind cannot execute one of the suite's instructions (valgrind has no AVX-512 and lacks "
+                   "some AVX2 forms): build the suites for instruction counts with -DMDT_SIMD=none";
+        throw GbenchError(exe + " under callgrind: " + r.describe() + hint + "\nvalgrind log " + vlog + ":\n" + vtail);
+    }
+    GbenchReport report = read_gbench_file(json);
+    std::vector<CallgrindDump> dumps = loop_dumps(o.work_dir, prefix);
+    log << "  " << stem(exe) << ": " << dumps.size() << " timed loop(s) counted under callgrind\n";
+    return {std::move(report), std::move(dumps)};
+}
+
+std::size_t healthy_runs(const GbenchReport& r) {
+    std::size_t n = 0;
+    for (const GbenchRun& x : r.runs) n += x.type == RunType::Iteration && !x.error;
+    return n;
+}
+
+GbenchReport run_instructions(const std::string& exe, const SuiteOptions& o, std::ostream& log) {
+    const int reps = std::max(1, o.repetitions);
+    LoopMarking marking = o.callgrind_hooks.empty() ? LoopMarking::Options : LoopMarking::Hooks;
+    auto [report, dumps] = callgrind_pass(exe, o.filter, reps, o, marking, "all", log);
+    if (marking == LoopMarking::Hooks && dumps.empty() && healthy_runs(report) > 0) {
+        // The hooks never ran: Google Benchmark is linked statically into the suite.
+        log << "  " << stem(exe) << ": the callgrind hooks did not take effect (Google Benchmark linked "
+            << "statically?); instrumenting the whole run instead\n";
+        marking = LoopMarking::Options;
+        std::tie(report, dumps) = callgrind_pass(exe, o.filter, reps, o, marking, "all", log);
+    }
+    if (attach_instructions(report, dumps)) return std::move(report);
+
+    // Some benchmark skipped with an error inside or before its loop, so loops and
+    // runs cannot be matched by order. Measure the healthy ones again without it,
+    // and if that still does not match, one benchmark per process.
+    std::vector<std::string> names;
+    std::set<std::string> seen;
+    for (const GbenchRun& r : report.runs)
+        if (r.type == RunType::Iteration && !r.error && seen.insert(r.run_name).second) names.push_back(r.run_name);
+    GbenchReport merged = report;
+    merged.runs.clear();
+    for (const GbenchRun& r : report.runs)
+        if (r.type == RunType::Iteration && r.error) merged.runs.push_back(r);
+    auto take = [&](GbenchReport& part) {
+        for (GbenchRun& r : part.runs)
+            if (r.type == RunType::Iteration && !r.error) merged.runs.push_back(std::move(r));
+    };
+    if (names.empty()) return merged;
+    log << "  " << stem(exe) << ": " << dumps.size() << " timed loops for " << report.iteration_runs()
+        << " runs (a benchmark reported an error); measuring the others again without it\n";
+    auto [healthy, healthy_dumps] = callgrind_pass(exe, exact_filter_any(names), reps, o, marking, "healthy", log);
+    if (attach_instructions(healthy, healthy_dumps)) {
+        take(healthy);
+        return merged;
+    }
+    log << "  " << stem(exe) << ": still no match; measuring benchmarks one at a time\n";
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        auto [one, one_dumps] = callgrind_pass(exe, exact_filter(names[i]), reps, o, marking, "one" + std::to_string(i), log);
+        if (!attach_instructions(one, one_dumps))
+            throw GbenchError(exe + ": '" + names[i] + "' ran " + std::to_string(one.iteration_runs()) +
+                              " repetition(s) but callgrind counted " + std::to_string(one_dumps.size()) +
+                              " timed loop(s)");
+        take(one);
+    }
+    return merged;
+}
+
+}  // namespace
+
+std::string exact_filter(const std::string& name) { return exact_filter_any({name}); }
+
+std::string exact_filter_any(const std::vector<std::string>& names) {
+    std::string out = "^(";
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        if (i) out += '|';
+        for (char c : names[i]) {
+            if (std::string_view(".^$|()[]{}*+?\\").find(c) != std::string_view::npos) out += '\\';
+            out += c;
+        }
+    }
+    return out + ")$";
+}
+
+std::vector<std::string> find_suites(const std::string& dir) {
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.rfind("bench_", 0) != 0 || !e.is_regular_file()) continue;
+        if (access(e.path().c_str(), X_OK) != 0) continue;
+        out.push_back(e.path().string());
+    }
+    if (ec) throw GbenchError(dir + ": " + ec.message());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::vector<std::string> list_benchmarks(const std::string& exe, const std::string& filter) {
+    std::vector<std::string> argv{exe, "--benchmark_list_tests=true"};
+    if (!filter.empty()) argv.push_back("--benchmark_filter=" + filter);
+    // A filter matching nothing makes Google Benchmark complain on stderr: not an error here.
+    const ProcessResult r = run_process(argv, {}, Stdout::Capture, /*discard_stderr=*/true);
+    if (r.signal) throw GbenchError(exe + " --benchmark_list_tests: " + r.describe());
+    std::vector<std::string> names;
+    std::istringstream in(r.output);
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty()) names.push_back(line);
+    return names;
+}
+
+GbenchReport run_suite(const std::string& exe, BenchMetric metric, const SuiteOptions& o, std::ostream& log) {
+    if (metric == BenchMetric::Instructions) return run_instructions(exe, o, log);
+    const std::string json = o.work_dir + "/" + stem(exe) + ".json";
+    std::vector<std::string> argv{exe, "--benchmark_repetitions=" + std::to_string(std::max(1, o.repetitions)),
+                                  "--benchmark_out=" + json, "--benchmark_out_format=json"};
+    if (o.random_interleaving) argv.push_back("--benchmark_enable_random_interleaving=true");
+    if (!o.filter.empty()) argv.push_back("--benchmark_filter=" + o.filter);
+    if (!o.min_time.empty()) argv.push_back("--benchmark_min_time=" + o.min_time);
+    const ProcessResult r = run_process(argv, {}, o.quiet ? Stdout::Discard : Stdout::Inherit);
+    if (!r.ok()) throw GbenchError(exe + ": " + r.describe());
+    return read_gbench_file(json);
+}
+
+}  // namespace mdtune::bench

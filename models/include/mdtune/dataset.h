@@ -1,0 +1,45 @@
+#pragma once
+// Trials as training samples: the Ok trials of the database, one per (hardware,
+// system, config), with their features computed from the effective settings
+// mdcore recorded.
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "mdtune/features.h"
+#include "mdtune/store.h"
+
+namespace mdtune {
+
+struct Sample {
+    long trial_id = 0;
+    std::string hardware_id;
+    SystemDescriptor system;
+    Config config;
+    long steps = 0;
+    Features features;
+    double ms = 0;      // median ms per step
+    double ms_min = 0, ms_max = 0;
+    std::map<std::string, double> timings;  // task -> seconds per step (TrialResult::timings)
+};
+
+// Ok trials with a positive time, deduplicated per (hardware, system, config):
+// the longest measurement wins (a successive-halving rung is a short one), then
+// the latest. `hardware` maps every hardware id of the trials to its features;
+// a missing id throws std::invalid_argument naming it.
+std::vector<Sample> make_samples(const std::vector<StoredTrial>& trials,
+                                 const std::map<std::string, HardwareFeatures>& hardware);
+
+// Features of every hardware id that appears in `trials`, from the hardware table.
+std::map<std::string, HardwareFeatures> hardware_of(const Store& store, const std::vector<StoredTrial>& trials);
+
+// All Ok trials of a database as samples.
+std::vector<Sample> load_samples(const Store& store);
+
+// Configs (canonical text) recorded Invalid (energy drift above the tolerance)
+// for a system kind on a hardware: never recommended again.
+std::set<std::string> invalid_configs(const std::vector<StoredTrial>& trials, const std::string& hardware_id,
+                                      const std::string& system_kind);
+
+}  // namespace mdtune

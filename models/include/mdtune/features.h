@@ -1,0 +1,124 @@
+#pragma once
+// What the models see of a (hardware, system, config) point: the raw settings
+// (atoms, density, cut-offs, list lifetime, cluster shape, PME grid, threads,
+// SIMD width, cores, cache) and per-task work terms derived from them (pair work,
+// search, pruning, spread/gather, FFT). The same code computes them for measured
+// trials (from the effective settings mdcore recorded) and for hypothetical
+// configs (from mdcore's resolve_config on a cheap stand-in of the system), so a
+// model is trained and queried on identical definitions.
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mdcore/run_report.h"
+#include "mdtune/config.h"
+#include "mdtune/hardware.h"
+#include "mdtune/space.h"
+#include "mdtune/trial.h"
+
+namespace mdtune {
+
+// The performance-relevant parts of a machine.
+struct HardwareFeatures {
+    std::string id;
+    int cores = 1;            // hardware threads (what --threads may use)
+    int physical_cores = 1;
+    std::vector<std::string> simd_levels;  // mdcore levels this machine runs: "none", "avx2", "avx512"
+    double cache_per_core_mb = 1.0;        // L2 + L3 share per core
+    bool has_gpu = false;
+
+    std::string widest_simd() const;  // "avx512" | "avx2" | "none"
+    int simd_width() const;            // float lanes of the widest level: 16, 8 or 1
+    HardwareCaps caps() const;
+};
+
+// From a fingerprint (the CPUID flags decide the SIMD levels mdcore would use).
+HardwareFeatures hardware_features(const HardwareInfo& info);
+// From the JSON the hardware table stores (HardwareInfo::to_json); throws
+// std::invalid_argument naming the problem.
+HardwareFeatures hardware_features_from_json(const std::string& json);
+// This machine: the fingerprint plus the SIMD levels this mdcore build has kernels for.
+HardwareFeatures this_hardware();
+
+// The physics of a generated system that matters for speed, computed once per
+// system from a stand-in built without its (slow) relaxation run.
+struct SystemFeatures {
+    std::string kind;
+    long natoms = 0;
+    double volume = 0;            // nm^3
+    double number_density = 0;   // atoms / nm^3
+    double charged_fraction = 0;  // atoms with a charge / atoms
+    double rc = 0;                // physics cut-off, nm
+    double dt = 0;                // ps (for ns/day)
+    long constraints = 0;         // SETTLE molecules
+};
+
+// Fills SystemFeatures and resolves configs through mdcore for a system; the
+// stand-in system is cached per descriptor (thread-compatible, not thread-safe).
+class SystemModel {
+public:
+    explicit SystemModel(const SystemDescriptor& system);
+    const SystemFeatures& features() const { return features_; }
+    // The effective settings mdcore would run `config` with on `hw` (cluster and
+    // thread defaults follow the target machine, not this one). Throws
+    // std::invalid_argument with mdcore's message when the config is impossible
+    // (rc above half the box, PME grid breaking the accuracy target, ...).
+    mdcore::EffectiveConfig resolve(const Config& config, const HardwareFeatures& hw) const;
+
+private:
+    SystemDescriptor descriptor_;
+    SystemFeatures features_;
+    std::shared_ptr<const mdcore::System> system_;  // shared: copies of a SystemModel are cheap
+    // Resolved settings by config without threads (the buffer estimate is the costly part).
+    mutable std::map<std::string, mdcore::EffectiveConfig> cache_;
+};
+
+// Everything a model reads about one point. Work terms are per MD step.
+struct Features {
+    std::string hardware_id;
+    std::string system_kind;
+    // settings
+    double natoms = 0, density = 0, charged_fraction = 0;
+    double rc = 0, rlist = 0, rlist_inner = 0;
+    double nstlist = 0, nstprune = 0;
+    int cluster_i = 4, cluster_j = 4;
+    bool pme = false;
+    double pme_grid_points = 0, pme_order = 0;
+    double threads = 1, simd_width = 1, cores = 1, cache_per_core_mb = 1;
+    double constraints = 0;
+    // work terms (counts per step)
+    bool pruned = false;      // dynamic pruning active (nstprune < nstlist and rlist_inner < rlist)
+    double pair_work = 0;     // atom pairs the kernels evaluate (pruned inner list, or the searched one)
+    double outer_pairs = 0;   // atom pairs in the searched (outer) list
+    double search_work = 0;   // outer_pairs / nstlist
+    double search_atoms = 0;  // natoms / nstlist (gridding, sorting)
+    double prune_work = 0;    // outer_pairs / nstprune when pruning, else 0
+    double spread_work = 0;   // charged atoms x order^3 (spread, and again gather)
+    double fft_work = 0;      // G log2 G (forward + back)
+    double solve_work = 0;    // G
+
+    std::string cluster() const;  // "4x4", ...
+};
+
+// How a cluster-pair list was made: by the grid search (cell bounding boxes) or
+// by pruning an existing list with atom bounding boxes, which is tighter.
+enum class ListKind { Searched, Pruned };
+
+// Volume per i-atom that a cluster-pair list of radius r covers: a sphere of
+// radius r swept around a box of the two clusters' summed edges (Steiner
+// formula). N rho / 2 times it estimates the pairs a list holds, including the
+// pairs beyond r that cluster lists pay for (the GROMACS 2020 paper's work
+// efficiency). The box scale (0.72 searched, 0.51 pruned, times the cluster
+// edges (n / rho)^(1/3)) is fitted to mdcore's measured list sizes: within
+// +-10 % for SPC/E and LJ, every shape and list lifetime.
+double cluster_list_volume(int cluster_i, int cluster_j, double number_density, double r, ListKind kind);
+
+Features compute_features(const HardwareFeatures& hw, const SystemFeatures& sys, const mdcore::EffectiveConfig& eff);
+
+// Effective settings recorded by mdcore (RunReport "config", TrialResult::config_json);
+// nullopt when the text is empty or lacks a field.
+std::optional<mdcore::EffectiveConfig> parse_effective_config(const std::string& json);
+
+}  // namespace mdtune

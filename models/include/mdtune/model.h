@@ -1,0 +1,81 @@
+#pragma once
+// The model interface: fit(samples) -> predict(features) gives ms per step with
+// an interval, and JSON serialisation (what the database stores). Three kinds:
+// ridge regression on log time, a physics-informed per-task cost model, and
+// k-nearest neighbours.
+#include <array>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mdtune/dataset.h"
+
+namespace mdtune {
+
+// A model that cannot be fitted or read: too few samples, malformed JSON.
+struct ModelError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+enum class ModelKind { Ridge, Cost, Knn };
+inline constexpr std::array<ModelKind, 3> kModelKinds{ModelKind::Ridge, ModelKind::Cost, ModelKind::Knn};
+std::string_view to_string(ModelKind k);
+std::optional<ModelKind> parse_model_kind(std::string_view s);
+
+// Two-sided 90 % intervals: z of the normal distribution on the log scale.
+inline constexpr double kIntervalZ = 1.6448536;
+
+struct Prediction {
+    double ms = 0;          // point estimate, ms per step
+    double lo = 0, hi = 0;  // 90 % interval
+    bool extrapolated = false;  // outside the trained sizes or hardware: interval widened
+};
+
+// Where the model has seen data: the atom range per system kind and the hardware.
+struct TrainingDomain {
+    std::map<std::string, std::pair<double, double>> natoms;  // kind -> [min, max]
+    std::set<std::string> hardware;
+    nlohmann::json to_json() const;
+    static TrainingDomain from_json(const nlohmann::json& j);
+};
+
+class Model {
+public:
+    virtual ~Model() = default;
+    virtual ModelKind kind() const = 0;
+    // Name and list of the inputs the model reads (stored with it).
+    virtual std::string feature_set() const = 0;
+
+    // Throws ModelError when the samples cannot support the model.
+    void fit(const std::vector<Sample>& samples);
+    // Outside the training domain the interval is widened: by half its log-width
+    // per octave of atoms beyond the trained range, doubled on unseen hardware.
+    Prediction predict(const Features& f) const;
+    const TrainingDomain& domain() const { return domain_; }
+
+    nlohmann::json to_json() const;  // {"kind", "feature_set", "domain", "params"}
+    // Throws ModelError for an unknown kind or malformed parameters.
+    static std::unique_ptr<Model> from_json(const nlohmann::json& j);
+
+protected:
+    virtual void do_fit(const std::vector<Sample>& samples) = 0;
+    virtual Prediction do_predict(const Features& f) const = 0;
+    virtual nlohmann::json params_json() const = 0;
+    virtual void load_params(const nlohmann::json& j) = 0;
+
+private:
+    TrainingDomain domain_;
+};
+
+std::unique_ptr<Model> make_model(ModelKind kind);
+
+// Interval around `ms` with half-width `sigma` on the log scale.
+Prediction log_interval(double ms, double sigma);
+
+}  // namespace mdtune

@@ -1,0 +1,37 @@
+#pragma once
+// Choosing and fitting a model from a database's samples: grouped CV of each
+// candidate kind (by size, and by hardware when there are several machines),
+// `auto` picking the kind with the lowest cross-validated median regret.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mdtune/validation.h"
+
+namespace mdtune {
+
+// Fewer Ok trials than this and no model is fitted.
+inline constexpr std::size_t kMinTrials = 10;
+
+// Throws ModelError "need at least 10 ok trials to fit a model, found N in SOURCE ..."
+void require_enough_samples(const std::vector<Sample>& samples, const std::string& source);
+
+struct Selection {
+    ModelKind chosen = ModelKind::Cost;
+    std::vector<CvResult> cv;  // every kind considered x every grouping possible
+    std::string reason;        // one line: why this kind
+};
+
+// only: fit that kind (still cross-validated); empty: `auto` over all kinds.
+// Size grouping needs 2+ size buckets and hardware grouping 2+ machines; without
+// any grouping there is nothing to validate on and `auto` takes the cost model.
+Selection select_model(const std::vector<Sample>& samples, std::optional<ModelKind> only);
+
+// Summary numbers of one kind over the groupings it was validated with.
+struct KindSummary {
+    double mape = 0, coverage = 0, regret_median = 0, regret_max = 0;
+    std::size_t systems = 0;
+};
+KindSummary summarise(const Selection& s, ModelKind kind);
+
+}  // namespace mdtune

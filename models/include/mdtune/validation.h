@@ -1,0 +1,72 @@
+#pragma once
+// How a model is judged: leave-one-group-out cross-validation, the groups being
+// system-size buckets (octaves of atoms) or hardware, so a score always comes from
+// sizes / machines the fit never saw. Scores: MAPE of ms/step, interval coverage,
+// and regret — for every (hardware, system) of a held-out group, how much slower
+// the config the model ranks first is than the best config measured there.
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "mdtune/model.h"
+
+namespace mdtune {
+
+enum class Grouping { BySize, ByHardware };
+std::string_view to_string(Grouping g);
+
+// "1024-2047" atoms: octave buckets, so neighbouring sizes of different system
+// kinds (1,500 water atoms, 2,000 LJ atoms) are held out together.
+std::string size_bucket(double natoms);
+std::string group_of(const Sample& s, Grouping g);
+
+struct Fold {
+    std::string group;
+    std::vector<std::size_t> train, test;  // indices into the samples
+};
+// One fold per group; no sample of a fold's group is in its training set.
+std::vector<Fold> leave_one_group_out(const std::vector<Sample>& samples, Grouping g);
+
+struct SystemRegret {
+    std::string hardware_id;
+    SystemDescriptor system;
+    std::size_t configs = 0;       // measured configs ranked
+    std::string predicted_config;  // canonical text of the model's first choice
+    std::string best_config;       // measured best
+    double predicted_ms = 0;       // measured time of the model's choice
+    double best_ms = 0;
+    double regret = 0;             // predicted_ms / best_ms - 1
+};
+
+struct Scores {
+    std::size_t n = 0;
+    double mape = 0;           // mean |pred - meas| / meas
+    double coverage = 0;       // fraction of measurements inside the 90 % interval
+    std::vector<SystemRegret> regrets;  // systems with 2 or more measured configs
+    double regret_median = 0, regret_max = 0;
+};
+
+// Scores a fitted model on test samples.
+Scores evaluate(const Model& model, const std::vector<Sample>& test);
+
+struct GroupResult {
+    std::string group;
+    std::size_t train_n = 0;
+    Scores scores;
+    std::string skipped;  // why the group has no scores (too little training data), else ""
+};
+
+struct CvResult {
+    ModelKind kind = ModelKind::Ridge;
+    Grouping grouping = Grouping::BySize;
+    std::vector<GroupResult> groups;
+    Scores overall;  // all held-out predictions pooled
+};
+
+CvResult cross_validate(ModelKind kind, const std::vector<Sample>& samples, Grouping g);
+nlohmann::json to_json(const CvResult& cv);
+
+double median_of(std::vector<double> v);
+
+}  // namespace mdtune

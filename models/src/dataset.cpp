@@ -1,0 +1,85 @@
+// Training samples from stored trials.
+#include "mdtune/dataset.h"
+
+#include <stdexcept>
+
+namespace mdtune {
+
+std::vector<Sample> make_samples(const std::vector<StoredTrial>& trials,
+                                 const std::map<std::string, HardwareFeatures>& hardware) {
+    // Keep one trial per point: the longest measurement, then the latest.
+    std::map<std::string, const StoredTrial*> chosen;
+    for (const StoredTrial& t : trials) {
+        if (t.result.status != TrialStatus::Ok || !(t.result.ms_median > 0)) continue;
+        const std::string key = t.hardware_id + "|" + t.system.canonical() + "|" + t.config.canonical();
+        auto [it, fresh] = chosen.emplace(key, &t);
+        if (fresh) continue;
+        const StoredTrial& old = *it->second;
+        if (t.measure.steps > old.measure.steps || (t.measure.steps == old.measure.steps && t.id > old.id))
+            it->second = &t;
+    }
+    std::map<std::string, SystemModel> systems;
+    std::vector<Sample> out;
+    out.reserve(chosen.size());
+    for (const auto& [key, tp] : chosen) {
+        const StoredTrial& t = *tp;
+        const auto hw = hardware.find(t.hardware_id);
+        if (hw == hardware.end())
+            throw std::invalid_argument("trial " + std::to_string(t.id) + ": hardware " + t.hardware_id +
+                                        " is not described in the hardware table");
+        auto sys = systems.find(t.system.canonical());
+        if (sys == systems.end()) sys = systems.emplace(t.system.canonical(), SystemModel(t.system)).first;
+        // The effective settings mdcore recorded; resolve them ourselves only for
+        // trials that lack them (older rows, synthetic data).
+        const auto eff = parse_effective_config(t.result.config_json);
+        Sample s;
+        s.trial_id = t.id;
+        s.hardware_id = t.hardware_id;
+        s.system = t.system;
+        s.config = t.config;
+        s.steps = t.measure.steps;
+        s.features = compute_features(hw->second, sys->second.features(),
+                                      eff ? *eff : sys->second.resolve(t.config, hw->second));
+        s.ms = t.result.ms_median;
+        s.ms_min = t.result.ms_min;
+        s.ms_max = t.result.ms_max;
+        s.timings = t.result.timings;
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+std::map<std::string, HardwareFeatures> hardware_of(const Store& store, const std::vector<StoredTrial>& trials) {
+    std::map<std::string, HardwareFeatures> out;
+    for (const StoredTrial& t : trials) {
+        if (out.count(t.hardware_id)) continue;
+        const auto json = store.hardware_json(t.hardware_id);
+        if (!json) continue;  // make_samples names it if one of its trials is used
+        try {
+            HardwareFeatures f = hardware_features_from_json(*json);
+            f.id = t.hardware_id;
+            out.emplace(t.hardware_id, std::move(f));
+        } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument(store.path() + ": hardware " + t.hardware_id + ": " + e.what());
+        }
+    }
+    return out;
+}
+
+std::vector<Sample> load_samples(const Store& store) {
+    TrialFilter ok;
+    ok.status = TrialStatus::Ok;
+    const auto trials = store.trials(ok);
+    return make_samples(trials, hardware_of(store, trials));
+}
+
+std::set<std::string> invalid_configs(const std::vector<StoredTrial>& trials, const std::string& hardware_id,
+                                      const std::string& system_kind) {
+    std::set<std::string> out;
+    for (const StoredTrial& t : trials)
+        if (t.result.status == TrialStatus::Invalid && t.hardware_id == hardware_id && t.system.kind == system_kind)
+            out.insert(t.config.canonical());
+    return out;
+}
+
+}  // namespace mdtune

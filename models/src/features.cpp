@@ -1,0 +1,62 @@
+// The feature vector and its per-task work terms.
+#include <cmath>
+#include <numbers>
+
+#include "mdtune/features.h"
+
+namespace mdtune {
+
+double cluster_list_volume(int cluster_i, int cluster_j, double number_density, double r, ListKind kind) {
+    const double a_i = std::cbrt(cluster_i / number_density);
+    const double a_j = std::cbrt(cluster_j / number_density);
+    const double L = (kind == ListKind::Searched ? 0.72 : 0.51) * (a_i + a_j);
+    const double pi = std::numbers::pi;
+    return L * L * L + 6.0 * L * L * r + 3.0 * pi * L * r * r + 4.0 / 3.0 * pi * r * r * r;
+}
+
+std::string Features::cluster() const { return std::to_string(cluster_i) + "x" + std::to_string(cluster_j); }
+
+Features compute_features(const HardwareFeatures& hw, const SystemFeatures& sys, const mdcore::EffectiveConfig& eff) {
+    Features f;
+    f.hardware_id = hw.id;
+    f.system_kind = sys.kind;
+    f.natoms = static_cast<double>(sys.natoms);
+    f.density = sys.number_density;
+    f.charged_fraction = sys.charged_fraction;
+    f.rc = eff.rc;
+    f.rlist = eff.rlist;
+    f.rlist_inner = eff.rlist_inner > 0 ? eff.rlist_inner : eff.rlist;
+    f.nstlist = std::max(1, eff.nstlist);
+    f.nstprune = std::max(1, eff.nstprune);
+    f.cluster_i = mdcore::cluster_i_size(eff.cluster);
+    f.cluster_j = mdcore::cluster_j_size(eff.cluster);
+    f.pme = eff.pme;
+    f.pme_grid_points = eff.pme ? static_cast<double>(eff.pme_grid[0]) * eff.pme_grid[1] * eff.pme_grid[2] : 0.0;
+    f.pme_order = eff.pme ? eff.pme_order : 0;
+    f.threads = std::max(1, eff.threads);
+    f.simd_width = eff.simd == mdcore::SimdLevel::Avx512 ? 16 : eff.simd == mdcore::SimdLevel::Avx2 ? 8 : 1;
+    f.cores = hw.cores;
+    f.cache_per_core_mb = hw.cache_per_core_mb;
+    f.constraints = static_cast<double>(sys.constraints);
+
+    // Half lists: each pair once. mdcore prunes only when the inner radius is
+    // below the outer one; otherwise the kernels run on the searched list.
+    const double half_n_rho = 0.5 * f.natoms * f.density;
+    f.pruned = f.nstprune < f.nstlist && f.rlist_inner < f.rlist;
+    f.outer_pairs = half_n_rho * cluster_list_volume(f.cluster_i, f.cluster_j, f.density, f.rlist, ListKind::Searched);
+    f.pair_work = f.pruned ? half_n_rho * cluster_list_volume(f.cluster_i, f.cluster_j, f.density, f.rlist_inner,
+                                                               ListKind::Pruned)
+                           : f.outer_pairs;
+    f.search_work = f.outer_pairs / f.nstlist;
+    f.search_atoms = f.natoms / f.nstlist;
+    f.prune_work = f.pruned ? f.outer_pairs / f.nstprune : 0.0;
+    if (f.pme) {
+        const double charged = f.natoms * f.charged_fraction;
+        f.spread_work = charged * f.pme_order * f.pme_order * f.pme_order;
+        f.fft_work = f.pme_grid_points * std::log2(std::max(2.0, f.pme_grid_points));
+        f.solve_work = f.pme_grid_points;
+    }
+    return f;
+}
+
+}  // namespace mdtune

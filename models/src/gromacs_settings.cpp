@@ -1,0 +1,54 @@
+// mdcore flags and the GROMACS settings that match them.
+#include "mdtune/gromacs_settings.h"
+
+#include <cstdio>
+
+namespace mdtune {
+namespace {
+
+std::string fmt(double v, const char* f = "%.4g") {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+}  // namespace
+
+GromacsSettings gromacs_settings(const SystemFeatures& sys, const mdcore::EffectiveConfig& eff) {
+    GromacsSettings g;
+    g.mdp.emplace_back("cutoff-scheme", "Verlet");
+    g.mdp.emplace_back("nstlist", std::to_string(eff.nstlist));
+    // Same definition and default (kJ/mol/ps per atom): GROMACS then derives rlist as mdcore does.
+    g.mdp.emplace_back("verlet-buffer-tolerance", fmt(eff.drift_tolerance));
+    g.mdp.emplace_back("rvdw", fmt(eff.rc));
+    if (eff.pme) {
+        g.mdp.emplace_back("coulombtype", "PME");
+        g.mdp.emplace_back("rcoulomb", fmt(eff.rc));
+        g.mdp.emplace_back("fourierspacing", fmt(eff.pme_spacing));
+        g.mdp.emplace_back("pme-order", std::to_string(eff.pme_order));
+        g.mdp.emplace_back("ewald-rtol", fmt(eff.ewald_rtol));
+    }
+    g.mdrun = "gmx mdrun -ntmpi 1 -ntomp " + std::to_string(eff.threads) + " -nstlist " + std::to_string(eff.nstlist);
+    if (eff.pme) {
+        // The balance is chosen here; mdrun's own PME tuning would move it again.
+        g.mdrun += " -notunepme";
+        if (eff.pme_scale != 1.0)
+            g.notes.push_back("PME balance x" + fmt(eff.pme_scale) + ": rcoulomb and fourierspacing scaled together (beta follows rcoulomb); mdcore scales the LJ cut-off with it, hence rvdw = rcoulomb");
+    }
+    g.notes.push_back("cluster shape " + std::string(mdcore::to_string(eff.cluster)) +
+                      " has no GROMACS setting: mdrun picks its kernel layout from the SIMD level");
+    if (eff.nstprune < eff.nstlist)
+        g.notes.push_back("dynamic pruning every " + std::to_string(eff.nstprune) +
+                          " steps: GROMACS chooses its pruning interval itself");
+    if (sys.constraints > 0) g.notes.push_back("rigid water: constraints = h-bonds with SETTLE, as mdcore");
+    return g;
+}
+
+std::string mdcore_command(const SystemDescriptor& system, const Config& config) {
+    std::string cmd = "mdcore run";
+    for (const auto& a : system.mdcore_args()) cmd += " " + a;
+    for (const auto& a : config.mdcore_args()) cmd += " " + a;
+    return cmd;
+}
+
+}  // namespace mdtune

@@ -1,0 +1,196 @@
+// Ridge regression: the solver (SVD, GCV, leave-one-out residuals) and the model.
+#include "mdtune/ridge.h"
+
+#include <cmath>
+#include <limits>
+
+namespace mdtune {
+
+double RidgeFit::predict(const Eigen::VectorXd& x) const {
+    const Eigen::VectorXd z = (x - mean).cwiseQuotient(scale);
+    return intercept + z.dot(beta);
+}
+
+double RidgeFit::leverage_of(const Eigen::VectorXd& x) const {
+    const Eigen::VectorXd z = (x - mean).cwiseQuotient(scale);
+    return 1.0 / static_cast<double>(std::max<std::size_t>(1, n)) + z.dot(leverage * z);
+}
+
+Eigen::VectorXd RidgeFit::raw_coefficients() const { return beta.cwiseQuotient(scale); }
+
+double RidgeFit::raw_intercept() const { return intercept - raw_coefficients().dot(mean); }
+
+RidgeFit fit_ridge(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, std::optional<double> lambda) {
+    const Eigen::Index n = X.rows(), p = X.cols();
+    if (n < 2) throw ModelError("ridge: need at least 2 samples, got " + std::to_string(n));
+    RidgeFit f;
+    f.n = static_cast<std::size_t>(n);
+    f.mean = X.colwise().mean().transpose();
+    f.scale.resize(p);
+    Eigen::MatrixXd Z(n, p);
+    for (Eigen::Index j = 0; j < p; ++j) {
+        const Eigen::VectorXd c = X.col(j).array() - f.mean(j);
+        const double sd = std::sqrt(c.squaredNorm() / static_cast<double>(n));
+        // Constant columns (one hardware, one system kind) carry no information.
+        f.scale(j) = sd > 1e-12 * std::max(1.0, std::abs(f.mean(j))) ? sd : 1.0;
+        Z.col(j) = sd > 1e-12 * std::max(1.0, std::abs(f.mean(j))) ? Eigen::VectorXd(c / sd) : Eigen::VectorXd::Zero(n);
+    }
+    const double ymean = y.mean();
+    const Eigen::VectorXd yc = y.array() - ymean;
+    f.intercept = ymean;
+
+    const Eigen::BDCSVD<Eigen::MatrixXd> svd(Z, Eigen::ComputeThinU | Eigen::ComputeThinV);
+    const Eigen::VectorXd s = svd.singularValues();
+    const Eigen::MatrixXd& U = svd.matrixU();
+    const Eigen::MatrixXd& V = svd.matrixV();
+    const Eigen::VectorXd uty = U.transpose() * yc;
+    const Eigen::VectorXd s2 = s.cwiseProduct(s);
+    // Residual of the part of y outside the column space of Z.
+    const double outside = std::max(0.0, yc.squaredNorm() - uty.squaredNorm());
+
+    auto gcv = [&](double lam) {
+        double rss = outside, df = 1.0;  // intercept
+        for (Eigen::Index k = 0; k < s.size(); ++k) {
+            const double shrink = lam / (s2(k) + lam);
+            rss += shrink * shrink * uty(k) * uty(k);
+            df += s2(k) / (s2(k) + lam);
+        }
+        const double dof = static_cast<double>(n) - df;
+        return dof > 1e-9 ? static_cast<double>(n) * rss / (dof * dof) : std::numeric_limits<double>::infinity();
+    };
+    if (lambda) {
+        f.lambda = *lambda;
+    } else {
+        double best = std::numeric_limits<double>::infinity();
+        f.lambda = 1.0;
+        for (int k = 0; k <= 44; ++k) {
+            const double lam = static_cast<double>(n) * std::pow(10.0, -8.0 + 0.25 * k);
+            const double g = gcv(lam);
+            if (g < best) {
+                best = g;
+                f.lambda = lam;
+            }
+        }
+    }
+    const double lam = f.lambda;
+    Eigen::VectorXd d(s.size()), a(s.size());
+    for (Eigen::Index k = 0; k < s.size(); ++k) {
+        d(k) = s(k) / (s2(k) + lam);
+        a(k) = s2(k) / ((s2(k) + lam) * (s2(k) + lam));
+    }
+    f.beta = V * d.cwiseProduct(uty);
+    f.leverage = V * a.asDiagonal() * V.transpose();
+
+    // Leave-one-out residuals of a linear smoother: e_i / (1 - h_ii).
+    const Eigen::VectorXd fitted = Z * f.beta;
+    double sum = 0;
+    for (Eigen::Index i = 0; i < n; ++i) {
+        double h = 1.0 / static_cast<double>(n);
+        for (Eigen::Index k = 0; k < s.size(); ++k) h += U(i, k) * U(i, k) * s2(k) / (s2(k) + lam);
+        const double e = (yc(i) - fitted(i)) / std::max(1e-6, 1.0 - h);
+        sum += e * e;
+    }
+    f.sigma_loo = std::sqrt(sum / static_cast<double>(n));
+    return f;
+}
+
+const std::vector<std::string>& RidgeModel::feature_names() {
+    static const std::vector<std::string> names{
+        "log_natoms", "log_density", "charged_fraction", "rc", "buffer", "inner_buffer", "log_nstlist",
+        "inv_nstlist", "cluster_4x4", "cluster_4x8", "cluster_8x4", "log1p_grid", "log_threads",
+        "threads_per_core", "log_simd_width", "log_cores", "log_cache_per_core", "log_pair_per_lane",
+        "log1p_search_per_thread", "log1p_prune_per_thread", "log1p_spread_per_thread", "log1p_fft_per_thread",
+        "pme_x_log_pair", "pme_x_cluster_4x8", "pme_x_cluster_8x4", "pme_x_log_threads"};
+    return names;
+}
+
+std::string RidgeModel::feature_set() const {
+    std::string s = "ridge-v2:";
+    for (const auto& n : feature_names()) s += (s.back() == ':' ? "" : ",") + n;
+    return s;
+}
+
+Eigen::VectorXd RidgeModel::feature_vector(const Features& f) {
+    const double pme = f.pme ? 1.0 : 0.0;
+    const auto is = [&](int i, int j) { return f.cluster_i == i && f.cluster_j == j ? 1.0 : 0.0; };
+    const double log_pair = std::log(std::max(1.0, f.pair_work / (f.threads * f.simd_width)));
+    Eigen::VectorXd x(26);
+    x << std::log(f.natoms), std::log(f.density), f.charged_fraction, f.rc, f.rlist - f.rc, f.rlist_inner - f.rc,
+        std::log(f.nstlist), 1.0 / f.nstlist, is(4, 4), is(4, 8), is(8, 4), std::log1p(f.pme_grid_points),
+        std::log(f.threads), f.threads / f.cores, std::log(f.simd_width), std::log(f.cores),
+        std::log(f.cache_per_core_mb), log_pair, std::log1p(f.search_work / f.threads),
+        std::log1p(f.prune_work / f.threads), std::log1p(f.spread_work / f.threads), std::log1p(f.fft_work / f.threads),
+        pme * log_pair, pme * is(4, 8), pme * is(8, 4), pme * std::log(f.threads);
+    return x;
+}
+
+void RidgeModel::do_fit(const std::vector<Sample>& samples) {
+    if (samples.size() < 5)
+        throw ModelError("ridge: need at least 5 samples, got " + std::to_string(samples.size()));
+    Eigen::MatrixXd X(static_cast<Eigen::Index>(samples.size()), static_cast<Eigen::Index>(feature_names().size()));
+    Eigen::VectorXd y(X.rows());
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        X.row(static_cast<Eigen::Index>(i)) = feature_vector(samples[i].features).transpose();
+        y(static_cast<Eigen::Index>(i)) = std::log(samples[i].ms);
+    }
+    fit_ = fit_ridge(X, y);
+}
+
+Prediction RidgeModel::do_predict(const Features& f) const {
+    const Eigen::VectorXd x = feature_vector(f);
+    // Floor: no timing is repeatable to better than about 1 %.
+    const double sigma = std::max(0.01, fit_.sigma_loo) * std::sqrt(1.0 + fit_.leverage_of(x));
+    return log_interval(std::exp(fit_.predict(x)), sigma);
+}
+
+nlohmann::json vector_to_json(const Eigen::VectorXd& v) { return std::vector<double>(v.data(), v.data() + v.size()); }
+
+Eigen::VectorXd vector_from_json(const nlohmann::json& j) {
+    const auto v = j.get<std::vector<double>>();
+    return Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
+}
+
+nlohmann::json matrix_to_json(const Eigen::MatrixXd& m) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (Eigen::Index i = 0; i < m.rows(); ++i) rows.push_back(vector_to_json(m.row(i).transpose()));
+    return rows;
+}
+
+Eigen::MatrixXd matrix_from_json(const nlohmann::json& j) {
+    const Eigen::Index rows = static_cast<Eigen::Index>(j.size());
+    const Eigen::Index cols = rows ? static_cast<Eigen::Index>(j.at(0).size()) : 0;
+    Eigen::MatrixXd m(rows, cols);
+    for (Eigen::Index i = 0; i < rows; ++i) {
+        const Eigen::VectorXd r = vector_from_json(j.at(static_cast<std::size_t>(i)));
+        if (r.size() != cols) throw ModelError("matrix rows of different lengths in model JSON");
+        m.row(i) = r.transpose();
+    }
+    return m;
+}
+
+nlohmann::json RidgeModel::params_json() const {
+    return {{"mean", vector_to_json(fit_.mean)},   {"scale", vector_to_json(fit_.scale)},
+            {"beta", vector_to_json(fit_.beta)},   {"intercept", fit_.intercept},
+            {"lambda", fit_.lambda},               {"sigma_loo", fit_.sigma_loo},
+            {"leverage", matrix_to_json(fit_.leverage)}, {"n", fit_.n}};
+}
+
+void RidgeModel::load_params(const nlohmann::json& j) {
+    RidgeFit f;
+    f.mean = vector_from_json(j.at("mean"));
+    f.scale = vector_from_json(j.at("scale"));
+    f.beta = vector_from_json(j.at("beta"));
+    f.intercept = j.at("intercept").get<double>();
+    f.lambda = j.at("lambda").get<double>();
+    f.sigma_loo = j.at("sigma_loo").get<double>();
+    f.leverage = matrix_from_json(j.at("leverage"));
+    f.n = j.at("n").get<std::size_t>();
+    const auto p = static_cast<Eigen::Index>(feature_names().size());
+    if (f.mean.size() != p || f.scale.size() != p || f.beta.size() != p || f.leverage.rows() != p ||
+        f.leverage.cols() != p)
+        throw ModelError("ridge model JSON has " + std::to_string(f.beta.size()) + " coefficients, expected " +
+                         std::to_string(p));
+    fit_ = std::move(f);
+}
+
+}  // namespace mdtune

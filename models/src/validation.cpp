@@ -1,0 +1,171 @@
+// Leave-one-group-out cross-validation and the scores.
+#include "mdtune/validation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace mdtune {
+
+std::string_view to_string(Grouping g) { return g == Grouping::BySize ? "size" : "hardware"; }
+
+std::string size_bucket(double natoms) {
+    const long lo = 1L << static_cast<int>(std::floor(std::log2(std::max(1.0, natoms))));
+    return std::to_string(lo) + "-" + std::to_string(2 * lo - 1);
+}
+
+std::string group_of(const Sample& s, Grouping g) {
+    return g == Grouping::BySize ? size_bucket(s.features.natoms) : s.hardware_id;
+}
+
+std::vector<Fold> leave_one_group_out(const std::vector<Sample>& samples, Grouping g) {
+    std::map<std::string, std::vector<std::size_t>> members;
+    std::vector<std::string> order;  // groups by size, not by text, for the size buckets
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        const std::string key = group_of(samples[i], g);
+        if (!members.count(key)) order.push_back(key);
+        members[key].push_back(i);
+    }
+    if (g == Grouping::BySize)
+        std::sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
+            return std::stol(a) < std::stol(b);
+        });
+    else
+        std::sort(order.begin(), order.end());
+    std::vector<Fold> folds;
+    for (const std::string& key : order) {
+        Fold f;
+        f.group = key;
+        f.test = members[key];
+        for (std::size_t i = 0; i < samples.size(); ++i)
+            if (group_of(samples[i], g) != key) f.train.push_back(i);
+        folds.push_back(std::move(f));
+    }
+    return folds;
+}
+
+double median_of(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    const std::size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+namespace {
+
+void summarise_regrets(Scores& s) {
+    std::vector<double> r;
+    for (const auto& x : s.regrets) r.push_back(x.regret);
+    s.regret_median = median_of(r);
+    s.regret_max = r.empty() ? 0.0 : *std::max_element(r.begin(), r.end());
+}
+
+struct Scored {
+    const Sample* sample;
+    Prediction pred;
+};
+
+Scores score(const std::vector<Scored>& points) {
+    Scores s;
+    s.n = points.size();
+    double ape = 0;
+    std::size_t inside = 0;
+    std::map<std::string, std::vector<const Scored*>> by_system;
+    for (const Scored& p : points) {
+        ape += std::abs(p.pred.ms - p.sample->ms) / p.sample->ms;
+        inside += p.sample->ms >= p.pred.lo && p.sample->ms <= p.pred.hi;
+        by_system[p.sample->hardware_id + "|" + p.sample->system.canonical()].push_back(&p);
+    }
+    s.mape = s.n ? ape / static_cast<double>(s.n) : 0.0;
+    s.coverage = s.n ? static_cast<double>(inside) / static_cast<double>(s.n) : 0.0;
+    for (const auto& [key, list] : by_system) {
+        if (list.size() < 2) continue;
+        const auto pick = std::min_element(list.begin(), list.end(), [](const Scored* a, const Scored* b) {
+            return a->pred.ms < b->pred.ms;
+        });
+        const auto best = std::min_element(list.begin(), list.end(), [](const Scored* a, const Scored* b) {
+            return a->sample->ms < b->sample->ms;
+        });
+        SystemRegret r;
+        r.hardware_id = (*pick)->sample->hardware_id;
+        r.system = (*pick)->sample->system;
+        r.configs = list.size();
+        r.predicted_config = (*pick)->sample->config.canonical();
+        r.best_config = (*best)->sample->config.canonical();
+        r.predicted_ms = (*pick)->sample->ms;
+        r.best_ms = (*best)->sample->ms;
+        r.regret = r.predicted_ms / r.best_ms - 1.0;
+        s.regrets.push_back(std::move(r));
+    }
+    summarise_regrets(s);
+    return s;
+}
+
+nlohmann::json scores_json(const Scores& s) {
+    nlohmann::json regrets = nlohmann::json::array();
+    for (const auto& r : s.regrets)
+        regrets.push_back({{"hardware", r.hardware_id}, {"system", r.system.canonical()}, {"configs", r.configs},
+                           {"predicted", r.predicted_config}, {"best", r.best_config},
+                           {"predicted_ms", r.predicted_ms}, {"best_ms", r.best_ms}, {"regret", r.regret}});
+    return {{"n", s.n},
+            {"mape", s.mape},
+            {"coverage", s.coverage},
+            {"regret_median", s.regret_median},
+            {"regret_max", s.regret_max},
+            {"regrets", regrets}};
+}
+
+}  // namespace
+
+Scores evaluate(const Model& model, const std::vector<Sample>& test) {
+    std::vector<Scored> points;
+    points.reserve(test.size());
+    for (const Sample& s : test) points.push_back({&s, model.predict(s.features)});
+    return score(points);
+}
+
+CvResult cross_validate(ModelKind kind, const std::vector<Sample>& samples, Grouping g) {
+    CvResult cv;
+    cv.kind = kind;
+    cv.grouping = g;
+    std::vector<Scored> all;
+    std::vector<Sample> train;
+    for (const Fold& fold : leave_one_group_out(samples, g)) {
+        GroupResult gr;
+        gr.group = fold.group;
+        gr.train_n = fold.train.size();
+        train.clear();
+        for (std::size_t i : fold.train) train.push_back(samples[i]);
+        auto model = make_model(kind);
+        try {
+            model->fit(train);
+        } catch (const ModelError& e) {
+            gr.skipped = e.what();
+            cv.groups.push_back(std::move(gr));
+            continue;
+        }
+        std::vector<Scored> points;
+        for (std::size_t i : fold.test) points.push_back({&samples[i], model->predict(samples[i].features)});
+        gr.scores = score(points);
+        all.insert(all.end(), points.begin(), points.end());
+        cv.groups.push_back(std::move(gr));
+    }
+    cv.overall = score(all);
+    return cv;
+}
+
+nlohmann::json to_json(const CvResult& cv) {
+    nlohmann::json groups = nlohmann::json::array();
+    for (const GroupResult& g : cv.groups) {
+        nlohmann::json j{{"group", g.group}, {"train_n", g.train_n}};
+        if (!g.skipped.empty()) j["skipped"] = g.skipped;
+        else j["scores"] = scores_json(g.scores);
+        groups.push_back(std::move(j));
+    }
+    return {{"kind", std::string(to_string(cv.kind))},
+            {"grouping", std::string(to_string(cv.grouping))},
+            {"groups", groups},
+            {"overall", scores_json(cv.overall)}};
+}
+
+}  // namespace mdtune

@@ -1,0 +1,193 @@
+// The gate's statistical behaviour on synthetic data with a fixed seed: it finds
+// an injected 5 % slowdown, raises false alarms no more often than alpha, and
+// refuses to judge on too few repetitions or too much noise.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "bench_test_util.h"
+#include "mdtune/bench/compare.h"
+
+namespace mdtune::bench {
+namespace {
+
+using testing::NoiseModel;
+
+// Shared-machine noise: 1 % log-normal scatter, 5 % of repetitions up to 10 % slow
+// (IQR/median ~1.2 %, as the suites show on a loaded 2-core VM).
+const NoiseModel kRealistic{0.01, 0.05, 0.10};
+// A worse neighbour: 10 % of repetitions up to 15 % slow.
+const NoiseModel kHarsh{0.01, 0.10, 0.15};
+
+double detection_rate(const NoiseModel& noise, int trials, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    const GateOptions o;  // alpha 0.05, threshold 3 %, at least 5 repetitions
+    int flagged = 0;
+    for (int t = 0; t < trials; ++t) {
+        const auto base = noise.draw(rng, 9, 100e-6);
+        const auto slow = noise.draw(rng, 9, 105e-6);
+        flagged += compare_benchmark("BM_Kernel", base, slow, o).verdict == Verdict::Regression;
+    }
+    return static_cast<double>(flagged) / trials;
+}
+
+TEST(Gate, FindsAnInjectedFivePercentSlowdownWithNineRepetitions) {
+    // The misses are draws whose median change lands below the 3 % threshold.
+    EXPECT_GE(detection_rate(kRealistic, 1000, 20240601), 0.97);
+    EXPECT_GE(detection_rate(kHarsh, 1000, 20240602), 0.90);
+}
+
+TEST(Gate, IdenticalDistributionsAreFlaggedAtMostAlphaOfTheTime) {
+    std::mt19937_64 rng(7);
+    const GateOptions o;
+    const int trials = 3000;
+    int significant = 0, alarms = 0;
+    for (int t = 0; t < trials; ++t) {
+        const auto a = kRealistic.draw(rng, 9, 100e-6);
+        const auto b = kRealistic.draw(rng, 9, 100e-6);
+        const BenchComparison c = compare_benchmark("BM_Same", a, b, o);
+        significant += c.p_value < o.alpha;
+        alarms += c.verdict == Verdict::Regression || c.verdict == Verdict::Improvement;
+    }
+    // The test's own size: P(p < alpha) <= alpha (+ 2.5 binomial standard errors).
+    const double slack = 2.5 * std::sqrt(o.alpha * (1 - o.alpha) / trials);
+    EXPECT_LE(static_cast<double>(significant) / trials, o.alpha + slack) << significant;
+    // Verdicts also need the change beyond the threshold: far rarer.
+    EXPECT_LE(static_cast<double>(alarms) / trials, o.alpha + slack) << alarms;
+}
+
+TEST(Gate, TiedQuantisedTimingsKeepTheFalseAlarmRate) {
+    // Timers with a coarse tick: many ties, so the normal approximation path.
+    std::mt19937_64 rng(99);
+    const GateOptions o;
+    const int trials = 3000;
+    int significant = 0;
+    auto quantise = [](std::vector<double> v) {
+        for (auto& x : v) x = std::round(x / 1e-6) * 1e-6;  // 1 us tick on ~100 us
+        return v;
+    };
+    for (int t = 0; t < trials; ++t) {
+        const auto a = quantise(kRealistic.draw(rng, 9, 100e-6));
+        const auto b = quantise(kRealistic.draw(rng, 9, 100e-6));
+        significant += compare_benchmark("BM_Tick", a, b, o).p_value < o.alpha;
+    }
+    const double slack = 2.5 * std::sqrt(o.alpha * (1 - o.alpha) / trials);
+    EXPECT_LE(static_cast<double>(significant) / trials, o.alpha + slack) << significant;
+}
+
+TEST(Gate, FewerThanTheMinimumRepetitionsIsTooNoisyNotAVerdict) {
+    const GateOptions o;
+    const std::vector<double> base{100, 100, 100, 100}, slow{150, 151, 152, 153};
+    const BenchComparison c = compare_benchmark("BM_Few", base, slow, o);
+    EXPECT_EQ(c.verdict, Verdict::TooNoisy);
+    EXPECT_NE(c.reason.find("at least 5"), std::string::npos) << c.reason;
+    EXPECT_NEAR(c.change, 0.515, 1e-9);  // still reported (medians 100 and 151.5)
+    // Five a side, cleanly separated: a verdict.
+    const std::vector<double> b5{100, 100.5, 101, 99.5, 100.2}, s5{110, 110.5, 111, 109.5, 110.2};
+    EXPECT_EQ(compare_benchmark("BM_Five", b5, s5, o).verdict, Verdict::Regression);
+    EXPECT_EQ(compare_benchmark("BM_Five", s5, b5, o).verdict, Verdict::Improvement);
+    // Five a side cannot reach a very small alpha.
+    GateOptions strict = o;
+    strict.alpha = 0.001;
+    EXPECT_EQ(compare_benchmark("BM_Five", b5, s5, strict).verdict, Verdict::TooNoisy);
+}
+
+TEST(Gate, SpreadTooLargeToResolveTheThresholdIsTooNoisy) {
+    std::mt19937_64 rng(3);
+    const GateOptions o;
+    const NoiseModel wild{0.10, 0.0, 0.0};  // 10 % scatter: IQR/median ~ 13 %
+    const auto a = wild.draw(rng, 9, 1.0), b = wild.draw(rng, 9, 1.0);
+    const BenchComparison c = compare_benchmark("BM_Wild", a, b, o);
+    EXPECT_EQ(c.verdict, Verdict::TooNoisy) << c.reason;
+    EXPECT_GT(c.resolution, o.threshold);
+    // A change far beyond the noise is still a regression.
+    const auto slow = wild.draw(rng, 9, 2.0);
+    EXPECT_EQ(compare_benchmark("BM_Wild", a, slow, o).verdict, Verdict::Regression);
+}
+
+TEST(Gate, ResolutionEqualsTheSpreadAtNineRepetitions) {
+    // Documented rule of thumb: with 9 a side and alpha 0.05, "too noisy" starts
+    // where IQR/median exceeds the threshold.
+    const std::vector<double> v{0.96, 0.97, 0.98, 0.99, 1.0, 1.01, 1.02, 1.03, 1.04};
+    const BenchComparison c = compare_benchmark("x", v, v, GateOptions{});
+    EXPECT_NEAR(c.spread_baseline, 0.04, 1e-12);
+    EXPECT_NEAR(c.resolution / c.spread_baseline, 1.0, 0.01);
+}
+
+TEST(Gate, SignificantButWithinTheThresholdIsNoChange) {
+    const GateOptions o;
+    std::vector<double> a, b;
+    for (int i = 0; i < 9; ++i) {
+        a.push_back(100.0 + 0.01 * i);
+        b.push_back(101.0 + 0.01 * i);  // +1 %: clearly real, but below 3 %
+    }
+    const BenchComparison c = compare_benchmark("BM_Small", a, b, o);
+    EXPECT_LT(c.p_value, 0.001);
+    EXPECT_EQ(c.verdict, Verdict::NoChange);
+    EXPECT_NE(c.reason.find("significant but within"), std::string::npos);
+}
+
+TEST(Gate, InstructionCountsCompareExactly) {
+    GateOptions o;
+    o.exact_counts = true;
+    const std::vector<double> base{1'000'000}, same{1'000'000}, plus5{1'050'000}, plus2{1'020'000};
+    EXPECT_EQ(compare_benchmark("i", base, same, o).verdict, Verdict::NoChange);
+    EXPECT_EQ(compare_benchmark("i", base, plus5, o).verdict, Verdict::Regression);
+    EXPECT_EQ(compare_benchmark("i", plus5, base, o).verdict, Verdict::Improvement);
+    EXPECT_EQ(compare_benchmark("i", base, plus2, o).verdict, Verdict::NoChange);
+    // Counts that are not reproducible are not trusted.
+    const std::vector<double> shaky{1'000'000, 1'100'000, 900'000};
+    EXPECT_EQ(compare_benchmark("i", shaky, plus5, o).verdict, Verdict::TooNoisy);
+}
+
+TEST(Gate, ReportFailsOnARegressionAndSummarisesWithTheGeometricMean) {
+    const std::vector<double> base{100, 100.2, 99.8, 100.1, 99.9, 100, 100.3, 99.7, 100};
+    auto scaled = [&](double f) {
+        std::vector<double> v;
+        for (double x : base) v.push_back(x * f);
+        return v;
+    };
+    Samples a{{"BM_Fast", base}, {"BM_Slow", base}, {"BM_Gone", base}};
+    Samples b{{"BM_Fast", scaled(1 / 1.1)}, {"BM_Slow", scaled(1.1)}, {"BM_New", base}};
+    GateReport r = run_gate(a, b, GateOptions{});
+    r.baseline = "main";
+    r.candidate = "pr";
+    r.metric = "real_time";
+    ASSERT_EQ(r.rows.size(), 2u);
+    EXPECT_TRUE(r.failed());
+    EXPECT_EQ(r.rows[0].name, "BM_Slow");  // regressions first
+    EXPECT_EQ(r.count(Verdict::Improvement), 1u);
+    EXPECT_NEAR(r.geomean_ratio, 1.0, 1e-9);
+    EXPECT_EQ(r.only_baseline, std::vector<std::string>{"BM_Gone"});
+    EXPECT_EQ(r.only_candidate, std::vector<std::string>{"BM_New"});
+    const std::string table = format_report(r, ReportFormat::Table);
+    EXPECT_NE(table.find("gate: FAIL"), std::string::npos) << table;
+    EXPECT_NE(table.find("geometric mean"), std::string::npos);
+    EXPECT_NE(format_report(r, ReportFormat::Markdown).find("| `BM_Slow` |"), std::string::npos);
+    const auto j = nlohmann::json::parse(format_report(r, ReportFormat::Json));
+    EXPECT_FALSE(j["passed"].get<bool>());
+    EXPECT_EQ(j["regressions"].get<int>(), 1);
+    EXPECT_EQ(j["benchmarks"][0]["verdict"], "regression");
+}
+
+TEST(Gate, ThresholdIsAPercentage) {
+    EXPECT_DOUBLE_EQ(parse_threshold("3%"), 0.03);
+    EXPECT_DOUBLE_EQ(parse_threshold("0.5%"), 0.005);
+    EXPECT_THROW(parse_threshold("3"), std::invalid_argument);
+    EXPECT_THROW(parse_threshold("0%"), std::invalid_argument);
+    EXPECT_THROW(parse_threshold("x%"), std::invalid_argument);
+}
+
+TEST(Gate, MediansAndSpread) {
+    const std::vector<double> v{5, 1, 3, 2, 4};
+    EXPECT_DOUBLE_EQ(median(v), 3.0);
+    EXPECT_DOUBLE_EQ(relative_spread(v), 2.0 / 3.0);  // IQR 4 - 2
+    const std::vector<double> even{1, 2, 3, 4};
+    EXPECT_DOUBLE_EQ(median(even), 2.5);
+    EXPECT_NEAR(normal_two_sided_quantile(0.05), 1.959964, 1e-5);
+}
+
+}  // namespace
+}  // namespace mdtune::bench

@@ -1,0 +1,136 @@
+// `mdtune mpi` as users run it, on a database filled with synthetic
+// measurements (no MPI needed): rules files that parse back, the show table,
+// and clear errors with exit code 2 for bad input.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "mdtune/mpi/rules_file.h"
+#include "mdtune/mpi_store.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace mdtune;
+
+struct Result {
+    int exit_code;
+    std::string output;
+};
+
+Result run(const std::string& args) {
+    FILE* pipe = popen((std::string(MDTUNE_BINARY) + " " + args + " 2>&1").c_str(), "r");
+    std::string out;
+    std::array<char, 4096> buf;
+    while (fgets(buf.data(), buf.size(), pipe)) out += buf.data();
+    const int status = pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+class MpiCli : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() / ("mdtune_mpi_cli_" + std::to_string(getpid()) + "_" +
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+    std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+    // allreduce and alltoall at 2-8 ranks: algorithm 3 wins small messages,
+    // algorithm 4 large ones, the default is 10 % behind the best.
+    std::string synthetic_db() const {
+        const std::string db = path("mpi.db");
+        Store store(db);
+        MpiStore ms(store);
+        std::vector<MpiMeasurement> rows;
+        for (const char* coll : {"allreduce", "alltoall"})
+            for (int ppn : {2, 3, 4, 6, 8})
+                for (long b = 8; b <= (4L << 20); b *= 4)
+                    for (int alg : {0, 3, 4}) {
+                        MpiMeasurement m;
+                        m.hardware_id = "hw-test";
+                        m.mpi_library = "Open MPI 4.1.4";
+                        m.nodes = 1;
+                        m.ppn = m.ranks = ppn;
+                        m.collective = coll;
+                        m.selection = alg ? "forced" : "default";
+                        m.algorithm = alg;
+                        m.bytes = b;
+                        m.iterations = 10;
+                        const double small = 2.0 * ppn + double(b) * 0.004 * ppn;
+                        const double large = 30.0 * ppn + double(b) * 0.002 * ppn;
+                        m.lat_median_us = alg == 3 ? small : alg == 4 ? large : 1.1 * std::min(small, large);
+                        m.lat_min_us = m.lat_avg_us = m.lat_max_us = m.lat_median_us;
+                        m.status = "ok";
+                        rows.push_back(m);
+                    }
+        ms.put_measurements(rows);
+        return db;
+    }
+    fs::path dir_;
+};
+
+TEST_F(MpiCli, RulesFromTheDatabaseParseBackAndShowExplains) {
+    const std::string db = synthetic_db(), out = path("rules.conf");
+    const Result r = run("mpi rules --out " + out + " --db " + db + " --hardware hw-test --collectives allreduce,alltoall");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("held-out regret"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("wrote " + out + ": 2 collectives"), std::string::npos) << r.output;
+    const mpi::RulesFile f = mpi::read_rules_file(out);
+    ASSERT_EQ(f.collectives.size(), 2u);
+    EXPECT_EQ(mpi::lookup(f, 2, 4, 16)->algorithm, 3);
+    EXPECT_EQ(mpi::lookup(f, 2, 4, 4 << 20)->algorithm, 4);
+    EXPECT_EQ(mpi::lookup(f, 3, 4, 4 * (4 << 20))->algorithm, 4);  // alltoall: bytes per rank x ranks
+    {
+        Store store(db);
+        EXPECT_TRUE(MpiStore(store).latest_model("hw-test", "allreduce"));
+    }
+
+    const Result s = run("mpi show --db " + db + " --hardware hw-test --collectives allreduce --np 4 --rules " + out);
+    ASSERT_EQ(s.exit_code, 0) << s.output;
+    EXPECT_NE(s.output.find("4 ranks (1 node x 4)"), std::string::npos) << s.output;
+    EXPECT_NE(s.output.find("recursive_doubling"), std::string::npos) << s.output;
+    EXPECT_NE(s.output.find("measured best 1.100x"), std::string::npos) << s.output;
+    EXPECT_EQ(s.output.find("6 ranks"), std::string::npos) << s.output;
+}
+
+TEST_F(MpiCli, BadInputIsAUsageError) {
+    const Result none = run("mpi");
+    EXPECT_EQ(none.exit_code, 2);
+    EXPECT_NE(none.output.find("mdtune mpi <command>"), std::string::npos);
+    EXPECT_EQ(run("mpi frobnicate").exit_code, 2);
+    const Result no_out = run("mpi rules --db " + path("x.db"));
+    EXPECT_EQ(no_out.exit_code, 2);
+    EXPECT_NE(no_out.output.find("needs --out"), std::string::npos) << no_out.output;
+    const Result empty = run("mpi rules --out " + path("r.conf") + " --db " + path("empty.db") + " --hardware hw-x");
+    EXPECT_EQ(empty.exit_code, 2);
+    EXPECT_NE(empty.output.find("no MPI measurements for hardware hw-x"), std::string::npos) << empty.output;
+    EXPECT_FALSE(fs::exists(path("r.conf")));
+    const Result coll = run("mpi sweep --collectives allreduce,scan --db " + path("s.db"));
+    EXPECT_EQ(coll.exit_code, 2);
+    EXPECT_NE(coll.output.find("unknown collective 'scan'"), std::string::npos) << coll.output;
+    const Result np = run("mpi sweep --np 2 zero --db " + path("s.db"));
+    EXPECT_EQ(np.exit_code, 2);
+    EXPECT_NE(np.output.find("--np: 'zero' is not an integer"), std::string::npos) << np.output;
+    const Result sizes = run("mpi sweep --sizes 8-4X --db " + path("s.db"));
+    EXPECT_EQ(sizes.exit_code, 2);
+    EXPECT_NE(sizes.output.find("--sizes"), std::string::npos) << sizes.output;
+
+    // A malformed rules file is refused before anything is launched.
+    std::ofstream(path("bad.conf")) << "1\n2 1\n4 1\n8 3 0 0\n";
+    const Result bad = run("mpi evaluate --rules " + path("bad.conf") + " --db " + path("e.db"));
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_NE(bad.output.find("bad.conf:4: collective 2 (allreduce), communicator size 4: the first message rule"),
+              std::string::npos)
+        << bad.output;
+}
+
+}  // namespace
