@@ -14,9 +14,11 @@
 #   MDT_PERF_METRIC       real_time | instructions | both                       [real_time]
 #   MDT_PERF_FILTER       regex of benchmarks to run                             [threads:1]
 #   MDT_BENCH_SIZES       LJ sizes of the nonbonded/search/leap-frog suites      [4000]
-#   MDT_PERF_ROUNDS       real_time: interleaved rounds, each runs both sides    [3]
-#   MDT_PERF_REPETITIONS  real_time: repetitions per suite per round             [3]
-#                         (so 9 repetitions a side by default)
+#   MDT_PERF_ROUNDS       real_time: interleaved rounds, each runs both sides    [9]
+#   MDT_PERF_REPETITIONS  real_time: repetitions per suite per round             [1]
+#                         (9 repetitions a side by default; repetitions of one process
+#                         share the machine's load at that moment, so many short rounds
+#                         give more independent samples than few long ones)
 #   MDT_PERF_MIN_TIME     real_time: seconds per repetition                      [0.2]
 #   MDT_PERF_THRESHOLD    relative change that matters                           [3%]
 #   MDT_PERF_ALPHA        significance level of the Mann-Whitney U test          [0.05]
@@ -49,8 +51,8 @@ base_ref=$1
 head_ref=$2
 metric=${MDT_PERF_METRIC:-real_time}
 filter=${MDT_PERF_FILTER:-threads:1}
-rounds=${MDT_PERF_ROUNDS:-3}
-reps=${MDT_PERF_REPETITIONS:-3}
+rounds=${MDT_PERF_ROUNDS:-9}
+reps=${MDT_PERF_REPETITIONS:-1}
 min_time=${MDT_PERF_MIN_TIME:-0.2}
 threshold=${MDT_PERF_THRESHOLD:-3%}
 alpha=${MDT_PERF_ALPHA:-0.05}
@@ -126,6 +128,9 @@ build() {
   # shellcheck disable=SC2206 # word splitting of the user's CMake arguments is intended
   args+=(${MDT_CMAKE_ARGS:-} $extra)
   log "configure $side/$bdir: ${args[*]}"
+  # A reused build directory must not keep cache entries from earlier arguments
+  # (e.g. a CMAKE_CXX_FLAGS given last time); unchanged flags rebuild nothing.
+  rm -f "$dir/$bdir/CMakeCache.txt"
   cmake -S "$dir" -B "$dir/$bdir" "${args[@]}" >"$work/$side.$bdir.configure.log" 2>&1 ||
     { tail -30 "$work/$side.$bdir.configure.log" >&2; echo "ci_perf.sh: configuring $side failed" >&2; exit 2; }
   local targets
@@ -187,6 +192,8 @@ for m in "${metrics[@]}"; do
   if [[ $m == real_time ]]; then
     # Interleaved so that both sides see the same machine: A B, B A, A B, ...
     # (alternating the order also cancels a slow drift of the machine's speed).
+    # The U test assumes independent repetitions; on a shared machine those of one
+    # process are not (they share its load), hence many short rounds.
     for ((r = 1; r <= rounds; r++)); do
       if ((r % 2)); then order=(base head); else order=(head base); fi
       for side in "${order[@]}"; do

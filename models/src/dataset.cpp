@@ -75,10 +75,16 @@ std::vector<Sample> load_samples(const Store& store) {
 
 std::set<std::string> invalid_configs(const std::vector<StoredTrial>& trials, const std::string& hardware_id,
                                       const std::string& system_kind) {
+    std::map<std::string, std::pair<long, long>> longest;  // config -> (longest invalid, longest ok) steps
+    for (const StoredTrial& t : trials) {
+        if (t.hardware_id != hardware_id || t.system.kind != system_kind) continue;
+        auto& [invalid, ok] = longest.try_emplace(t.config.canonical(), -1L, -1L).first->second;
+        if (t.result.status == TrialStatus::Invalid) invalid = std::max(invalid, t.measure.steps);
+        if (t.result.status == TrialStatus::Ok) ok = std::max(ok, t.measure.steps);
+    }
     std::set<std::string> out;
-    for (const StoredTrial& t : trials)
-        if (t.result.status == TrialStatus::Invalid && t.hardware_id == hardware_id && t.system.kind == system_kind)
-            out.insert(t.config.canonical());
+    for (const auto& [config, steps] : longest)
+        if (steps.first >= 0 && steps.first >= steps.second) out.insert(config);
     return out;
 }
 

@@ -15,8 +15,9 @@ namespace {
 
 using testing::NoiseModel;
 
-// Shared-machine noise: 1 % log-normal scatter, 5 % of repetitions up to 10 % slow
-// (IQR/median ~1.2 %, as the suites show on a loaded 2-core VM).
+// A lightly shared machine: 1 % log-normal scatter, 5 % of repetitions up to 10 %
+// slow (IQR/median ~1.2 %). A heavily loaded one (IQR/median 6-20 %, measured on a
+// 2-core VM with other builds running) gives "too noisy", as it should.
 const NoiseModel kRealistic{0.01, 0.05, 0.10};
 // A worse neighbour: 10 % of repetitions up to 15 % slow.
 const NoiseModel kHarsh{0.01, 0.10, 0.15};

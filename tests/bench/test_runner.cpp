@@ -89,7 +89,18 @@ TEST_F(RunnerTest, HookedCallgrindCountsAreExactProportionalAndSurviveAFailingBe
     EXPECT_EQ(log_.str().find("did not take effect"), std::string::npos) << log_.str();
     const Converted c = to_run_row(r, {"t", "", "", BenchMetric::Instructions});
     EXPECT_EQ(c.skipped, (std::vector<std::string>{"BM_Fails: deliberate failure", "BM_Fails: deliberate failure"}));
-    expect_exact_and_proportional(instruction_samples(r));
+    const Samples s = instruction_samples(r);
+    expect_exact_and_proportional(s);
+
+    // Another process, from a work directory with a longer name: the same count
+    // (the suite's argv does not depend on where mdtune keeps its files).
+    const std::string other = dir_ + "/a_much_longer_directory_name";
+    std::filesystem::create_directories(other);
+    opts_.work_dir = other;
+    opts_.filter = "BM_Work/10000";
+    opts_.repetitions = 1;
+    const Samples again = instruction_samples(run_suite(kFixtureExe, BenchMetric::Instructions, opts_, log_));
+    EXPECT_EQ(again.at("BM_Work/10000").at(0), s.at("BM_Work/10000").at(0));
 }
 
 TEST_F(RunnerTest, FunctionTriggeredCallgrindCountsTheSameLoops) {

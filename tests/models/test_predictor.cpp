@@ -151,8 +151,18 @@ TEST(Predictor, RecordedInvalidConfigsAreCollectedPerMachineAndKind) {
     trials[0].result.status = TrialStatus::Invalid;
     trials[1].result.status = TrialStatus::Invalid;
     trials[1].hardware_id = "hw-other";
-    const auto bad = invalid_configs(trials, hw.id, trials[0].system.kind);
+    auto bad = invalid_configs(trials, hw.id, trials[0].system.kind);
     EXPECT_EQ(bad, (std::set<std::string>{trials[0].config.canonical()}));
+    // A longer Ok run of the same config (another size of the kind) clears it;
+    // a shorter one does not.
+    StoredTrial longer = trials[0];
+    longer.system.natoms = 4000;
+    longer.result.status = TrialStatus::Ok;
+    longer.measure.steps = trials[0].measure.steps - 1;
+    trials.push_back(longer);
+    EXPECT_EQ(invalid_configs(trials, hw.id, trials[0].system.kind).size(), 1u);
+    trials.back().measure.steps = trials[0].measure.steps * 5;
+    EXPECT_TRUE(invalid_configs(trials, hw.id, trials[0].system.kind).empty());
 }
 
 TEST(Output, GromacsSettingsFollowThePmeBalance) {

@@ -110,6 +110,11 @@ TEST_F(MpiCli, BadInputIsAUsageError) {
     const Result no_out = run("mpi rules --db " + path("x.db"));
     EXPECT_EQ(no_out.exit_code, 2);
     EXPECT_NE(no_out.output.find("needs --out"), std::string::npos) << no_out.output;
+    const Result missing = run("mpi rules --out " + path("r.conf") + " --db " + path("missing.db"));
+    EXPECT_EQ(missing.exit_code, 2);
+    EXPECT_NE(missing.output.find("no database at"), std::string::npos) << missing.output;
+    EXPECT_FALSE(fs::exists(path("missing.db")));
+    { Store created(path("empty.db")); }
     const Result empty = run("mpi rules --out " + path("r.conf") + " --db " + path("empty.db") + " --hardware hw-x");
     EXPECT_EQ(empty.exit_code, 2);
     EXPECT_NE(empty.output.find("no MPI measurements for hardware hw-x"), std::string::npos) << empty.output;

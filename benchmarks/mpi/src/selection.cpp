@@ -126,8 +126,9 @@ std::vector<Observation> observations_from(const std::vector<MpiMeasurement>& ro
 
 std::string describe(FeatureSet f) {
     if (f == FeatureSet::Poly)
-        return "poly: 1 u u^2 u^3 v v^2 uv u^2v m mu mv p2 p2u";
-    return "spline: 1 x h6 h10 h14 h18 v v^2 vx vh6 vh10 vh14 vh18 m mx mv p2 p2x, hk = max(0, log2(bytes) - k)";
+        return "poly: 1 u u^2 u^3 o ou | v v^2 uv u^2v m mu mv p2 p2u; o = ranks per node above cores";
+    return "spline: 1 x h6 h10 h14 h18 o ox oh10 oh14 | v v^2 vx vh6 vh10 vh14 vh18 m mx mv p2 p2x; "
+           "hk = max(0, log2(bytes) - k), o = ranks per node above cores";
 }
 
 std::optional<FeatureSet> parse_feature_set(const std::string& name) {
@@ -136,27 +137,33 @@ std::optional<FeatureSet> parse_feature_set(const std::string& name) {
     return std::nullopt;
 }
 
+std::size_t LatencyModel::shared_terms() const { return set_ == FeatureSet::Poly ? 6 : 10; }
+
 std::vector<double> LatencyModel::features(const Site& s) const {
     const double xr = std::clamp(std::log2(static_cast<double>(std::max<std::uint64_t>(s.bytes, 1))), x_lo_, x_hi_);
     const auto [qc, qh] = centre(q_lo_, q_hi_);
     const double v = (std::clamp(std::log2(static_cast<double>(s.ppn)), q_lo_, q_hi_) - qc) / qh;
     const double m = std::clamp(std::log2(static_cast<double>(s.nodes)), m_lo_, m_hi_);
     const double p2 = is_pow2(s.ranks()) ? 1.0 : 0.0;
+    // Oversubscribed ranks share cores: a different regime (scheduling, not
+    // copying, sets small-message latency), not a smooth continuation.
+    const double o = cores_ > 0 && s.ppn > cores_ ? 1.0 : 0.0;
     if (set_ == FeatureSet::Poly) {
         const auto [xc, xh] = centre(x_lo_, x_hi_);
         const double u = (xr - xc) / xh;
-        return {1.0, u, u * u, u * u * u, v, v * v, u * v, u * u * v, m, m * u, m * v, p2, p2 * u};
+        return {1.0, u, u * u, u * u * u, o, o * u, v, v * v, u * v, u * u * v, m, m * u, m * v, p2, p2 * u};
     }
     const double x = (xr - 12.0) / 8.0;
     const auto h = [&](double k) { return std::max(0.0, xr - k) / 8.0; };
     const double h6 = h(6), h10 = h(10), h14 = h(14), h18 = h(18);
-    return {1.0,    x,      h6,     h10,   h14, h18, v,  v * v,  v * x,
-            v * h6, v * h10, v * h14, v * h18, m,   m * x, m * v, p2, p2 * x};
+    return {1.0,    x,      h6,      h10,     h14,     h18,     o,     o * x, o * h10, o * h14, v, v * v,
+            v * x,  v * h6, v * h10, v * h14, v * h18, m,       m * x, m * v, p2,      p2 * x};
 }
 
 bool LatencyModel::fit(const std::vector<const Observation*>& obs, const FitOptions& opt) {
     coef_.clear();
     set_ = opt.features;
+    cores_ = opt.cores_per_node;
     rows_ = obs.size();
     if (obs.size() < 3) return false;
     x_lo_ = q_lo_ = m_lo_ = std::numeric_limits<double>::infinity();
@@ -189,10 +196,27 @@ bool LatencyModel::fit(const std::vector<const Observation*>& obs, const FitOpti
         scale_[j] = sd > 1e-9 ? 1.0 / sd : 0.0;
         X.col(j) = (X.col(j).array() - mu) * scale_[j];
     }
-    Eigen::MatrixXd A = X.transpose() * X;
-    for (std::size_t j = 1; j < k; ++j) A(j, j) += scale_[j] > 0 ? opt.ridge * double(n) : 1.0;
-    const Eigen::VectorXd beta = A.ldlt().solve(X.transpose() * y);
-    if (!beta.allFinite()) return false;
+    // Ridge with Huber weights (iteratively reweighted): one run hit by a burst
+    // of load, many times slower, must not bend a variant's whole curve.
+    Eigen::VectorXd w = Eigen::VectorXd::Ones(static_cast<Eigen::Index>(n));
+    Eigen::VectorXd beta;
+    for (int pass = 0; pass < std::max(1, opt.robust_passes + 1); ++pass) {
+        const Eigen::MatrixXd Xw = w.asDiagonal() * X;
+        Eigen::MatrixXd A = X.transpose() * Xw;
+        // The penalty shrinks what depends on the layout towards one shared size
+        // curve; the size terms themselves only get a token one (conditioning).
+        for (std::size_t j = 1; j < k; ++j)
+            A(j, j) += scale_[j] > 0 ? (j < shared_terms() ? 1e-6 : opt.ridge) * w.sum() : 1.0;
+        beta = A.ldlt().solve(Xw.transpose() * y);
+        if (!beta.allFinite()) return false;
+        if (pass == opt.robust_passes) break;
+        const Eigen::VectorXd r = (X * beta - y).cwiseAbs();
+        std::vector<double> sorted(r.data(), r.data() + r.size());
+        std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(n / 2), sorted.end());
+        const double sigma = std::max(1.4826 * sorted[n / 2], 0.02);  // MAD; 2 % floor
+        const double c = 1.345 * sigma;
+        for (Eigen::Index i = 0; i < r.size(); ++i) w(i) = r(i) <= c ? 1.0 : c / r(i);
+    }
     coef_.assign(beta.data(), beta.data() + k);
     const Eigen::VectorXd resid = X * beta - y;
     rms_ = std::sqrt(resid.squaredNorm() / double(n));
@@ -208,6 +232,7 @@ double LatencyModel::predict_us(const Site& s) const {
 
 std::string LatencyModel::to_json() const {
     nlohmann::json j = {{"features", describe(set_)},
+                        {"cores_per_node", cores_},
                         {"coefficients", coef_},
                         {"mean", mean_},
                         {"scale", scale_},
@@ -221,20 +246,65 @@ std::string LatencyModel::to_json() const {
 
 // ---- the selection ----------------------------------------------------------
 
+namespace {
+
+// Hold out one layout at a time (one size when there are fewer than three
+// layouts) and keep the penalty whose choices have the smallest mean log regret,
+// the smaller one on ties: clean data gets a light penalty, noisy data smooth
+// curves. Failures at a held-out size say nothing about smoothness: left out.
+double choose_ridge(const std::vector<Observation>& data, const FitOptions& opt) {
+    std::set<std::pair<int, int>> layouts;
+    for (const auto& o : data) layouts.insert({o.site.nodes, o.site.ppn});
+    const CvGroup group = layouts.size() >= 3 ? CvGroup::Layout : CvGroup::Size;
+    double best = kRidgeCandidates[0], best_err = std::numeric_limits<double>::infinity();
+    for (const double lambda : kRidgeCandidates) {
+        FitOptions f = opt;
+        f.ridge = lambda;
+        const CvReport cv = cross_validate(data, group, f);
+        double err = 0;
+        std::size_t n = 0;
+        for (const auto& p : cv.points)
+            if (std::isfinite(p.regret)) err += std::log(p.regret), ++n;
+        if (n == 0) continue;
+        err /= double(n);
+        if (err < best_err - 1e-9) best_err = err, best = lambda;
+    }
+    return best;
+}
+
+}  // namespace
+
 SelectionModel SelectionModel::fit(const std::vector<Observation>& data, const FitOptions& opt) {
-    std::map<std::pair<Collective, Variant>, std::vector<const Observation*>> groups;
+    std::map<Collective, std::vector<const Observation*>> per_collective;
     std::map<std::pair<Collective, Variant>, std::set<int>> failed;
     for (const auto& o : data) {
-        if (o.ok) groups[{o.collective, o.variant}].push_back(&o);
+        if (o.ok) per_collective[o.collective].push_back(&o);
         else failed[{o.collective, o.variant}].insert(o.site.ranks());
     }
     SelectionModel m;
     m.options_ = opt;
-    for (const auto& [key, obs] : groups) {
-        Entry e{key.first, key.second, {}, failed[key]};
-        if (e.model.fit(obs, opt)) m.entries_.push_back(std::move(e));
+    for (const auto& [c, obs] : per_collective) {
+        FitOptions f = opt;
+        if (f.ridge <= 0) {
+            std::vector<Observation> mine;
+            for (const auto& o : data)
+                if (o.collective == c) mine.push_back(o);
+            f.ridge = choose_ridge(mine, opt);
+        }
+        m.ridge_[c] = f.ridge;
+        std::map<Variant, std::vector<const Observation*>> groups;
+        for (const auto* o : obs) groups[o->variant].push_back(o);
+        for (const auto& [v, rows] : groups) {
+            Entry e{c, v, {}, failed[{c, v}]};
+            if (e.model.fit(rows, f)) m.entries_.push_back(std::move(e));
+        }
     }
     return m;
+}
+
+double SelectionModel::ridge(Collective c) const {
+    const auto it = ridge_.find(c);
+    return it == ridge_.end() ? 0.0 : it->second;
 }
 
 std::vector<Prediction> SelectionModel::rank(Collective c, const Site& s) const {
@@ -275,10 +345,10 @@ std::size_t SelectionModel::training_rows(Collective c) const {
 }
 
 std::string SelectionModel::to_json(Collective c) const {
-    nlohmann::json j = nlohmann::json::array();
+    nlohmann::json j = {{"ridge", ridge(c)}, {"variants", nlohmann::json::array()}};
     for (const auto& e : entries_) {
         if (e.collective != c) continue;
-        j.push_back({{"algorithm", e.variant.algorithm},
+        j["variants"].push_back({{"algorithm", e.variant.algorithm},
                      {"name", variant_label(c, e.variant)},
                      {"segsize", e.variant.segsize},
                      {"faninout", e.variant.faninout},

@@ -548,11 +548,18 @@ EvalReport evaluate_rules(const std::string& rules_path, const LaunchContext& ct
                     }
                     layout = r.output;
                     rep.mpi_library = r.output.mpi_library;
-                    for (const auto& m : r.output.results)
+                    for (const auto& m : r.output.results) {
                         if (m.status == "ok") {
                             (is_default ? def : rul)[m.bytes].push_back(m.lat_p10_us);
                             (is_default ? def_med : rul_med)[m.bytes].push_back(m.lat_median_us);
+                        } else {
+                            // Under the rules file this is a regression the speed-up cannot show.
+                            (is_default ? rep.default_failures : rep.rules_failures)++;
+                            say(std::to_string(ranks) + " ranks " + std::string(name(c)) + " " +
+                                std::to_string(m.bytes) + " B " + (is_default ? "default" : "rules") + ": " +
+                                m.status + " " + m.error);
                         }
+                    }
                 }
             }
             std::size_t n = 0;

@@ -16,9 +16,8 @@ std::string ProcessResult::describe() const {
     return "exit code " + std::to_string(exit_code);
 }
 
-ProcessResult run_process(const std::vector<std::string>& argv,
-                          const std::vector<std::pair<std::string, std::string>>& env, Stdout out,
-                          bool discard_stderr) {
+ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
+    const Stdout out = options.out;
     if (argv.empty()) throw std::invalid_argument("run_process: empty command");
     int pipe_fd[2] = {-1, -1};
     if (out == Stdout::Capture && pipe2(pipe_fd, O_CLOEXEC) != 0)
@@ -34,13 +33,25 @@ ProcessResult run_process(const std::vector<std::string>& argv,
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
     if (pid == 0) {
-        for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+        // Only async-signal-safe calls from here on would be strictly correct;
+        // mdtune is single-threaded when it runs suites, so setenv is fine.
+        for (const auto& [k, v] : options.env) setenv(k.c_str(), v.c_str(), 1);
         if (out == Stdout::Capture) dup2(pipe_fd[1], STDOUT_FILENO);
-        const int devnull = (out == Stdout::Discard || discard_stderr) ? open("/dev/null", O_WRONLY) : -1;
-        if (out == Stdout::Discard) dup2(devnull, STDOUT_FILENO);
-        if (discard_stderr) dup2(devnull, STDERR_FILENO);
-        execvp(args[0], args.data());
-        const int e = errno;
+        if (out == Stdout::Discard) {
+            const int devnull = open("/dev/null", O_WRONLY);
+            dup2(devnull, STDOUT_FILENO);
+        }
+        if (!options.stderr_file.empty()) {
+            const int fd = open(options.stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            if (fd >= 0) dup2(fd, STDERR_FILENO);
+        }
+        int e = 0;
+        if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) {
+            e = errno;
+        } else {
+            execvp(args[0], args.data());
+            e = errno;
+        }
         (void)!write(err_fd[1], &e, sizeof e);
         _exit(127);
     }

@@ -16,9 +16,14 @@ struct ProcessResult {
 
 enum class Stdout { Inherit, Capture, Discard };
 
+struct ProcessOptions {
+    std::vector<std::pair<std::string, std::string>> env;  // set on top of ours
+    Stdout out = Stdout::Inherit;
+    std::string stderr_file;  // "" = inherit, "/dev/null" to discard
+    std::string cwd;          // "" = ours
+};
+
 // Throws std::runtime_error when the program cannot be started.
-ProcessResult run_process(const std::vector<std::string>& argv,
-                          const std::vector<std::pair<std::string, std::string>>& env = {},
-                          Stdout out = Stdout::Inherit, bool discard_stderr = false);
+ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
 
 }  // namespace mdtune::bench

@@ -34,40 +34,67 @@ void remove_with_prefix(const std::string& dir, const std::string& prefix) {
         if (e.path().filename().string().rfind(prefix, 0) == 0) fs::remove(e.path());
 }
 
+// Stderr of a suite: shown live, or (quiet) kept in a file and shown on failure.
+std::string stderr_file(const SuiteOptions& o, const std::string& name) {
+    return o.quiet ? o.work_dir + "/" + name + ".stderr" : "";
+}
+
+std::string failure_text(const std::string& what, const ProcessResult& r, const std::string& err_file) {
+    std::string msg = what + ": " + r.describe();
+    if (!err_file.empty()) msg += "\n" + err_file + ":\n" + tail_of_file(err_file);
+    return msg;
+}
+
 // One callgrind process over the benchmarks matching `filter`; returns its
-// report and loop dumps.
+// report and loop dumps. The suite runs in the work directory through a link
+// with a fixed name and only relative paths: heap layout depends on the length
+// of argv, and layout changes instruction counts (alignment peeling, memcpy
+// paths) by up to ~1 %, so both sides of a comparison must see identical argv.
 std::pair<GbenchReport, std::vector<CallgrindDump>> callgrind_pass(const std::string& exe, const std::string& filter,
                                                                     int repetitions, const SuiteOptions& o,
                                                                     LoopMarking marking, const std::string& tag,
                                                                     std::ostream& log) {
-    const std::string prefix = stem(exe) + "." + tag + ".cg";
+    const std::string name = stem(exe);
+    const std::string prefix = name + "." + tag + ".cg";
     remove_with_prefix(o.work_dir, prefix);
-    const std::string json = o.work_dir + "/" + stem(exe) + "." + tag + ".json";
-    const std::string vlog = o.work_dir + "/" + stem(exe) + "." + tag + ".valgrind.log";
-    std::vector<std::string> argv{o.valgrind};
-    for (auto& a : callgrind_options(o.work_dir + "/" + prefix + ".%p", marking)) argv.push_back(a);
+    const std::string link = o.work_dir + "/" + name;
+    std::error_code ec;
+    fs::remove(link, ec);
+    fs::create_symlink(fs::absolute(exe), link);
+    const std::string json = name + "." + tag + ".json";
+    const std::string vlog = name + "." + tag + ".valgrind.log";
+    // The child runs in work_dir: a valgrind given as a relative path must still resolve.
+    const bool relative = o.valgrind.find('/') != std::string::npos && o.valgrind.front() != '/';
+    std::vector<std::string> argv{relative ? fs::absolute(o.valgrind).string() : o.valgrind};
+    for (auto& a : callgrind_options(prefix + ".%p", marking)) argv.push_back(a);
     argv.push_back("--log-file=" + vlog);
-    argv.insert(argv.end(), {exe, "--benchmark_min_time=0", "--benchmark_repetitions=" + std::to_string(repetitions),
-                             "--benchmark_out=" + json, "--benchmark_out_format=json"});
+    argv.insert(argv.end(), {"./" + name, "--benchmark_min_time=0",
+                             "--benchmark_repetitions=" + std::to_string(repetitions), "--benchmark_out=" + json,
+                             "--benchmark_out_format=json"});
     if (!filter.empty()) argv.push_back("--benchmark_filter=" + filter);
-    auto env = deterministic_openmp_env();
+    ProcessOptions po;
+    po.env = deterministic_openmp_env();
     if (marking == LoopMarking::Hooks) {
         const char* preload = std::getenv("LD_PRELOAD");
-        env.emplace_back("LD_PRELOAD", o.callgrind_hooks + (preload && *preload ? std::string(":") + preload : ""));
+        po.env.emplace_back("LD_PRELOAD", o.callgrind_hooks + (preload && *preload ? std::string(":") + preload : ""));
     }
-    const ProcessResult r = run_process(argv, env, o.quiet ? Stdout::Discard : Stdout::Inherit);
+    po.out = o.quiet ? Stdout::Discard : Stdout::Inherit;
+    po.stderr_file = stderr_file(o, name + "." + tag);
+    po.cwd = o.work_dir;
+    const ProcessResult r = run_process(argv, po);
     if (!r.ok()) {
-        const std::string vtail = tail_of_file(vlog);
+        const std::string vtail = tail_of_file(o.work_dir + "/" + vlog);
         std::string hint;
         if (vtail.find("unhandled instruction") != std::string::npos ||
             vtail.find("Unrecognised instruction") != std::string::npos)
             hint = "\nvalgrind cannot execute one of the suite's instructions (valgrind has no AVX-512 and lacks "
                    "some AVX2 forms): build the suites for instruction counts with -DMDT_SIMD=none";
-        throw GbenchError(exe + " under callgrind: " + r.describe() + hint + "\nvalgrind log " + vlog + ":\n" + vtail);
+        throw GbenchError(failure_text(exe + " under callgrind", r, po.stderr_file) + hint + "\nvalgrind log " +
+                          o.work_dir + "/" + vlog + ":\n" + vtail);
     }
-    GbenchReport report = read_gbench_file(json);
+    GbenchReport report = read_gbench_file(o.work_dir + "/" + json);
     std::vector<CallgrindDump> dumps = loop_dumps(o.work_dir, prefix);
-    log << "  " << stem(exe) << ": " << dumps.size() << " timed loop(s) counted under callgrind\n";
+    log << "  " << name << ": " << dumps.size() << " timed loop(s) counted under callgrind\n";
     return {std::move(report), std::move(dumps)};
 }
 
@@ -159,7 +186,10 @@ std::vector<std::string> list_benchmarks(const std::string& exe, const std::stri
     std::vector<std::string> argv{exe, "--benchmark_list_tests=true"};
     if (!filter.empty()) argv.push_back("--benchmark_filter=" + filter);
     // A filter matching nothing makes Google Benchmark complain on stderr: not an error here.
-    const ProcessResult r = run_process(argv, {}, Stdout::Capture, /*discard_stderr=*/true);
+    ProcessOptions po;
+    po.out = Stdout::Capture;
+    po.stderr_file = "/dev/null";
+    const ProcessResult r = run_process(argv, po);
     if (r.signal) throw GbenchError(exe + " --benchmark_list_tests: " + r.describe());
     std::vector<std::string> names;
     std::istringstream in(r.output);
@@ -176,8 +206,11 @@ GbenchReport run_suite(const std::string& exe, BenchMetric metric, const SuiteOp
     if (o.random_interleaving) argv.push_back("--benchmark_enable_random_interleaving=true");
     if (!o.filter.empty()) argv.push_back("--benchmark_filter=" + o.filter);
     if (!o.min_time.empty()) argv.push_back("--benchmark_min_time=" + o.min_time);
-    const ProcessResult r = run_process(argv, {}, o.quiet ? Stdout::Discard : Stdout::Inherit);
-    if (!r.ok()) throw GbenchError(exe + ": " + r.describe());
+    ProcessOptions po;
+    po.out = o.quiet ? Stdout::Discard : Stdout::Inherit;
+    po.stderr_file = stderr_file(o, stem(exe));
+    const ProcessResult r = run_process(argv, po);
+    if (!r.ok()) throw GbenchError(failure_text(exe, r, po.stderr_file));
     return read_gbench_file(json);
 }
 

@@ -38,7 +38,9 @@ std::map<std::string, HardwareFeatures> hardware_of(const Store& store, const st
 std::vector<Sample> load_samples(const Store& store);
 
 // Configs (canonical text) recorded Invalid (energy drift above the tolerance)
-// for a system kind on a hardware: never recommended again.
+// for a system kind on a hardware: never recommended. A config counts as invalid
+// when its longest measurement there (a longer run estimates the drift better)
+// is invalid; an Ok run at least as long as every invalid one clears it.
 std::set<std::string> invalid_configs(const std::vector<StoredTrial>& trials, const std::string& hardware_id,
                                       const std::string& system_kind);
 

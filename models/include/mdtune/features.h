@@ -112,7 +112,8 @@ enum class ListKind { Searched, Pruned };
 // pairs beyond r that cluster lists pay for (the GROMACS 2020 paper's work
 // efficiency). The box scale (0.72 searched, 0.51 pruned, times the cluster
 // edges (n / rho)^(1/3)) is fitted to mdcore's measured list sizes: within
-// +-10 % for SPC/E and LJ, every shape and list lifetime.
+// 12 % for SPC/E and the LJ fluid in every shape and list lifetime, except LJ
+// 4x4 lists, up to 30 % smaller (the cost model's per-shape terms absorb that).
 double cluster_list_volume(int cluster_i, int cluster_j, double number_density, double r, ListKind kind);
 
 Features compute_features(const HardwareFeatures& hw, const SystemFeatures& sys, const mdcore::EffectiveConfig& eff);

@@ -396,7 +396,7 @@ int history(const Args& args) {
         if (similar.size() != 1) {
             std::string msg = "no " + std::string(to_string(metric)) + " results for '" + name + "' in " + db;
             if (!similar.empty()) {
-                msg += "; it is part of:";
+                msg += "; benchmarks whose name contains it:";
                 for (std::size_t i = 0; i < similar.size() && i < 20; ++i) msg += "\n  " + similar[i];
                 if (similar.size() > 20) msg += "\n  ... (" + std::to_string(similar.size() - 20) + " more)";
             }

@@ -347,7 +347,25 @@ int fit_command(const Args& args) {
     const long id = ModelStore(store).insert(to_stored_model(*model, train, sel, current_build_id()));
     std::printf("fitted %s on %zu trials in %.0f ms (cross-validation %.1f s); stored as model #%ld in %s\n",
                 std::string(to_string(sel.chosen)).c_str(), train.size(), fit_ms, cv_ms / 1000.0, id, path.c_str());
-    if (!test.empty()) print_holdout(*model, test);
+    if (!test.empty()) {
+        print_holdout(*model, test);
+        // Every kind on the same held-out sizes, for comparison with the choice.
+        std::printf("\n  %-6s %8s %9s %10s %8s   (held-out sizes, each kind fitted on the same trials)\n", "model",
+                    "MAPE", "in 90%", "regret med", "worst");
+        for (ModelKind k : kModelKinds) {
+            auto other = make_model(k);
+            try {
+                other->fit(train);
+            } catch (const ModelError& e) {
+                std::printf("  %-6s %s\n", std::string(to_string(k)).c_str(), e.what());
+                continue;
+            }
+            const Scores s = evaluate(*other, test);
+            std::printf("  %-6s %8s %9s %10s %8s%s\n", std::string(to_string(k)).c_str(), pct(s.mape).c_str(),
+                        pct(s.coverage).c_str(), s.regrets.empty() ? "-" : pct(s.regret_median).c_str(),
+                        s.regrets.empty() ? "-" : pct(s.regret_max).c_str(), k == sel.chosen ? "   <- chosen" : "");
+        }
+    }
     return 0;
 }
 
@@ -372,9 +390,9 @@ int predict_command(const Args& args) {
     if (!loaded)
         throw std::runtime_error("no " + (kind ? std::string(to_string(*kind)) + " " : std::string()) + "model in " +
                                  path + " (run `mdtune fit --db " + path + "` first)");
-    TrialFilter f;
+    TrialFilter f;  // Ok and Invalid runs of this kind here decide which configs break the drift target
     f.hardware_id = hw.id;
-    f.status = TrialStatus::Invalid;
+    f.system_kind = system.kind;
     const Ranking r = rank_configs(*loaded->model, system, hw, CandidateGrid{}, invalid_configs(store.trials(f), hw.id, system.kind));
     if (r.ranked.empty()) {
         std::string why;
@@ -474,9 +492,9 @@ int tune_command(const Args& args) {
         row.id = ModelStore(store).insert(row);
         loaded = LoadedModel{row, std::move(model)};
     }
-    TrialFilter f;
+    TrialFilter f;  // Ok and Invalid runs of this kind here decide which configs break the drift target
     f.hardware_id = hw.id;
-    f.status = TrialStatus::Invalid;
+    f.system_kind = system.kind;
     const Ranking r = rank_configs(*loaded->model, system, hw, CandidateGrid{}, invalid_configs(store.trials(f), hw.id, system.kind));
     if (r.ranked.empty()) throw std::runtime_error("no feasible configuration for " + system.canonical() + " on this machine");
     const std::size_t k = std::min({top, r.ranked.size(), budget - 1});

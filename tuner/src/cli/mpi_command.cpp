@@ -12,6 +12,8 @@
 #include <set>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.h"
 #include "mdcore/cli_args.h"
 #include "mdtune/hardware.h"
@@ -37,9 +39,12 @@ constexpr const char* kMpiUsage =
     "           one launch per (ranks, collective, algorithm); rows go to the database, finished ones are reused;\n"
     "           --rounds R measures everything R times and keeps the fastest (for machines with background load)\n"
     "  rules    --out rules.conf [--collectives allreduce,alltoall,bcast,allgather] [--db F] [--hardware ID]\n"
-    "           [--comm-sizes 2-8|2,4,8] [--ppn P] [--features spline|poly] [--ridge X] [--cv layout|size]\n"
-    "           fits the model, reports held-out regret, writes an Open MPI 4.1 rules file\n"
+    "           [--comm-sizes 2-8|2,4,8] [--ppn P] [--features spline|poly] [--ridge X] [--prefer-default X]\n"
+    "           [--cv layout|size] [--no-guard]\n"
+    "           fits the model, reports held-out regret, writes an Open MPI 4.1 rules file; a collective whose\n"
+    "           model does not beat Open MPI's default on held-out sizes gets no rules (unless --no-guard)\n"
     "  show     [--db F] [--hardware ID] [--collectives ...] [--np N] [--rules F] [--features ...] [--ridge X]\n"
+    "           [--prefer-default X] [--worst K]\n"
     "           per collective and size: measured best, predicted best, Open MPI's default, speed-ups\n"
     "  evaluate --rules rules.conf [--np N...] [--collectives ...] [--sizes ...] [--rounds R] [--quick] [--db F]\n"
     "           [--launcher ...] [--hostfile F] [--ppn P] [--timeout S] [--binary PATH]\n"
@@ -176,6 +181,7 @@ std::string pct(double share) {
 // it has rows for it, else the one with the most rows.
 struct Dataset {
     std::string hardware_id, mpi_library;
+    int cores_per_node = 0;  // from the stored hardware record
     std::vector<MpiMeasurement> rows;
     std::vector<mpi::Observation> obs;
 };
@@ -190,8 +196,20 @@ Dataset load_dataset(Store& store, const std::string& hardware, const std::vecto
     d.hardware_id = hardware == "this" ? hw.id : hardware;
     MpiFilter f;
     f.hardware_id = d.hardware_id;
-    std::map<std::string, std::size_t> per_library;
     std::vector<MpiMeasurement> all = ms.measurements(f);
+    if (all.empty() && hardware == "this") {
+        // The fingerprint can drift (memory size on a VM): a database of one machine is still that machine.
+        std::set<std::string> ids;
+        for (const auto& m : ms.measurements()) ids.insert(m.hardware_id);
+        if (ids.size() == 1) {
+            std::fprintf(stderr, "mdtune: note: no MPI rows for this machine's id %s; using the only hardware in %s, %s\n",
+                         d.hardware_id.c_str(), store.path().c_str(), ids.begin()->c_str());
+            d.hardware_id = *ids.begin();
+            f.hardware_id = d.hardware_id;
+            all = ms.measurements(f);
+        }
+    }
+    std::map<std::string, std::size_t> per_library;
     for (const auto& m : all) ++per_library[m.mpi_library];
     if (per_library.empty())
         throw UsageError("no MPI measurements for hardware " + d.hardware_id + " in " + store.path() +
@@ -207,6 +225,14 @@ Dataset load_dataset(Store& store, const std::string& hardware, const std::vecto
         d.rows.push_back(m);
     }
     d.obs = mpi::observations_from(d.rows);
+    // Cores of the measured machine (what oversubscription is relative to).
+    if (const auto json = store.hardware_json(d.hardware_id)) {
+        try {
+            d.cores_per_node = nlohmann::json::parse(*json).value("physical_cores", 0);
+        } catch (const std::exception&) {
+        }
+    }
+    if (d.cores_per_node == 0 && d.hardware_id == hw.id) d.cores_per_node = hw.physical_cores;
     return d;
 }
 
@@ -225,9 +251,19 @@ void print_cv(const char* title, const mpi::CvReport& cv) {
     row("all", cv.overall);
 }
 
+std::string ridge_text(const mpi::SelectionModel& m, const std::vector<mpi::Collective>& colls) {
+    std::string s = "ridge";
+    for (const auto c : colls) {
+        char b[64];
+        std::snprintf(b, sizeof b, " %s %g", std::string(mpi::name(c)).c_str(), m.ridge(c));
+        s += b;
+    }
+    return s;
+}
+
 mpi::FitOptions fit_opts(const mdcore::cli::ArgMap& opts) {
     mpi::FitOptions fit;
-    fit.ridge = opts.real("ridge", 0, 1e6).value_or(fit.ridge);
+    fit.ridge = opts.real("ridge", 0, 1e6).value_or(fit.ridge);  // absent: chosen by cross-validation
     if (opts.has("prefer-default")) fit.prefer_default = *opts.real("prefer-default", -1e-12, 10);
     if (const auto f = opts.text("features")) {
         const auto set = mpi::parse_feature_set(*f);
@@ -309,22 +345,43 @@ int rules(const Args& args) {
     const mdcore::cli::ArgMap opts(join_list_flags(args, {"collectives", "comm-sizes"}),
                                    {{"out", true}, {"collectives", true}, {"db", true}, {"hardware", true},
                                     {"comm-sizes", true}, {"ppn", true}, {"ridge", true}, {"cv", true},
-                                    {"features", true}, {"prefer-default", true}});
+                                    {"features", true}, {"prefer-default", true}, {"no-guard", false}});
     if (!opts.has("out")) throw UsageError("mpi rules needs --out FILE");
     const std::string cv_group = opts.text("cv").value_or("layout");
     if (cv_group != "layout" && cv_group != "size") throw UsageError("--cv: '" + cv_group + "' (layout, size)");
     const auto colls = collectives_opt(opts);
-    const mpi::FitOptions fit = fit_opts(opts);
+    mpi::FitOptions fit = fit_opts(opts);
 
-    Store store(opts.text("db").value_or("mdtune.db"));
+    const std::string db = opts.text("db").value_or("mdtune.db");
+    if (access(db.c_str(), F_OK) != 0) throw UsageError("--db: no database at '" + db + "' (run `mdtune mpi sweep` first)");
+    Store store(db);
     const Dataset d = load_dataset(store, opts.text("hardware").value_or("this"), colls);
     if (d.obs.empty()) throw UsageError("no measurements of the requested collectives for hardware " + d.hardware_id);
+    fit.cores_per_node = d.cores_per_node;
     const mpi::SelectionModel model = mpi::SelectionModel::fit(d.obs, fit);
     const mpi::CvReport cv =
         mpi::cross_validate(d.obs, cv_group == "size" ? mpi::CvGroup::Size : mpi::CvGroup::Layout, fit);
 
+    // Guard: a collective whose model does not beat Open MPI's default on held-out
+    // message sizes is left to Open MPI (no rules for it) rather than shipped.
+    const mpi::CvReport guard_cv =
+        cv_group == "size" ? cv : mpi::cross_validate(d.obs, mpi::CvGroup::Size, fit);
+    std::vector<std::string> guard_notes;
     mpi::RulesOptions ro;
-    ro.collectives = colls;
+    for (const auto c : colls) {
+        const auto it = guard_cv.per_collective.find(c);
+        if (it == guard_cv.per_collective.end()) continue;
+        const mpi::CvSummary& s = it->second;
+        char note[200];
+        std::snprintf(note, sizeof note, "%s: held-out geometric-mean regret %.3f, Open MPI's default %.3f",
+                      std::string(mpi::name(c)).c_str(), s.geomean_regret, s.default_geomean_regret);
+        const bool keep =
+            opts.has("no-guard") || s.default_points == 0 || s.geomean_regret < s.default_geomean_regret;
+        if (keep) ro.collectives.push_back(c);
+        guard_notes.push_back(std::string(note) + (keep ? "" : ": left to Open MPI's default (no rules)"));
+    }
+    if (ro.collectives.empty())
+        std::printf("note: no collective's model beats Open MPI's default on held-out sizes; the file has no rules\n");
     if (opts.has("comm-sizes")) ro.comm_sizes = parse_int_list("comm-sizes", *opts.text("comm-sizes"), 1, 1 << 24);
     ro.ppn = static_cast<int>(opts.integer("ppn", 1, 100000).value_or(0));
     char held[256];
@@ -339,12 +396,13 @@ int rules(const Args& args) {
         "use: mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename THIS_FILE ...",
         "hardware " + d.hardware_id + ", " + d.mpi_library + ", " + std::to_string(d.rows.size()) + " measurements",
         "model: per (collective, algorithm) ridge regression of log latency on features of (nodes, ranks per "
-        "node, message size), ridge " + std::to_string(fit.ridge) + "; " + mpi::describe(fit.features),
+        "node, message size), " + ridge_text(model, colls) + "; " + mpi::describe(fit.features),
         held,
         "format: counts, then per collective: id, number of communicator sizes; per size: size, number of",
         "message rules; per rule: message size, algorithm (0 = Open MPI's default), fan-in/out, segment size.",
         "Message sizes are Open MPI's: bytes of the buffer for allreduce/bcast/reduce_scatter, bytes per rank",
         "times ranks for allgather/alltoall. '#' starts a comment (Open MPI's reader skips to the line end)."};
+    for (const auto& n : guard_notes) ro.header.push_back("guard, one message size held out at a time: " + n);
     const mpi::RulesFile file = mpi::build_rules(model, d.obs, ro);
     const std::string out = *opts.text("out");
     mpi::write_rules_file(out, file);
@@ -365,9 +423,12 @@ int rules(const Args& args) {
 
     std::printf("mdtune mpi rules: hardware %s, %s, %zu measurements\n", d.hardware_id.c_str(), d.mpi_library.c_str(),
                 d.rows.size());
+    std::printf("model: %s, %s, default kept within %.0f%% of the predicted best\n", mpi::describe(fit.features).c_str(),
+                ridge_text(model, colls).c_str(), 100 * fit.prefer_default);
     print_cv(cv_group == "size" ? "held-out regret, one message size left out at a time"
                                 : "held-out regret, one (nodes, ranks per node) layout left out at a time",
              cv);
+    for (const auto& n : guard_notes) std::printf("guard (sizes held out): %s\n", n.c_str());
     std::size_t n_rules = 0, n_comm = 0;
     for (const auto& c : file.collectives) {
         n_comm += c.comm_rules.size();
@@ -386,16 +447,18 @@ int rules(const Args& args) {
 int show(const Args& args) {
     const mdcore::cli::ArgMap opts(join_list_flags(args, {"collectives", "np"}),
                                    {{"db", true}, {"hardware", true}, {"collectives", true}, {"np", true},
-                                    {"rules", true}, {"ridge", true}, {"features", true}, {"prefer-default", true}});
+                                    {"rules", true}, {"ridge", true}, {"features", true}, {"prefer-default", true},
+                                    {"worst", true}});
     const auto colls = collectives_opt(opts);
     std::optional<std::vector<int>> only_ranks;
     if (opts.has("np")) only_ranks = parse_int_list("np", *opts.text("np"), 1, 1 << 20);
-    const mpi::FitOptions fit = fit_opts(opts);
+    mpi::FitOptions fit = fit_opts(opts);
     std::optional<mpi::RulesFile> rules_file;
     if (opts.has("rules")) rules_file = mpi::read_rules_file(*opts.text("rules"));
 
     Store store(opts.text("db").value_or("mdtune.db"), Store::Mode::ReadOnly);
     const Dataset d = load_dataset(store, opts.text("hardware").value_or("this"), colls);
+    fit.cores_per_node = d.cores_per_node;
     const mpi::SelectionModel model = mpi::SelectionModel::fit(d.obs, fit);
     const auto table = mpi::tabulate(d.obs);
     std::printf("hardware %s, %s, %zu measurements; latency = 10th percentile over iterations of the slowest rank\n",
@@ -472,6 +535,19 @@ int show(const Args& args) {
     const mpi::CvReport cv = mpi::cross_validate(d.obs, mpi::CvGroup::Layout, fit);
     std::printf("\n");
     print_cv("held-out regret, one (nodes, ranks per node) layout left out at a time", cv);
+    if (const long worst = opts.integer("worst", 1, 100000).value_or(0)) {
+        auto pts = cv.points;
+        std::sort(pts.begin(), pts.end(), [](const auto& a, const auto& b) { return a.regret > b.regret; });
+        std::printf("worst held-out points:\n");
+        for (std::size_t i = 0; i < pts.size() && i < static_cast<std::size_t>(worst); ++i) {
+            const auto& p = pts[i];
+            std::printf("  %-14s %d ranks %-9s predicted %-26s %10s us, best %-26s %10s us, regret %.2f\n",
+                        std::string(mpi::name(p.collective)).c_str(), p.site.ranks(),
+                        mpi::format_bytes(p.site.bytes).c_str(), mpi::variant_label(p.collective, p.predicted).c_str(),
+                        std::isinf(p.regret) ? "FAILED" : fmt_us(p.predicted_us).c_str(),
+                        mpi::variant_label(p.collective, p.best).c_str(), fmt_us(p.best_us).c_str(), p.regret);
+        }
+    }
     return 0;
 }
 
@@ -559,6 +635,9 @@ int evaluate(const Args& args) {
                     rep.geomean_speedup(c, true));
     std::printf("  %-15s %.3fx  (%.3fx)   %zu points >5%% faster, %zu >5%% slower\n", "all", rep.geomean_speedup(),
                 rep.geomean_speedup(std::nullopt, true), faster, slower);
+    if (rep.rules_failures || rep.default_failures)
+        std::printf("failed or wrong sizes: %zu under the rules file, %zu under the defaults\n", rep.rules_failures,
+                    rep.default_failures);
     std::printf("stored as rules file %s in %s\n", dig.c_str(), store.path().c_str());
     return rep.interrupted ? 130 : 0;
 }

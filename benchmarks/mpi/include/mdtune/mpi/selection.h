@@ -53,12 +53,20 @@ enum class FeatureSet { Spline, Poly };
 std::string describe(FeatureSet f);
 std::optional<FeatureSet> parse_feature_set(const std::string& name);
 
+inline constexpr double kRidgeCandidates[] = {0.001, 0.01, 0.1, 1.0, 3.0, 10.0};
+
 struct FitOptions {
     FeatureSet features = FeatureSet::Spline;
-    double ridge = 1e-3;  // penalty per training row, on standardised features
+    // Penalty per training row on the standardised features that depend on the
+    // layout (the size-only terms are left free); 0 = chosen per collective
+    // by grouped cross-validation on the training data from kRidgeCandidates
+    // (noisy measurements want smooth curves, clean ones a light touch).
+    double ridge = 0.0;
     // Keep Open MPI's default unless another variant is predicted faster by more
     // than this fraction: a near-tie is noise, and the default is the safe bet.
-    double prefer_default = 0.0;
+    double prefer_default = 0.05;
+    int robust_passes = 3;  // Huber reweighting passes after the plain ridge fit (0: plain)
+    int cores_per_node = 0;  // to tell oversubscribed layouts apart; 0 = unknown (no such feature)
 };
 
 class LatencyModel {
@@ -73,7 +81,9 @@ public:
 
 private:
     std::vector<double> features(const Site& s) const;
+    std::size_t shared_terms() const;  // the leading features: size and oversubscription only
     FeatureSet set_ = FeatureSet::Spline;
+    int cores_ = 0;
     std::vector<double> mean_, scale_, coef_;
     double x_lo_ = 0, x_hi_ = 0, q_lo_ = 0, q_hi_ = 0, m_lo_ = 0, m_hi_ = 0, rms_ = 0;
     std::size_t rows_ = 0;
@@ -95,6 +105,7 @@ public:
     std::vector<Collective> collectives() const;
     std::size_t training_rows(Collective c) const;
     std::string to_json(Collective c) const;  // every variant's model
+    double ridge(Collective c) const;          // the penalty used (chosen when FitOptions::ridge is 0)
 
 private:
     struct Entry {
@@ -105,6 +116,7 @@ private:
     };
     std::vector<Entry> entries_;
     FitOptions options_;
+    std::map<Collective, double> ridge_;
 };
 
 enum class CvGroup { Layout, Size };  // hold out one (nodes, ppn) at a time, or one message size

@@ -152,6 +152,7 @@ struct EvalReport {
     std::string canary_note;
     std::string mpi_library;
     std::size_t failed_launches = 0;
+    std::size_t rules_failures = 0, default_failures = 0;  // sizes that failed or gave wrong results
     bool interrupted = false;
     // Of the 10th percentiles; `median` uses the medians over iterations instead.
     double geomean_speedup(std::optional<Collective> c = std::nullopt, bool median = false) const;
