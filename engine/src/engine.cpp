@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "analysis/line_fit.h"
 #include "integrate/vrescale.h"
 #include "md_runner.h"
 #include "mdcore/units.h"
@@ -35,25 +36,6 @@ std::string fmt(double v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%g", v);
     return buf;
-}
-
-// Least-squares slope of y(t).
-double slope(const std::vector<double>& t, const std::vector<double>& y) {
-    const std::size_t n = t.size();
-    if (n < 2) return 0.0;
-    double mt = 0, my = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        mt += t[i];
-        my += y[i];
-    }
-    mt /= n;
-    my /= n;
-    double sty = 0, stt = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        sty += (t[i] - mt) * (y[i] - my);
-        stt += (t[i] - mt) * (t[i] - mt);
-    }
-    return stt > 0 ? sty / stt : 0.0;
 }
 
 }  // namespace
@@ -253,7 +235,11 @@ RunReport run(System& system, const RunConfig& config, const RunControl& control
     rep.pairlist.pairs_in_cutoff = cutoff_samples ? sum_in_cutoff / cutoff_samples : 0;
     rep.pairlist.efficiency = rep.pairlist.list_pairs > 0 ? rep.pairlist.pairs_in_cutoff / rep.pairlist.list_pairs : 0;
     rep.energy_samples = static_cast<long>(sample_t.size());
-    rep.drift_per_atom_per_ps = rep.natoms > 0 ? slope(sample_t, sample_conserved) / rep.natoms : 0.0;
+    if (rep.natoms > 0) {
+        const LineFit fit = fit_line(sample_t, sample_conserved);
+        rep.drift_per_atom_per_ps = fit.slope / rep.natoms;
+        rep.drift_stderr_per_atom_per_ps = fit.slope_stderr / rep.natoms;
+    }
     return rep;
 }
 

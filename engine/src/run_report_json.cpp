@@ -73,6 +73,7 @@ std::string run_report_to_json(const RunReport& r, int indent) {
                      {"prunes", r.pairlist.prunes}};
     j["energies"] = {{"start", energies(r.start)}, {"end", energies(r.end)}};
     j["drift_per_atom_per_ps"] = r.drift_per_atom_per_ps;
+    j["drift_stderr_per_atom_per_ps"] = r.drift_stderr_per_atom_per_ps;
     j["energy_samples"] = r.energy_samples;
     j["max_constraint_deviation"] = r.max_constraint_deviation;
     return j.dump(indent);
@@ -119,8 +120,8 @@ std::string run_report_to_text(const RunReport& r) {
                       e.temperature);
         o << line;
     }
-    std::snprintf(line, sizeof line, "drift    %.3g kJ/mol/ps per atom (tolerance %g)\n", r.drift_per_atom_per_ps,
-                  c.drift_tolerance);
+    std::snprintf(line, sizeof line, "drift    %.3g +- %.2g kJ/mol/ps per atom (tolerance %g)\n",
+                  r.drift_per_atom_per_ps, r.drift_stderr_per_atom_per_ps, c.drift_tolerance);
     o << line;
     return o.str();
 }

@@ -258,7 +258,8 @@ TEST(Halving, FailedAndInvalidConfigsNeverAdvance) {
             r.status = TrialStatus::Invalid;
             r.ms_median = r.ms_min = r.ms_max = 0.1;
         } else if (c == "cluster=8x4;nstlist=40;threads=4") {
-            r.drift = 1e-2;  // reported Ok but over tolerance: still invalid
+            r.status = TrialStatus::Invalid;  // drift over tolerance, as the runner judged it
+            r.drift = 1e-2;
             r.ms_median = r.ms_min = r.ms_max = 0.2;
         } else if (c == "cluster=4x8;nstlist=80;threads=4") {
             r.status = TrialStatus::Timeout;
@@ -366,7 +367,6 @@ TEST(BestObservation, IgnoresInvalidFailedAndOtherSystems) {
     const SystemDescriptor a{"lj", 4000, 1}, b{"lj", 8000, 1};
     std::vector<Observation> h{
         obs(a, 10, 2000, TrialStatus::Failed, 0.0),  obs(a, 20, 2000, TrialStatus::Invalid, 0.5),
-        obs(a, 30, 2000, TrialStatus::Ok, 0.6, 5e-3),  // drift over tolerance
         obs(a, 40, 2000, TrialStatus::Timeout, 0.0), obs(a, 50, 2000, TrialStatus::Ok, 1.2),
         obs(a, 60, 2000, TrialStatus::Ok, 1.0),      obs(a, 70, 250, TrialStatus::Ok, 0.7),  // shorter rung
         obs(b, 80, 2000, TrialStatus::Ok, 0.1),
@@ -377,6 +377,15 @@ TEST(BestObservation, IgnoresInvalidFailedAndOtherSystems) {
     EXPECT_EQ(best_observation(h, b)->proposal.config.canonical(), "nstlist=80");
     EXPECT_FALSE(best_observation(h, SystemDescriptor{"water", 3000, 1}));
     EXPECT_FALSE(best_observation({obs(a, 10, 2000, TrialStatus::Failed, 0.0)}, a));
+}
+
+TEST(DriftVerdict, NeedsTwoStandardErrorsAboveTheTolerance) {
+    EXPECT_FALSE(drift_breaks_tolerance(0.004, 0.0, 0.005));
+    EXPECT_TRUE(drift_breaks_tolerance(0.006, 0.0, 0.005));   // no error estimate: the value as is
+    EXPECT_TRUE(drift_breaks_tolerance(-0.006, 0.0, 0.005));  // either sign
+    EXPECT_FALSE(drift_breaks_tolerance(0.009, 0.003, 0.005));  // a short, noisy run: cannot tell
+    EXPECT_TRUE(drift_breaks_tolerance(0.012, 0.003, 0.005));
+    EXPECT_FALSE(drift_breaks_tolerance(1.0, 0.0, 0.0));  // no tolerance reported
 }
 
 // ---- stop conditions --------------------------------------------------------

@@ -219,7 +219,9 @@ void detect_topology(HardwareInfo& hw) {
         hw.physical_cores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
         hw.hardware_threads = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
         hw.numa_nodes = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);
-        hw.memory_bytes = static_cast<long>(hwloc_get_root_obj(t)->total_memory);
+        // Memory comes from /proc/meminfo below: on VMs with hot-plugged memory
+        // hwloc's per-node total moves as blocks come online (4.7 to 8.8 GiB
+        // seen here while MemTotal stayed 23.5 GiB), and the id must not.
 
         // One entry per distinct (level, type, size, sharing): a uniform machine
         // lists each cache once; a hybrid CPU lists its P- and E-core L2s apart.
@@ -254,7 +256,7 @@ void detect_topology(HardwareInfo& hw) {
     if (hw.physical_cores <= 0) hw.physical_cores = hw.hardware_threads;
     if (hw.sockets <= 0) hw.sockets = 1;
     if (hw.numa_nodes <= 0) hw.numa_nodes = 1;
-    if (hw.memory_bytes <= 0) {
+    {
         std::istringstream in(read_file("/proc/meminfo"));
         std::string key;
         long kb = 0;
@@ -266,6 +268,8 @@ void detect_topology(HardwareInfo& hw) {
             in.ignore(256, '\n');
         }
     }
+    if (hw.memory_bytes <= 0 && topo.t)
+        hw.memory_bytes = static_cast<long>(hwloc_get_root_obj(topo.t)->total_memory);
     if (hw.memory_bytes <= 0) hw.memory_bytes = sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
 }
 

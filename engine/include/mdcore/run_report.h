@@ -74,6 +74,9 @@ struct RunReport {
     EnergySample start;
     EnergySample end;
     double drift_per_atom_per_ps = 0;  // slope of the conserved energy / natoms
+    // Standard error of that slope (correlated samples accounted for): a short
+    // run cannot tell a drift of the tolerance's size from fluctuations.
+    double drift_stderr_per_atom_per_ps = 0;
     long energy_samples = 0;
     double max_constraint_deviation = 0;  // largest relative SETTLE distance error seen
 };

@@ -43,6 +43,10 @@ std::unique_ptr<Runner> make_in_process_runner();
 // recorded ones. See replay_runner.cpp.
 std::unique_ptr<Runner> make_replay_runner(const std::vector<Observation>& recorded);
 
+// True when a measured energy drift exceeds the tolerance by more than two
+// standard errors of its estimate (a stderr of 0 means "take the value as is").
+bool drift_breaks_tolerance(double drift, double drift_stderr, double tolerance);
+
 // 1-minute load average (from /proc/loadavg), 0 when unavailable.
 double load_average_1min();
 

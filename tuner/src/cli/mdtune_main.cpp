@@ -21,12 +21,14 @@ constexpr const char* kUsage =
     "  db export [--db mdtune.db] [--format csv|json] [--sweep ID] [--kind K] [--natoms N]\n"
     "            [--status S] [--hardware ID]\n"
     "  hw [--json]\n"
-    "  fit [--db F] [--model auto|ridge|cost|knn]\n"
-    "  predict [--db F] --system KIND --natoms N [--hardware this|ID] [--top K] [--json]\n"
-    "  tune --system KIND --natoms N [--db F] [--budget N] [--top K]\n"
-    "  compare --hardware A,B[,...] [--db F] [--systems KIND:N,...] [--price A=X,...] [--watts A=W,...] [--plot out.svg]\n"
+    "  fit [--db F] [--model auto|ridge|cost|knn] [--holdout-natoms N,...]\n"
+    "  predict [--db F] --system KIND --natoms N [--hardware this|ID] [--top K] [--json] [--model KIND]\n"
+    "  tune --system KIND --natoms N [--db F] [--budget N] [--top K] [--steps N] [--repeats N] [--model KIND]\n"
+    "       [--mdcore PATH]\n"
+    "  compare --hardware A,B[,...] [--db F] [--systems KIND:N,...] [--price A=X,...] [--watts A=W,...]\n"
+    "          [--plot out.svg] [--model KIND]\n"
     "  bench run|ingest|compare|history ...   (mdtune bench --help)\n"
-    "  mpi sweep|rules|show ...               (mdtune mpi --help)\n";
+    "  mpi sweep|rules|show|evaluate ...      (mdtune mpi --help)\n";
 
 }  // namespace
 

@@ -51,6 +51,7 @@ void print_progress(const SweepProgress& p, bool tty) {
         std::fflush(stdout);
     } else {
         std::printf("%s\n", line);
+        std::fflush(stdout);  // a log file or CI console should follow the sweep live
     }
 }
 
