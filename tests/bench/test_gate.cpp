@@ -59,6 +59,54 @@ TEST(Gate, IdenticalDistributionsAreFlaggedAtMostAlphaOfTheTime) {
     EXPECT_LE(static_cast<double>(alarms) / trials, o.alpha + slack) << alarms;
 }
 
+// One comparison holds many benchmarks; CI fails if any of them is flagged.
+double family_alarm_rate(bool family_wise, int trials) {
+    std::mt19937_64 rng(314);
+    const NoiseModel noisy{0.05, 0.0, 0.0};  // changes beyond 3 % are common by chance
+    GateOptions o;
+    o.family_wise = family_wise;
+    int alarms = 0;
+    for (int t = 0; t < trials; ++t) {
+        Samples a, b;
+        for (int k = 0; k < 12; ++k) {
+            const std::string name = "BM_" + std::to_string(k);
+            a[name] = noisy.draw(rng, 9, 100e-6);
+            b[name] = noisy.draw(rng, 9, 100e-6);
+        }
+        const GateReport r = run_gate(a, b, o);
+        alarms += r.count(Verdict::Regression) + r.count(Verdict::Improvement) > 0;
+    }
+    return static_cast<double>(alarms) / trials;
+}
+
+TEST(Gate, TwelveIdenticalBenchmarksRaiseAnAlarmAtMostAlphaOfTheTime) {
+    const int trials = 1000;
+    const double slack = 2.5 * std::sqrt(0.05 * 0.95 / trials);
+    EXPECT_LE(family_alarm_rate(true, trials), 0.05 + slack);
+    // Without the correction one of twelve fires far more often than alpha.
+    EXPECT_GT(family_alarm_rate(false, trials), 0.2);
+}
+
+TEST(Gate, AFivePercentSlowdownAmongElevenUnchangedBenchmarksIsStillFound) {
+    std::mt19937_64 rng(2718);
+    const int trials = 500;
+    int found = 0, others = 0;
+    for (int t = 0; t < trials; ++t) {
+        Samples a, b;
+        for (int k = 0; k < 12; ++k) {
+            const std::string name = "BM_" + std::to_string(k);
+            a[name] = kRealistic.draw(rng, 9, 100e-6);
+            b[name] = kRealistic.draw(rng, 9, k == 0 ? 105e-6 : 100e-6);
+        }
+        for (const auto& c : run_gate(a, b, GateOptions{}).rows) {
+            if (c.name == "BM_0") found += c.verdict == Verdict::Regression;
+            else others += c.verdict == Verdict::Regression || c.verdict == Verdict::Improvement;
+        }
+    }
+    EXPECT_GE(static_cast<double>(found) / trials, 0.90);
+    EXPECT_LE(others, trials / 20);
+}
+
 TEST(Gate, TiedQuantisedTimingsKeepTheFalseAlarmRate) {
     // Timers with a coarse tick: many ties, so the normal approximation path.
     std::mt19937_64 rng(99);

@@ -96,6 +96,48 @@ double relative_spread(std::span<const double> values) {
     return (quantile(v, 0.75) - quantile(v, 0.25)) / m;
 }
 
+namespace {
+
+// The statistical verdict of a tested benchmark for a given (possibly adjusted) p.
+void decide(BenchComparison& c, double p, const GateOptions& o) {
+    c.p_adjusted = p;
+    const bool beyond = std::abs(c.change) > o.threshold;
+    const Verdict direction = c.change > 0 ? Verdict::Regression : Verdict::Improvement;
+    const bool significant = p < o.alpha;
+    if (significant && beyond) {
+        c.verdict = direction;
+        c.reason = "p < " + pvalue_text(o.alpha) + " and beyond +-" + plain_pct(o.threshold);
+    } else if (significant) {
+        c.verdict = Verdict::NoChange;
+        c.reason = "significant but within +-" + plain_pct(o.threshold);
+    } else if (c.resolution > o.threshold) {
+        c.verdict = Verdict::TooNoisy;
+        c.reason = "spread " + plain_pct(c.spread_baseline) + "/" + plain_pct(c.spread_candidate) +
+                   " (IQR/median): resolves only +-" + plain_pct(c.resolution) + " > +-" + plain_pct(o.threshold);
+    } else {
+        c.verdict = Verdict::NoChange;
+        c.reason = "not significant; resolves +-" + plain_pct(c.resolution);
+    }
+}
+
+// Holm (1979): sort the m p-values, multiply the i-th smallest by m - i, keep
+// the sequence non-decreasing. Controls the family-wise error at alpha with no
+// assumption about how the benchmarks depend on each other.
+void holm_adjust(std::vector<BenchComparison>& rows, const GateOptions& o) {
+    std::vector<BenchComparison*> tested;
+    for (auto& c : rows)
+        if (c.tested) tested.push_back(&c);
+    std::sort(tested.begin(), tested.end(), [](const auto* a, const auto* b) { return a->p_value < b->p_value; });
+    const std::size_t m = tested.size();
+    double running = 0;
+    for (std::size_t i = 0; i < m; ++i) {
+        running = std::max(running, std::min(1.0, static_cast<double>(m - i) * tested[i]->p_value));
+        decide(*tested[i], running, o);
+    }
+}
+
+}  // namespace
+
 BenchComparison compare_benchmark(const std::string& name, std::span<const double> baseline,
                                   std::span<const double> candidate, const GateOptions& o) {
     BenchComparison c;
@@ -111,7 +153,7 @@ BenchComparison compare_benchmark(const std::string& name, std::span<const doubl
     c.median_candidate = median(candidate);
     c.change = c.median_baseline > 0 ? c.median_candidate / c.median_baseline - 1.0 : 0.0;
     const MannWhitney mw = mann_whitney_u(baseline, candidate);
-    c.p_value = mw.p_value;
+    c.p_value = c.p_adjusted = mw.p_value;
     c.exact_p = mw.exact;
     c.spread_baseline = relative_spread(baseline);
     c.spread_candidate = relative_spread(candidate);
@@ -149,21 +191,11 @@ BenchComparison compare_benchmark(const std::string& name, std::span<const doubl
         c.reason = "too few repetitions to reach p < " + pvalue_text(o.alpha);
         return c;
     }
-    const bool significant = c.p_value < o.alpha;
-    if (significant && beyond) {
-        c.verdict = direction;
-        c.reason = "p < " + pvalue_text(o.alpha) + " and beyond +-" + plain_pct(o.threshold);
-    } else if (c.resolution > o.threshold) {
-        c.verdict = Verdict::TooNoisy;
-        c.reason = "spread " + plain_pct(c.spread_baseline) + "/" + plain_pct(c.spread_candidate) +
-                   " (IQR/median): resolves only +-" + plain_pct(c.resolution) + " > +-" + plain_pct(o.threshold);
-    } else {
-        c.verdict = Verdict::NoChange;
-        c.reason = significant ? "significant but within +-" + plain_pct(o.threshold)
-                               : "not significant; resolves +-" + plain_pct(c.resolution);
-    }
+    c.tested = true;
+    decide(c, c.p_value, o);
     return c;
 }
+
 
 std::size_t GateReport::count(Verdict v) const {
     return static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [v](const auto& r) { return r.verdict == v; }));
@@ -188,6 +220,7 @@ GateReport run_gate(const Samples& baseline, const Samples& candidate, const Gat
     }
     for (const auto& [name, values] : candidate)
         if (!baseline.count(name)) rep.only_candidate.push_back(name);
+    if (options.family_wise && !options.exact_counts) holm_adjust(rep.rows, options);
     rep.geomean_ratio = rep.geomean_count ? std::exp(log_sum / static_cast<double>(rep.geomean_count)) : 1.0;
     std::stable_sort(rep.rows.begin(), rep.rows.end(), [](const auto& a, const auto& b) {
         if (severity(a.verdict) != severity(b.verdict)) return severity(a.verdict) < severity(b.verdict);
@@ -246,7 +279,9 @@ std::string gate_line(const GateReport& r) {
                   r.failed() ? "FAIL - significant regression beyond the threshold" : "pass", r.options.alpha,
                   plain_pct(r.options.threshold).c_str(),
                   r.options.exact_counts ? "exact instruction counts"
-                                         : ("Mann-Whitney U, >= " + std::to_string(r.options.min_repetitions) +
+                                         : ("Mann-Whitney U" +
+                                            std::string(r.options.family_wise ? " with Holm's correction" : "") +
+                                            ", >= " + std::to_string(r.options.min_repetitions) +
                                             " repetitions a side").c_str());
     return buf;
 }
@@ -257,7 +292,7 @@ std::vector<std::string> cells(const GateReport& r, const BenchComparison& c) {
             format_value(c.median_baseline, ins),
             format_value(c.median_candidate, ins),
             pct(c.change, 2),
-            pvalue_text(c.p_value),
+            pvalue_text(c.p_adjusted),
             std::to_string(c.n_baseline) + "/" + std::to_string(c.n_candidate),
             std::string(to_string(c.verdict)),
             c.reason};
@@ -329,6 +364,7 @@ std::string as_json(const GateReport& r) {
                         {"median_candidate", c.median_candidate},
                         {"change", c.change},
                         {"p_value", c.p_value},
+                        {"p_adjusted", c.p_adjusted},
                         {"exact_p", c.exact_p},
                         {"spread_baseline", num(c.spread_baseline)},
                         {"spread_candidate", num(c.spread_candidate)},

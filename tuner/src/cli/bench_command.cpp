@@ -42,12 +42,14 @@ constexpr const char* kBenchUsage =
     "           [--metric real_time|instructions]\n"
     "  compare  --baseline LABEL|COMMIT [--candidate LABEL|COMMIT] [--db mdtune.db] [--metric M]\n"
     "           [--alpha 0.05] [--threshold 3%] [--min-repetitions 5] [--filter REGEX]\n"
-    "           [--format table|markdown|json]\n"
+    "           [--format table|markdown|json] [--per-benchmark-alpha]\n"
     "  history  NAME [--db mdtune.db] [--metric M] [--alpha 0.05] [--threshold 3%] [--min-repetitions 5]\n"
     "  list     [--db mdtune.db] [--metric M]\n"
     "run executes the bench_* executables next to mdtune (or in --bench-dir) with all repetitions\n"
     "(default 5 for real_time, 1 for instructions, which runs them under valgrind's callgrind).\n"
-    "compare exits with 1 when a benchmark regressed significantly beyond the threshold, else 0.\n";
+    "compare exits with 1 when a benchmark regressed significantly beyond the threshold, else 0.\n"
+    "Wall-time p-values are Holm-corrected over the benchmarks compared, so alpha bounds the chance of\n"
+    "any false alarm in one comparison (--per-benchmark-alpha: each benchmark tested at alpha alone).\n";
 
 // Leading arguments that are not flags.
 std::pair<Args, Args> split_positional(const Args& args) {
@@ -108,6 +110,7 @@ bench::GateOptions gate_options(const ArgMap& opts, BenchMetric metric) {
     }
     o.min_repetitions = static_cast<int>(opts.integer("min-repetitions", 2, 100000).value_or(5));
     o.exact_counts = metric == BenchMetric::Instructions;
+    o.family_wise = !opts.has("per-benchmark-alpha");
     return o;
 }
 
@@ -307,7 +310,8 @@ std::string describe(const std::string& selector, const std::vector<BenchRunRow>
 
 int compare(const Args& args) {
     const ArgMap opts(args, {{"baseline", true}, {"candidate", true}, {"db", true}, {"metric", true}, {"alpha", true},
-                             {"threshold", true}, {"min-repetitions", true}, {"filter", true}, {"format", true}});
+                             {"threshold", true}, {"min-repetitions", true}, {"filter", true}, {"format", true},
+                             {"per-benchmark-alpha", false}});
     const BenchMetric metric = metric_of(opts);
     const bench::GateOptions gate = gate_options(opts, metric);
     const std::string format_name = opts.text("format").value_or("table");

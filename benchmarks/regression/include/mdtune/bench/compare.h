@@ -36,6 +36,10 @@ struct GateOptions {
     double threshold = 0.03;   // relative change that matters (3 %)
     int min_repetitions = 5;   // per side, statistical mode
     bool exact_counts = false; // instruction counts: compare values, no test needed
+    // Holm's step-down correction over the benchmarks of one comparison: alpha
+    // bounds the chance that any of them is flagged by chance (12 benchmarks
+    // tested at 0.05 each would flag one of two identical builds ~46 % of the time).
+    bool family_wise = true;
 };
 
 struct BenchComparison {
@@ -44,6 +48,8 @@ struct BenchComparison {
     double median_baseline = 0, median_candidate = 0;
     double change = 0;         // median_candidate / median_baseline - 1 (> 0: slower / more instructions)
     double p_value = 1;        // two-sided Mann-Whitney U
+    double p_adjusted = 1;     // what the verdict used: p_value, or Holm-adjusted over the comparison
+    bool tested = false;       // went through the U test (enough repetitions, statistical mode)
     bool exact_p = false;
     double spread_baseline = 0, spread_candidate = 0;  // IQR / median
     double resolution = 0;     // smallest detectable relative change (statistical mode; inf if unknown)
