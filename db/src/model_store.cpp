@@ -2,30 +2,14 @@
 // failures become DbError naming the file and the SQL.
 #include "mdtune/model_store.h"
 
-#include <chrono>
-#include <cstdio>
-#include <ctime>
-
 #include "statement.h"
+#include "timestamp.h"
 
 namespace mdtune {
 namespace {
 
 constexpr const char* kColumns =
     "id, kind, feature_set, coefficients_json, training_trial_ids_json, cv_json, created_at, build_id, hardware_scope";
-
-std::string now_iso8601() {
-    using namespace std::chrono;
-    const auto now = system_clock::now();
-    const std::time_t secs = system_clock::to_time_t(now);
-    const auto ms = duration_cast<milliseconds>(now.time_since_epoch()).count() % 1000;
-    std::tm tm{};
-    gmtime_r(&secs, &tm);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
-    return buf;
-}
 
 StoredModel read_row(const sql::Statement& st) {
     StoredModel m;

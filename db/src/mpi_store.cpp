@@ -4,27 +4,11 @@
 
 #include <sqlite3.h>
 
-#include <chrono>
-#include <cstdio>
-#include <ctime>
-
 #include "statement.h"
+#include "timestamp.h"
 
 namespace mdtune {
 namespace {
-
-std::string now_utc() {
-    using namespace std::chrono;
-    const auto now = system_clock::now();
-    const std::time_t secs = system_clock::to_time_t(now);
-    const auto ms = duration_cast<milliseconds>(now.time_since_epoch()).count() % 1000;
-    std::tm tm{};
-    gmtime_r(&secs, &tm);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
-    return buf;
-}
 
 void check_measurement(sqlite3* db, const MpiMeasurement& m) {
     const auto bad = [&](const std::string& what) {
@@ -83,7 +67,7 @@ long MpiStore::begin_sweep(const std::string& hardware_id, const std::string& mp
                       "INSERT INTO mpi_sweeps(hardware_id, mpi_library, launcher, settings_json, status, started_at) "
                       "VALUES(?, ?, ?, ?, 'running', ?)");
     st.bind_text(1, hardware_id).bind_text(2, mpi_library).bind_text(3, launcher).bind_text(4, settings_json);
-    st.bind_text(5, now_utc());
+    st.bind_text(5, now_iso8601());
     st.run();
     const long id = static_cast<long>(sqlite3_last_insert_rowid(db));
     tx.commit();
@@ -95,7 +79,7 @@ void MpiStore::finish_sweep(long sweep_id, const std::string& status) {
     if (status != "done" && status != "interrupted") throw DbError(sql::db_path(db) + ": sweep status '" + status + "'");
     Transaction tx(db);
     sql::Statement st(db, "UPDATE mpi_sweeps SET status = ?, finished_at = ? WHERE id = ?");
-    st.bind_text(1, status).bind_text(2, now_utc()).bind_int(3, sweep_id);
+    st.bind_text(1, status).bind_text(2, now_iso8601()).bind_int(3, sweep_id);
     st.run();
     if (sqlite3_changes(db) != 1) throw DbError(sql::db_path(db) + ": no MPI sweep " + std::to_string(sweep_id));
     tx.commit();
@@ -146,7 +130,7 @@ void MpiStore::put_measurements(const std::vector<MpiMeasurement>& rows, Upsert 
         }
         st.bind_text(20, m.status);
         st.bind_text(21, m.error);
-        st.bind_text(22, m.created_at.empty() ? now_utc() : m.created_at);
+        st.bind_text(22, m.created_at.empty() ? now_iso8601() : m.created_at);
         st.run();
         st.reset();
     }
@@ -179,7 +163,7 @@ void MpiStore::put_rules_evaluation(const std::string& digest, const std::string
     sqlite3* db = store_.handle();
     if (digest.empty()) throw DbError(sql::db_path(db) + ": rules evaluation without a digest");
     Transaction tx(db);
-    const std::string now = now_utc();
+    const std::string now = now_iso8601();
     sql::Statement file(db, "INSERT OR IGNORE INTO mpi_rules_files(digest, text, created_at) VALUES(?, ?, ?)");
     file.bind_text(1, digest).bind_text(2, text).bind_text(3, now);
     file.run();
@@ -236,7 +220,7 @@ long MpiStore::put_model(const MpiModelRow& row) {
                       "training_rows, created_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
     st.bind_text(1, row.hardware_id).bind_text(2, row.mpi_library).bind_text(3, row.collective);
     st.bind_text(4, row.feature_set).bind_text(5, row.model_json).bind_text(6, row.cv_json);
-    st.bind_int(7, row.training_rows).bind_text(8, row.created_at.empty() ? now_utc() : row.created_at);
+    st.bind_int(7, row.training_rows).bind_text(8, row.created_at.empty() ? now_iso8601() : row.created_at);
     st.run();
     const long id = static_cast<long>(sqlite3_last_insert_rowid(db));
     tx.commit();

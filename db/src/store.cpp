@@ -5,8 +5,6 @@
 #include <sqlite3.h>
 
 #include <chrono>
-#include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -14,27 +12,13 @@
 
 #include "migrations.h"
 #include "statement.h"
+#include "timestamp.h"
 
 namespace mdtune {
 namespace {
 
 // How long a writer waits for another one (a sweep's worker, a merge) to finish.
 constexpr std::chrono::milliseconds kBusyTimeout{10'000};
-
-// ISO 8601 UTC with milliseconds: sortable as text, and distinct enough that
-// (sweep name, started_at) identifies a sweep across merged shards.
-std::string now_iso8601() {
-    using namespace std::chrono;
-    const auto now = system_clock::now();
-    const std::time_t secs = system_clock::to_time_t(now);
-    const auto ms = duration_cast<milliseconds>(now.time_since_epoch()).count() % 1000;
-    std::tm tm{};
-    gmtime_r(&secs, &tm);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
-    return buf;
-}
 
 // Reads and sanity-checks the file before anything may write to it: a text file
 // fails here with "file is not a database", a damaged one in quick_check.
