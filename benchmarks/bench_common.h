@@ -155,6 +155,31 @@ inline void add_context() {
     benchmark::AddCustomContext("mdcore_simd_available", levels);
 }
 
+// Test-only: build with -DMDT_INJECT_SLOWDOWN_PERCENT=P (e.g. through
+// CMAKE_CXX_FLAGS) and BM_LeapFrog runs its kernel on P % more atoms than its
+// name says: a known slowdown of one kernel, in wall time and in instructions,
+// for measuring the gate's detection rate (scripts/ci_perf.sh, README). Every
+// suite of such a build says so in its JSON context.
+#ifdef MDT_INJECT_SLOWDOWN_PERCENT
+inline constexpr double kInjectedSlowdown = MDT_INJECT_SLOWDOWN_PERCENT / 100.0;
+#else
+inline constexpr double kInjectedSlowdown = 0.0;
+#endif
+
+// The main() of every suite: context (SIMD levels, injected slowdown), then the
+// suite's registrations, then Google Benchmark.
+inline int run_benchmarks(int argc, char** argv, void (*register_all)()) {
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    add_context();
+    if (kInjectedSlowdown > 0)
+        benchmark::AddCustomContext("mdt_injected_slowdown_percent", std::to_string(100.0 * kInjectedSlowdown));
+    register_all();
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
+
 inline benchmark::Counter rate(double per_iteration) {
     return benchmark::Counter(per_iteration, benchmark::Counter::kIsIterationInvariantRate,
                               benchmark::Counter::kIs1000);

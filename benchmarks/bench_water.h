@@ -48,19 +48,4 @@ inline const mdcore::System& water_box(long natoms) {
     return *slot;
 }
 
-// Test-only: build with -DMDT_INJECT_SLOWDOWN_PERCENT=P (e.g. through
-// CMAKE_CXX_FLAGS) and BM_LeapFrog runs its kernel on P % more atoms than its
-// name says: a known slowdown of one kernel, in wall time and in instructions,
-// for measuring the gate's detection rate (scripts/ci_perf.sh, README).
-#ifdef MDT_INJECT_SLOWDOWN_PERCENT
-inline constexpr double kInjectedSlowdown = MDT_INJECT_SLOWDOWN_PERCENT / 100.0;
-#else
-inline constexpr double kInjectedSlowdown = 0.0;
-#endif
-
-inline void add_slowdown_context() {
-    if (kInjectedSlowdown > 0)
-        benchmark::AddCustomContext("mdt_injected_slowdown_percent", std::to_string(100.0 * kInjectedSlowdown));
-}
-
 }  // namespace mdbench

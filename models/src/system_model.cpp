@@ -28,17 +28,6 @@ mdcore::System build_stand_in(const SystemDescriptor& d) {
     return mdcore::make_named_system(d.kind, d.natoms, d.seed);
 }
 
-template <class T>
-std::optional<T> value_of(const Config& c, Param p) {
-    const ParamValue* v = c.get(p);
-    if (!v) return std::nullopt;
-    if constexpr (std::is_same_v<T, double>) {
-        if (const long* i = std::get_if<long>(v)) return static_cast<double>(*i);
-    }
-    if (const T* x = std::get_if<T>(v)) return *x;
-    return std::nullopt;
-}
-
 }  // namespace
 
 SystemModel::SystemModel(const SystemDescriptor& system) : descriptor_(system) {
@@ -59,9 +48,9 @@ SystemModel::SystemModel(const SystemDescriptor& system) : descriptor_(system) {
 
 mdcore::EffectiveConfig SystemModel::resolve(const Config& config, const HardwareFeatures& hw) const {
     // The SIMD level of the target machine: the config's unless auto/unset.
-    std::string simd = value_of<std::string>(config, Param::Simd).value_or("auto");
+    std::string simd = config.value<std::string>(Param::Simd).value_or("auto");
     if (simd == "auto") simd = hw.widest_simd();
-    const int threads = static_cast<int>(value_of<long>(config, Param::Threads).value_or(hw.cores));
+    const int threads = static_cast<int>(config.value<long>(Param::Threads).value_or(hw.cores));
 
     Config key_config = config;
     key_config.set(Param::Threads, 0L);
@@ -70,19 +59,19 @@ mdcore::EffectiveConfig SystemModel::resolve(const Config& config, const Hardwar
     auto it = cache_.find(key);
     if (it == cache_.end()) {
         mdcore::RunConfig rc;
-        if (const auto c = value_of<std::string>(config, Param::Cluster)) {
+        if (const auto c = config.value<std::string>(Param::Cluster)) {
             rc.cluster = mdcore::parse_cluster_shape(*c);
             if (!rc.cluster) throw std::invalid_argument("cluster = " + *c + " is not a cluster shape");
         } else {
             // mdcore's default shape follows the SIMD level it runs with.
             rc.cluster = simd == "avx512" ? mdcore::ClusterShape::k8x4 : mdcore::ClusterShape::k4x4;
         }
-        rc.nstlist = static_cast<int>(value_of<long>(config, Param::Nstlist).value_or(0));
-        rc.nstprune = static_cast<int>(value_of<long>(config, Param::Nstprune).value_or(0));
-        if (const auto r = value_of<double>(config, Param::Rlist)) rc.rlist = *r;
-        rc.pme_scale = value_of<double>(config, Param::PmeScale).value_or(rc.pme_scale);
-        rc.pme_spacing = value_of<double>(config, Param::PmeSpacing).value_or(rc.pme_spacing);
-        rc.pme_order = static_cast<int>(value_of<long>(config, Param::PmeOrder).value_or(rc.pme_order));
+        rc.nstlist = static_cast<int>(config.value<long>(Param::Nstlist).value_or(0));
+        rc.nstprune = static_cast<int>(config.value<long>(Param::Nstprune).value_or(0));
+        if (const auto r = config.value<double>(Param::Rlist)) rc.rlist = *r;
+        rc.pme_scale = config.value<double>(Param::PmeScale).value_or(rc.pme_scale);
+        rc.pme_spacing = config.value<double>(Param::PmeSpacing).value_or(rc.pme_spacing);
+        rc.pme_order = static_cast<int>(config.value<long>(Param::PmeOrder).value_or(rc.pme_order));
         rc.threads = 1;                         // set below; never "all cores of this machine"
         rc.simd = mdcore::SimdLevel::None;      // always resolvable here; the target's level is set below
         mdcore::EffectiveConfig eff = mdcore::resolve_config(*system_, rc, mdcore::RunControl{});

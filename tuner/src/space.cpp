@@ -244,17 +244,6 @@ std::optional<Geometry> geometry(const SystemDescriptor& s) {
     return Geometry{std::cbrt(static_cast<double>(s.natoms) / number_density), spec.rc};
 }
 
-template <class T>
-std::optional<T> value_of(const Config& c, Param p) {
-    const ParamValue* v = c.get(p);
-    if (!v) return std::nullopt;
-    if constexpr (std::is_same_v<T, double>) {
-        if (const long* i = std::get_if<long>(v)) return static_cast<double>(*i);
-    }
-    if (const T* x = std::get_if<T>(v)) return *x;
-    return std::nullopt;
-}
-
 }  // namespace
 
 std::vector<Config> SearchSpace::configs() const {
@@ -279,30 +268,30 @@ std::string SearchSpace::infeasible_reason(const SystemDescriptor& system, const
     const auto geo = geometry(system);
     if (!geo) return "unknown system '" + system.kind + "' or no atoms";
 
-    if (const auto t = value_of<long>(config, Param::Threads)) {
+    if (const auto t = config.value<long>(Param::Threads)) {
         if (*t <= 0) return "threads = " + std::to_string(*t) + " is not positive";
         if (*t > hw.cores)
             return "threads = " + std::to_string(*t) + " exceeds the " + std::to_string(hw.cores) + " hardware threads";
     }
-    if (const auto s = value_of<std::string>(config, Param::Simd); s && *s != "auto") {
+    if (const auto s = config.value<std::string>(Param::Simd); s && *s != "auto") {
         if (std::find(hw.simd_levels.begin(), hw.simd_levels.end(), *s) == hw.simd_levels.end())
             return "simd = " + *s + " is not available on this machine";
     }
-    const auto nstlist = value_of<long>(config, Param::Nstlist);
-    const auto nstprune = value_of<long>(config, Param::Nstprune);
+    const auto nstlist = config.value<long>(Param::Nstlist);
+    const auto nstprune = config.value<long>(Param::Nstprune);
     // Only when both are set: mdcore's default nstlist is a heuristic we don't mirror.
     if (nstlist && nstprune && *nstprune > *nstlist)
         return "nstprune = " + std::to_string(*nstprune) + " exceeds nstlist = " + std::to_string(*nstlist);
-    if (const auto o = value_of<long>(config, Param::PmeOrder); o && (*o < 4 || *o > 6))
+    if (const auto o = config.value<long>(Param::PmeOrder); o && (*o < 4 || *o > 6))
         return "pme_order = " + std::to_string(*o) + " is not 4, 5 or 6";
 
     // mdcore scales rc by pme_scale for every system (a no-op only in the sense that
     // LJ-only systems have no mesh), so the half-box rule applies to all kinds.
-    const double scale = value_of<double>(config, Param::PmeScale).value_or(1.0);
+    const double scale = config.value<double>(Param::PmeScale).value_or(1.0);
     const double rc = geo->rc * scale;
     if (rc >= 0.5 * geo->box)
         return "rc x pme_scale = " + fmt(rc) + " nm is not below half the box (" + fmt(0.5 * geo->box) + " nm)";
-    if (const auto rlist = value_of<double>(config, Param::Rlist)) {
+    if (const auto rlist = config.value<double>(Param::Rlist)) {
         if (*rlist < rc) return "rlist = " + fmt(*rlist) + " nm is below rc x pme_scale (" + fmt(rc) + " nm)";
         if (*rlist >= 2.0 * geo->box)
             return "rlist = " + fmt(*rlist) + " nm is not below twice the box (" + fmt(2.0 * geo->box) + " nm)";

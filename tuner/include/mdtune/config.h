@@ -2,7 +2,10 @@
 // One point of a search space: values for some parameters; the rest take mdcore's
 // defaults. Immutable once built; canonical text is the identity used in keys.
 #include <map>
+#include <optional>
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "mdtune/params.h"
@@ -15,6 +18,17 @@ public:
     void set(Param p, ParamValue v) { values_[p] = std::move(v); }
     const std::map<Param, ParamValue>& values() const { return values_; }
     const ParamValue* get(Param p) const;
+    // The value of p as T when set and of that type (a long reads as a double too).
+    template <class T>
+    std::optional<T> value(Param p) const {
+        const ParamValue* v = get(p);
+        if (!v) return std::nullopt;
+        if constexpr (std::is_same_v<T, double>) {
+            if (const long* i = std::get_if<long>(v)) return static_cast<double>(*i);
+        }
+        if (const T* x = std::get_if<T>(v)) return *x;
+        return std::nullopt;
+    }
     // "cluster=4x8;nstlist=20;threads=2" in registry order; "" for the default config.
     std::string canonical() const;
     // mdcore flags, e.g. {"--cluster", "4x8", "--nstlist", "20"}.
