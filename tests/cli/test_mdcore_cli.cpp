@@ -1,30 +1,17 @@
 // The mdcore executable: bad input exits with code 2 and names the problem; good
 // input produces a schema-1 JSON report.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "../common/run_command.h"
+
 namespace {
 
-struct Result {
-    int exit_code;
-    std::string output;  // stdout + stderr
-};
+using Result = mdtest::CommandResult;
 
-Result run_mdcore(const std::string& args) {
-    const std::string cmd = std::string(MDCORE_BINARY) + " " + args + " 2>&1";
-    FILE* pipe = popen(cmd.c_str(), "r");
-    if (!pipe) return {-1, "popen failed"};
-    std::string out;
-    std::array<char, 4096> buf;
-    while (fgets(buf.data(), buf.size(), pipe)) out += buf.data();
-    const int status = pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+Result run_mdcore(const std::string& args) { return mdtest::run_command(std::string(MDCORE_BINARY) + " " + args); }
 
 struct BadInput {
     const char* args;

@@ -2,36 +2,24 @@
 // trials (no MD): clear errors on empty databases and bad flags, the CV table,
 // predictions that respect the machine, the procurement table and plot.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "model_test_util.h"
 #include "mdtune/model_store.h"
+#include "../common/run_command.h"
 
 namespace mdtune {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-    int exit_code;
-    std::string output;
-};
+using Result = mdtest::CommandResult;
 
-Result run(const std::string& args) {
-    FILE* pipe = popen((std::string(MDTUNE_BINARY) + " " + args + " 2>&1").c_str(), "r");
-    std::string out;
-    std::array<char, 4096> buf;
-    while (fgets(buf.data(), buf.size(), pipe)) out += buf.data();
-    const int status = pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+Result run(const std::string& args) { return mdtest::run_command(std::string(MDTUNE_BINARY) + " " + args); }
 
 bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 

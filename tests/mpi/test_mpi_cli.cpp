@@ -2,36 +2,24 @@
 // measurements (no MPI needed): rules files that parse back, the show table,
 // and clear errors with exit code 2 for bad input.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include "mdtune/mpi/rules_file.h"
 #include "mdtune/mpi_store.h"
+#include "../common/run_command.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace mdtune;
 
-struct Result {
-    int exit_code;
-    std::string output;
-};
+using Result = mdtest::CommandResult;
 
-Result run(const std::string& args) {
-    FILE* pipe = popen((std::string(MDTUNE_BINARY) + " " + args + " 2>&1").c_str(), "r");
-    std::string out;
-    std::array<char, 4096> buf;
-    while (fgets(buf.data(), buf.size(), pipe)) out += buf.data();
-    const int status = pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+Result run(const std::string& args) { return mdtest::run_command(std::string(MDTUNE_BINARY) + " " + args); }
 
 class MpiCli : public ::testing::Test {
 protected:

@@ -5,34 +5,23 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <thread>
 
 #include "mdtune/store.h"
+#include "../common/run_command.h"
 
 namespace mdtune {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-    int exit_code;
-    std::string output;
-};
+using Result = mdtest::CommandResult;
 
-Result run(const std::string& cmd) {
-    FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
-    std::string out;
-    std::array<char, 4096> buf;
-    while (fgets(buf.data(), buf.size(), pipe)) out += buf.data();
-    const int status = pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+Result run(const std::string& command_line) { return mdtest::run_command(command_line); }
 
 class MdtuneCli : public ::testing::Test {
 protected:
