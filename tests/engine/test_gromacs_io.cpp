@@ -12,8 +12,8 @@
 
 #include "io/gromacs_io.h"
 
-#ifndef MDT_SHARED_DIR
-#define MDT_SHARED_DIR "/work/shared"
+#ifndef MDT_TEST_DATA_DIR
+#error "MDT_TEST_DATA_DIR is set by tests/CMakeLists.txt"
 #endif
 
 namespace mdcore {
@@ -21,7 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kWaterDir = std::string(MDT_SHARED_DIR) + "/reference/water-3nm";
+const std::string kWaterDir = std::string(MDT_TEST_DATA_DIR) + "/gromacs/water-3nm";
 const std::string kWaterGro = kWaterDir + "/conf.gro";
 const std::string kWaterTop = kWaterDir + "/topol.top";
 

@@ -1,5 +1,5 @@
 // mdcore against GROMACS 2022.5 (double precision) on the SPC/E water box of
-// ../shared/reference/water-3nm: rc 1.0 nm, potential shift for LJ and Coulomb,
+// tests/data/gromacs/water-3nm: rc 1.0 nm, potential shift for LJ and Coulomb,
 // PME order 4 on a 32^3 grid, ewald_rtol 1e-5, no dispersion correction.
 #include <gtest/gtest.h>
 
@@ -12,14 +12,14 @@
 #include "io/gromacs_io.h"
 #include "mdcore/engine.h"
 
-#ifndef MDT_SHARED_DIR
-#define MDT_SHARED_DIR "/work/shared"
+#ifndef MDT_TEST_DATA_DIR
+#error "MDT_TEST_DATA_DIR is set by tests/CMakeLists.txt"
 #endif
 
 namespace mdcore {
 namespace {
 
-const std::string kDir = std::string(MDT_SHARED_DIR) + "/reference/water-3nm/";
+const std::string kDir = std::string(MDT_TEST_DATA_DIR) + "/gromacs/water-3nm/";
 
 std::vector<Vec3> read_reference_forces() {
     std::ifstream in(kDir + "forces.txt");
