@@ -55,6 +55,9 @@ TEST_F(SweepCli, OversizedExhaustiveIsRefusedWithCountAndEta) {
     EXPECT_NE(r.output.find("timeout_s 120 s x 3 repeats"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("--force"), std::string::npos) << r.output;
     EXPECT_FALSE(fs::exists(db())) << "a refused sweep must not create the database";
+    const auto bad = run(sweep(space) + " --strategy best");  // a bad flag is named before any counting
+    EXPECT_EQ(bad.exit_code, 2) << bad.output;
+    EXPECT_NE(bad.output.find("--strategy: 'best'"), std::string::npos) << bad.output;
     // The limit is configurable, and halving without a budget is held to it too.
     const std::string small = write("small.toml", "[system]\nkind = \"lj\"\nnatoms = [256]\n[space]\nnstlist = [10, 20, 40]\n");
     const auto h = run(sweep(small) + " --max-configs 2 --strategy halving");

@@ -84,12 +84,18 @@ void refuse_oversized_sweep(const std::string& source, const SearchSpace& space,
                      ". Pass --force to run it anyway, or sample it with --strategy random|halving --budget N");
 }
 
+// Checked before anything is counted, so a bad flag is named as such.
+void check_strategy_flags(const std::string& name, std::size_t budget) {
+    if (name != "exhaustive" && name != "random" && name != "halving")
+        throw UsageError("--strategy: '" + name + "' (exhaustive, random, halving)");
+    if (name == "random" && !budget) throw UsageError("--strategy random needs --budget N");
+}
+
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const SearchSpace& space, const HardwareCaps& caps,
                                         std::size_t budget, unsigned long seed, int eta) {
-    if (name == "exhaustive") return make_exhaustive(space, caps);
-    if (name == "random") return make_random(space, caps, budget, seed);  // the caller checked the budget
+    if (name == "random") return make_random(space, caps, budget, seed);
     if (name == "halving") return make_successive_halving(space, caps, eta, budget, seed);
-    throw UsageError("--strategy: '" + name + "' (exhaustive, random, halving)");
+    return make_exhaustive(space, caps);
 }
 
 FailedTrials failed_trials_flag(const mdcore::cli::ArgMap& opts) {
@@ -147,7 +153,7 @@ int sweep_command(const Args& args) {
     const auto max_configs = static_cast<std::uint64_t>(
         opts.integer("max-configs", 1, std::numeric_limits<long>::max()).value_or(kDefaultMaxConfigs));
     const FailedTrials failed_trials = failed_trials_flag(opts);
-    if (strategy_name == "random" && !budget) throw UsageError("--strategy random needs --budget N");
+    check_strategy_flags(strategy_name, budget);
     if (!opts.has("force")) refuse_oversized_sweep(args[0], space, strategy_name, budget, max_configs);
 
     const HardwareInfo hw = detect_hardware();
