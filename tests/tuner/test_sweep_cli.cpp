@@ -83,6 +83,15 @@ TEST_F(SweepCli, InfeasibleConfigsAreReportedAndNothingFeasibleIsAnError) {
     EXPECT_NE(r.output.find("1 of 1 (system, config) points dropped"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("threads = 4096 exceeds the"), std::string::npos) << r.output;
     EXPECT_FALSE(fs::exists(db()));
+    // Sampled, not counted: a space too large to check in full says it only sampled.
+    std::string threads = "[";
+    for (int t = 4096; t < 4096 + 1000; ++t) threads += (t > 4096 ? ", " : "") + std::to_string(t);
+    const std::string rare = write("rare.toml", "[system]\nkind = \"lj\"\nnatoms = [256]\n[space]\nnstlist = " +
+                                                    integers(1000) + "\nthreads = " + threads + "]\n");
+    r = run(sweep(rare) + " --strategy random --budget 2");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("no feasible point found by sampling"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("100000 of 100000 (system, config) points checked so far"), std::string::npos) << r.output;
     const std::string some = write("some.toml", "[system]\nkind = \"lj\"\nnatoms = [256]\n[space]\nthreads = [1, 4096]\n"
                                                 "[measure]\nsteps = 40\nwarmup = 10\nrepeats = 1\n");
     r = run(sweep(some) + " --launcher false");

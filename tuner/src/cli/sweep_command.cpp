@@ -167,7 +167,10 @@ int sweep_command(const Args& args) {
     const std::unique_ptr<Strategy> strategy = make_strategy(strategy_name, space, ctx.caps, budget, seed, eta);
     const InfeasibleTally& dropped = strategy->infeasible();
     if (strategy->planned() == 0)
-        throw SpaceError(args[0] + ": nothing feasible to run on this machine: " + dropped.summary());
+        throw SpaceError(args[0] + (dropped.complete ? ": nothing feasible to run on this machine: "
+                                                     : ": no feasible point found by sampling (a few may exist: narrow "
+                                                       "the space's lists): ") +
+                         dropped.summary());
     std::unique_ptr<StopCondition> stop;
     if (budget && strategy_name != "random") stop = stop_after_trials(budget + space.systems.size());
 
