@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mdtune/runner.h"
+#include "mdtune/slice.h"
 #include "mdtune/store.h"
 
 namespace mdtune {
@@ -17,6 +18,7 @@ struct SweepContext {
     std::string hardware_id;
     std::string build_id;
     HardwareCaps caps;
+    const SliceFilter* slice = nullptr;  // Slurm array task: only this slice's baselines
 };
 
 struct SweepProgress {

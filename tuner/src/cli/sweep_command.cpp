@@ -10,6 +10,7 @@
 #include "mdcore/cli_args.h"
 #include "mdcore/engine.h"
 #include "mdtune/hardware.h"
+#include "mdtune/slice.h"
 #include "mdtune/sweep.h"
 
 namespace mdtune::cli {
@@ -68,7 +69,7 @@ int sweep_command(const Args& args) {
     if (args.empty() || args[0].rfind("--", 0) == 0) throw UsageError("sweep needs a SPACE.toml file");
     const mdcore::cli::ArgMap opts(Args(args.begin() + 1, args.end()),
                                    {{"db", true}, {"strategy", true}, {"budget", true}, {"seed", true}, {"eta", true},
-                                    {"name", true}, {"mdcore", true}, {"launcher", true}});
+                                    {"name", true}, {"mdcore", true}, {"launcher", true}, {"slice", true}});
     const SearchSpace space = load_space(args[0]);
     const std::string strategy_name = opts.text("strategy").value_or("exhaustive");
     const auto budget = static_cast<std::size_t>(opts.integer("budget", 1, 1'000'000).value_or(0));
@@ -79,9 +80,7 @@ int sweep_command(const Args& args) {
     SweepContext ctx;
     ctx.hardware_id = hw.id;
     ctx.build_id = current_build_id();
-    ctx.caps.cores = hw.hardware_threads;
-    ctx.caps.has_gpu = !hw.gpus.empty();
-    for (auto l : mdcore::available_simd_levels()) ctx.caps.simd_levels.emplace_back(mdcore::to_string(l));
+    ctx.caps = machine_caps(hw);
 
     std::unique_ptr<Strategy> strategy;
     if (strategy_name == "exhaustive") strategy = make_exhaustive(space, ctx.caps);
@@ -90,6 +89,20 @@ int sweep_command(const Args& args) {
         strategy = make_random(space, ctx.caps, budget, seed);
     } else if (strategy_name == "halving") strategy = make_successive_halving(space, ctx.caps, eta, budget);
     else throw UsageError("--strategy: '" + strategy_name + "' (exhaustive, random, halving)");
+    // A Slurm array task measures only its slice (mdtune submit writes --slice i/M).
+    std::optional<SliceFilter> slice;
+    if (const auto text = opts.text("slice")) {
+        if (strategy_name == "halving")
+            throw UsageError("--slice works with --strategy exhaustive or random (successive halving needs every "
+                             "result of a rung in one place)");
+        try {
+            slice.emplace(space, parse_slice(*text));
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(std::string("--slice: ") + e.what());
+        }
+        strategy = restrict_to_slice(std::move(strategy), *slice, slice->planned_proposals(space, ctx.caps));
+        ctx.slice = &*slice;
+    }
     std::unique_ptr<StopCondition> stop;
     if (budget && strategy_name != "random") stop = stop_after_trials(budget + space.systems.size());
 
@@ -110,6 +123,7 @@ int sweep_command(const Args& args) {
     std::printf("mdtune sweep %s: %zu system(s) x %zu config(s), strategy %s, db %s, hardware %s\n",
                 args[0].c_str(), space.systems.size(), space.configs().size(), strategy->name().c_str(),
                 store.path().c_str(), hw.id.c_str());
+    if (slice) std::printf("slice %s: %zu of the space's points\n", opts.text("slice")->c_str(), slice->size());
     const SweepSummary summary =
         run_sweep(space, store, *runner, *strategy, ctx, opts.text("name").value_or(args[0]), stop.get(),
                   [&](const SweepProgress& p) { print_progress(p, tty); });
