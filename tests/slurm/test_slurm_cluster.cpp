@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "../common/run_command.h"
+#include "mdtune/mpi_store.h"
 #include "mdtune/store.h"
 
 namespace mdtune {
@@ -152,8 +153,9 @@ TEST_F(SlurmCluster, CancelledTaskIsTheOnlyOneSubmittedAgain) {
     ASSERT_FALSE(b.array.empty()) << again.output;
     EXPECT_NE(again.output.find("(tasks 1)"), std::string::npos) << again.output;
     wait_gone({b.array, b.merge});
-    EXPECT_EQ(rows(main).size(), 7u);
-    EXPECT_EQ(std::set<std::string>(rows(main).begin(), rows(main).end()).size(), 7u);  // nothing twice
+    const auto merged = rows(main);
+    EXPECT_EQ(merged.size(), 7u);
+    EXPECT_EQ(std::set<std::string>(merged.begin(), merged.end()).size(), 7u);  // nothing twice
     // The rerun measured only slice 1's missing points (slice 1 of 3 holds points 1 and 4).
     std::ifstream log(folder / "logs" / "task-1.out");
     const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
@@ -162,6 +164,29 @@ TEST_F(SlurmCluster, CancelledTaskIsTheOnlyOneSubmittedAgain) {
         << text;
     const auto done = run(mdtune() + " submit " + sp + " --db " + main);
     EXPECT_NE(done.output.find("nothing to submit"), std::string::npos) << done.output;
+}
+
+TEST_F(SlurmCluster, TwoRankMpiBenchmarkRunsThroughSrun) {
+    REQUIRE_SLURM();
+#ifndef MDT_HAVE_MPI_COLLECTIVES
+    GTEST_SKIP() << "mpi_collectives was not built (no MPI found at configure time)";
+#endif
+    const auto sub = run(mdtune() + " submit --mpi --ranks 2 --db " + db("mpi.db") +
+                         " -- --quick --collectives allreduce --sizes 8 --timeout 60");
+    ASSERT_EQ(sub.exit_code, 0) << sub.output;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(sub.output, m, std::regex(R"(submitted MPI job (\d+))"))) << sub.output;
+    const std::string job = m[1];
+    wait_gone({job});
+    std::ifstream log(fs::path(db("mpi.db") + ".shards") / "mpi" / "logs" / ("mpi-" + job + ".out"));
+    const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("2 ranks, allreduce"), std::string::npos) << text;
+    EXPECT_NE(text.find(", srun, db"), std::string::npos) << text;
+    Store store(db("mpi.db"), Store::Mode::ReadOnly);
+    std::size_t ok_two_rank = 0;
+    for (const auto& r : MpiStore(store).measurements())
+        if (r.ranks == 2 && r.status == "ok") ++ok_two_rank;
+    EXPECT_GT(ok_two_rank, 0u) << text;
 }
 
 }  // namespace

@@ -20,6 +20,8 @@ constexpr const char* kUsage =
     "                   [--slice i/M]   (a Slurm array task's share; see submit)\n"
     "  submit SPACE.toml [--db mdtune.db] [--partition P] [--time HH:MM:SS] [--account A]\n"
     "                    [--array-parallel K] [--trials-per-task N] [--exclusive|--shared] [--dry-run]\n"
+    "  submit --mpi [--db F] [--ranks R] [--nodes N] [--partition P] [--time T] [--account A] [--dry-run]\n"
+    "               [-- mpi sweep options]   (mdtune mpi sweep under srun -n R in one job)\n"
     "  status [--db mdtune.db]\n"
     "  show [--db mdtune.db] [--sweep ID] [--top K] [--json]\n"
     "  db merge OUT.db IN.db...\n"

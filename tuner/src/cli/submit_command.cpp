@@ -3,6 +3,7 @@
 // array joins the shards into the main database, and a manifest records the
 // submission. Rerunning it submits only the slices whose shard is incomplete and
 // that are not queued or running.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -86,10 +87,52 @@ void write_file(const fs::path& path, const std::string& text, fs::perms perms) 
     fs::permissions(path, perms);
 }
 
+// `mdtune submit --mpi [options] [-- mpi sweep options]`: one job of R tasks whose
+// `mdtune mpi sweep --launcher srun` writes the main database (the only writer).
+int submit_mpi(const Args& args) {
+    const auto sep = std::find(args.begin(), args.end(), "--");
+    const mdcore::cli::ArgMap opts(Args(args.begin(), sep),
+                                   {{"db", true}, {"partition", true}, {"time", true}, {"account", true},
+                                    {"exclusive", false}, {"shared", false}, {"dry-run", false}, {"nodes", true},
+                                    {"ranks", true}});
+    Args sweep_args = sep == args.end() ? Args{} : Args(sep + 1, args.end());
+    for (const std::string& a : sweep_args)
+        if (a == "--db" || a == "--launcher" || a == "--hostfile")
+            throw UsageError("submit --mpi: " + a + " is set by submit itself (the job uses srun and --db of submit)");
+    const slurm::JobOptions job = job_options(opts);
+    const int ranks = static_cast<int>(opts.integer("ranks", 2, 100000).value_or(2));
+    const int nodes = static_cast<int>(opts.integer("nodes", 1, 100000).value_or(1));
+    if (nodes > ranks)
+        throw UsageError("--nodes " + std::to_string(nodes) + " exceeds --ranks " + std::to_string(ranks));
+    if (std::find(sweep_args.begin(), sweep_args.end(), "--np") == sweep_args.end())
+        sweep_args.insert(sweep_args.begin(), {"--np", std::to_string(ranks)});
+    const std::string main_db = fs::absolute(opts.text("db").value_or("mdtune.db")).lexically_normal().string();
+    const fs::path folder = slurm::shard_root(main_db) / "mpi";
+    const slurm::MpiScript mpi{"mdtune-mpi", self_executable(), main_db, (folder / "logs").string(), nodes, ranks,
+                               sweep_args};
+    const std::string text = slurm::render_mpi_script(mpi, job);
+    const fs::path script = folder / "mpi.sh";
+    if (opts.has("dry-run")) {
+        std::printf("# %s\n%s\n# would run:\nsbatch --parsable %s\n", script.c_str(), text.c_str(), script.c_str());
+        return 0;
+    }
+    if (!slurm::sbatch_available())
+        throw slurm::SlurmError("sbatch not found: mdtune submit needs a Slurm login node "
+                                "(scripts/slurm_local.sh start runs a one-node Slurm here)");
+    { const Store check(main_db); }
+    fs::create_directories(folder / "logs");
+    write_file(script, text, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);
+    const std::string id = slurm::sbatch({}, script.string());
+    std::printf("submitted MPI job %s (%d rank(s) on %d node(s)) into %s\nlog: %s/logs/mpi-%s.out\n", id.c_str(),
+                ranks, nodes, main_db.c_str(), folder.c_str(), id.c_str());
+    return 0;
+}
+
 }  // namespace
 
 int submit_command(const Args& args) {
-    if (args.empty() || args[0].rfind("--", 0) == 0) throw UsageError("submit needs a SPACE.toml file");
+    if (!args.empty() && args[0] == "--mpi") return submit_mpi(Args(args.begin() + 1, args.end()));
+    if (args.empty() || args[0].rfind("--", 0) == 0) throw UsageError("submit needs a SPACE.toml file (or --mpi)");
     const mdcore::cli::ArgMap opts(Args(args.begin() + 1, args.end()),
                                    {{"db", true}, {"partition", true}, {"time", true}, {"account", true},
                                     {"array-parallel", true}, {"trials-per-task", true}, {"exclusive", false},

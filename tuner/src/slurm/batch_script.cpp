@@ -65,6 +65,26 @@ std::string render_merge_script(const MergeScript& s, const JobOptions& o) {
     return out.str();
 }
 
+std::string render_mpi_script(const MpiScript& s, const JobOptions& o) {
+    std::ostringstream out;
+    out << "#!/bin/bash\n"
+        << "# mdtune submit --mpi: Open MPI collective benchmarks under srun inside this allocation.\n"
+        << "#SBATCH --job-name=" << s.job_name << "\n"
+        << "#SBATCH --output=" << s.log_dir << "/mpi-%j.out\n"
+        << "#SBATCH --nodes=" << s.nodes << "\n"
+        << "#SBATCH --ntasks=" << s.ranks << "\n"
+        << (o.sharing == NodeSharing::Exclusive ? "#SBATCH --exclusive\n" : "#SBATCH --oversubscribe\n");
+    job_lines(out, o);
+    out << "set -euo pipefail\n"
+        << "# Open MPI 4 starts under srun through PMIx unless the site's default says otherwise.\n"
+        << ": \"${SLURM_MPI_TYPE:=pmix}\"\n"
+        << "export SLURM_MPI_TYPE\n"
+        << "exec " << shell_quote(s.mdtune) << " mpi sweep --launcher srun --db " << shell_quote(s.main_db);
+    for (const std::string& a : s.sweep_args) out << " " << shell_quote(a);
+    out << "\n";
+    return out.str();
+}
+
 std::string array_ranges(const std::vector<int>& ids) {
     std::string out;
     for (std::size_t k = 0; k < ids.size();) {

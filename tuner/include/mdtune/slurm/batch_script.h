@@ -32,11 +32,23 @@ struct MergeScript {
     std::string sweep_dir;
 };
 
+// `mdtune mpi sweep` as one job of `ranks` tasks: the benchmark runs under
+// `srun -n R` inside the allocation and writes the main database (one writer).
+struct MpiScript {
+    std::string job_name;
+    std::string mdtune;
+    std::string main_db;
+    std::string log_dir;
+    int nodes = 1, ranks = 2;
+    std::vector<std::string> sweep_args;  // passed to `mdtune mpi sweep` as given
+};
+
 // POSIX shell single-quoting ('it'\''s').
 std::string shell_quote(const std::string& word);
 
 std::string render_array_script(const ArrayScript& s, const JobOptions& o);
 std::string render_merge_script(const MergeScript& s, const JobOptions& o);
+std::string render_mpi_script(const MpiScript& s, const JobOptions& o);
 
 // "0-2", "1,4-5": the task ids for sbatch --array, consecutive ids as ranges.
 std::string array_ranges(const std::vector<int>& ids);
