@@ -20,8 +20,8 @@ struct CpuInfoText {
 };
 CpuInfoText parse_cpuinfo(std::string_view text);
 
-// The node type: "features: <Slurm node features>" when given, else the CPU model,
-// core count and memory; and the node count of a Slurm allocation (SLURM_JOB_NUM_NODES,
+// The node type: "features: <Slurm node features, + for commas>" when given, else
+// "<CPU model> | <cores> cores | <memory> GiB"; and the node count of a Slurm allocation (SLURM_JOB_NUM_NODES,
 // 1 outside one). Both from slurm/node_type.cpp.
 std::string node_type_of(const HardwareInfo& info, const std::string& slurm_features);
 int allocation_node_count();

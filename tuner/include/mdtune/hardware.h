@@ -30,7 +30,7 @@ struct HardwareInfo {
     std::string compiler;           // of this build
     std::string os_kernel;          // uname -sr
     // What `mdtune compare` groups by: the Slurm node's features when it has any,
-    // else "<CPU model>, <cores> cores, <memory> GiB"; and the nodes of the allocation.
+    // else "<CPU model> | <cores> cores | <memory> GiB"; and the nodes of the allocation.
     std::string node_type;
     int node_count = 1;
     std::string id;                 // stable hash of the performance-relevant parts

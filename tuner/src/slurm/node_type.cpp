@@ -11,9 +11,15 @@
 namespace mdtune {
 
 std::string node_type_of(const HardwareInfo& info, const std::string& slurm_features) {
-    if (!slurm_features.empty()) return "features: " + slurm_features;
+    // No commas: `mdtune compare --hardware A,B` takes node types in a comma list.
+    if (!slurm_features.empty()) {
+        std::string f = slurm_features;
+        for (char& c : f)
+            if (c == ',') c = '+';
+        return "features: " + f;
+    }
     constexpr long kGiB = 1024L * 1024L * 1024L;
-    return info.cpu_model + ", " + std::to_string(info.physical_cores) + " cores, " +
+    return info.cpu_model + " | " + std::to_string(info.physical_cores) + " cores | " +
            std::to_string((info.memory_bytes + kGiB / 2) / kGiB) + " GiB";
 }
 
