@@ -79,6 +79,56 @@ std::set<int> active_slices(const slurm::SweepManifest& m) {
     return active;
 }
 
+// Which slices still need work: an incomplete shard and not queued already.
+struct SliceTally {
+    std::vector<int> missing;
+    std::size_t complete = 0, active = 0;
+};
+
+SliceTally tally_slices(const SearchSpace& space, const fs::path& folder, const slurm::SweepManifest& manifest) {
+    const HardwareCaps caps = machine_caps(detect_hardware());
+    const std::string build = current_build_id();
+    const std::set<int> active = slurm::sbatch_available() ? active_slices(manifest) : std::set<int>{};
+    SliceTally t;
+    t.active = active.size();
+    for (int i = 0; i < manifest.tasks; ++i) {
+        const auto p = slurm::slice_progress(space, {i, manifest.tasks}, slurm::shard_path(folder, i), caps, build);
+        if (p.complete()) ++t.complete;
+        else if (!active.count(i)) t.missing.push_back(i);
+    }
+    return t;
+}
+
+void require_sbatch() {
+    if (!slurm::sbatch_available())
+        throw slurm::SlurmError("sbatch not found: mdtune submit needs a Slurm login node "
+                                "(scripts/slurm_local.sh start runs a one-node Slurm here)");
+}
+
+// The array, then the merge job after it; the manifest remembers what was submitted,
+// also when the merge job could not be.
+slurm::Submission submit_array_and_merge(const fs::path& folder, slurm::SweepManifest& manifest,
+                                         const std::vector<int>& slices, const std::string& array_flag,
+                                         const std::string& main_db) {
+    slurm::Submission sub;
+    sub.slices = slices;
+    sub.submitted_at = now_iso8601();
+    sub.array_job = slurm::sbatch({array_flag}, (folder / "array.sh").string());
+    try {
+        sub.merge_job = slurm::sbatch({"--dependency=afterany:" + sub.array_job}, (folder / "merge.sh").string());
+    } catch (const slurm::SlurmError&) {
+        manifest.submissions.push_back(sub);
+        slurm::save_manifest(folder, manifest);
+        std::fprintf(stderr, "mdtune: array job %s submitted, but its merge job was not; run `mdtune db merge %s "
+                             "%s/task-*.db` when it is done\n",
+                     sub.array_job.c_str(), main_db.c_str(), folder.c_str());
+        throw;
+    }
+    manifest.submissions.push_back(sub);
+    slurm::save_manifest(folder, manifest);
+    return sub;
+}
+
 void write_file(const fs::path& path, const std::string& text, fs::perms perms) {
     std::ofstream out(path, std::ios::binary);
     out << text;
@@ -116,9 +166,7 @@ int submit_mpi(const Args& args) {
         std::printf("# %s\n%s\n# would run:\nsbatch --parsable %s\n", script.c_str(), text.c_str(), script.c_str());
         return 0;
     }
-    if (!slurm::sbatch_available())
-        throw slurm::SlurmError("sbatch not found: mdtune submit needs a Slurm login node "
-                                "(scripts/slurm_local.sh start runs a one-node Slurm here)");
+    require_sbatch();
     { const Store check(main_db); }
     fs::create_directories(folder / "logs");
     write_file(script, text, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);
@@ -146,29 +194,22 @@ int submit_command(const Args& args) {
     const fs::path folder = slurm::sweep_folder(main_db, slurm::sweep_key(space));
     slurm::SweepManifest manifest = manifest_for(space, folder, per_task);
 
-    // Which slices still need work: incomplete shard and not queued already.
-    const HardwareCaps caps = machine_caps(detect_hardware());
-    const std::string build = current_build_id();
-    const std::set<int> active = slurm::sbatch_available() ? active_slices(manifest) : std::set<int>{};
-    std::vector<int> missing;
-    std::size_t complete = 0;
-    for (int i = 0; i < manifest.tasks; ++i) {
-        const auto p = slurm::slice_progress(space, {i, manifest.tasks}, slurm::shard_path(folder, i), caps, build);
-        if (p.complete()) ++complete;
-        else if (!active.count(i)) missing.push_back(i);
-    }
+    const SliceTally tally = tally_slices(space, folder, manifest);
+    const std::vector<int>& missing = tally.missing;
     std::printf("mdtune submit %s: %zu point(s) in %d slice(s) of up to %d; %zu complete, %zu queued or running, "
                 "%zu to submit\n",
-                args[0].c_str(), enumerate_points(space).size(), manifest.tasks, manifest.trials_per_task, complete,
-                active.size(), missing.size());
+                args[0].c_str(), enumerate_points(space).size(), manifest.tasks, manifest.trials_per_task, tally.complete,
+                tally.active, missing.size());
     if (missing.empty()) {
         std::printf("nothing to submit (mdtune status --db %s)\n", main_db.c_str());
         return 0;
     }
 
     const std::string mdtune_path = self_executable();
-    slurm::ArrayScript array{"mdtune-" + manifest.key, mdtune_path,
-                             fs::absolute(opts.text("mdcore").value_or(default_mdcore_path())).string(),
+    // A bare name is looked up on the node's PATH; a path is made absolute for the job.
+    std::string mdcore_path = opts.text("mdcore").value_or(default_mdcore_path());
+    if (mdcore_path.find('/') != std::string::npos) mdcore_path = fs::absolute(mdcore_path).string();
+    slurm::ArrayScript array{"mdtune-" + manifest.key, mdtune_path, mdcore_path,
                              (folder / "space.toml").string(), folder.string(), manifest.key, manifest.tasks,
                              space.launch.nodes, space.launch.ranks};
     const slurm::MergeScript merge{"mdtune-merge-" + manifest.key, mdtune_path, main_db, folder.string()};
@@ -184,9 +225,7 @@ int submit_command(const Args& args) {
                     array_file.c_str(), merge_file.c_str());
         return 0;
     }
-    if (!slurm::sbatch_available())
-        throw slurm::SlurmError("sbatch not found: mdtune submit needs a Slurm login node "
-                                "(scripts/slurm_local.sh start runs a one-node Slurm here)");
+    require_sbatch();
     { const Store check(main_db); }  // a bad main database fails now, not in the merge job
 
     fs::create_directories(folder / "logs");
@@ -194,22 +233,7 @@ int submit_command(const Args& args) {
     const auto exec = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec;
     write_file(array_file, array_text, exec);
     write_file(merge_file, merge_text, exec);
-    slurm::Submission sub;
-    sub.slices = missing;
-    sub.submitted_at = now_iso8601();
-    sub.array_job = slurm::sbatch({array_flag}, array_file.string());
-    try {
-        sub.merge_job = slurm::sbatch({"--dependency=afterany:" + sub.array_job}, merge_file.string());
-    } catch (const slurm::SlurmError&) {
-        manifest.submissions.push_back(sub);  // the array runs: remember it anyway
-        slurm::save_manifest(folder, manifest);
-        std::fprintf(stderr, "mdtune: array job %s submitted, but its merge job was not; run `mdtune db merge %s "
-                             "%s/task-*.db` when it is done\n",
-                     sub.array_job.c_str(), main_db.c_str(), folder.c_str());
-        throw;
-    }
-    manifest.submissions.push_back(sub);
-    slurm::save_manifest(folder, manifest);
+    const slurm::Submission sub = submit_array_and_merge(folder, manifest, missing, array_flag, main_db);
     std::printf("submitted array job %s (tasks %s) and merge job %s into %s\nshards and logs: %s\n"
                 "progress: mdtune status --db %s\n",
                 sub.array_job.c_str(), slurm::array_ranges(missing).c_str(), sub.merge_job.c_str(), main_db.c_str(),
