@@ -45,6 +45,6 @@ shards=(many.db.shards/sixtyfour-*/task-*.db)
 t5=$(now); "$mdtune" db merge again.db "${shards[@]}" | tail -1; t6=$(now)
 printf 'merging the %d shards again into a fresh db: %.2f s\n' "${#shards[@]}" "$(bc -l <<<"$t6 - $t5")"
 echo "rows, distinct keys, distinct (system, config) in many.db:"
-sqlite3 many.db 'select count(*), count(distinct trial_key), count(distinct system_id || '|' || config_id) from trials'
+sqlite3 many.db "select count(*), count(distinct trial_key), count(distinct system_id || '|' || config_id) from trials"
 echo "merging once more adds:"; "$mdtune" db merge many.db "${shards[@]}" | tail -1
 "$mdtune" status --db many.db | tail -2
