@@ -9,7 +9,7 @@
 #   MDT_SLURM_PORT  slurmctld's port (default 6817; slurmd uses the next one)
 # After `start`, point the Slurm commands at it:  eval "$(scripts/slurm_local.sh env)"
 # Exit codes: 0 ok, 1 a daemon failed to start (its log is printed), 2 usage or
-# missing packages/privileges.
+# missing packages/privileges; status: 3 when a daemon is not running.
 set -euo pipefail
 
 dir=${MDT_SLURM_DIR:-/tmp/mdt-slurm}
