@@ -8,4 +8,7 @@ namespace mdtune {
 // across merged shards. Every created_at/started_at column uses it.
 std::string now_iso8601();
 
+// Now in seconds since 1970 (UTC), for heartbeats compared in SQL.
+double now_unix_seconds();
+
 }  // namespace mdtune

@@ -189,6 +189,10 @@ int sweep_command(const Args& args) {
     sigaction(SIGTERM, &sa, nullptr);
 
     const bool tty = isatty(STDOUT_FILENO);
+    ctx.on_note = [tty](const std::string& note) {
+        std::printf("%snote: %s\n", tty ? "\r\033[K" : "", note.c_str());
+        std::fflush(stdout);
+    };
     std::printf("mdtune sweep %s: %zu system(s) x %llu config(s), strategy %s, db %s, hardware %s\n",
                 args[0].c_str(), space.systems.size(), static_cast<unsigned long long>(space.config_count()),
                 strategy->name().c_str(), store.path().c_str(), hw.id.c_str());
