@@ -130,6 +130,22 @@ TEST_F(Ownership, ReleasedAndFinishedClaimsFreeTheTrial) {
     EXPECT_EQ(s.claim_trial(trial(2).key(), 0, me).outcome, Outcome::Claimed);
 }
 
+// A recorded failure is claimable again only when failures are retried, and not by the sweep that recorded it.
+TEST_F(Ownership, ARecordedFailureIsClaimableWhenFailuresAreRetried) {
+    Store s(db());
+    const Lease me{process::current_process(), 60};
+    const long first = s.create_sweep("first", "", "exhaustive", me);
+    const long second = s.create_sweep("second", "", "exhaustive", me);
+    StoredTrial failed = trial(30, first);
+    failed.result.status = TrialStatus::Crashed;
+    ASSERT_TRUE(s.insert_trial(failed));
+    EXPECT_EQ(s.claim_trial(failed.key(), second, me).outcome, Outcome::Recorded);
+    EXPECT_EQ(s.claim_trial(failed.key(), first, me, Store::OnExisting::ReplaceFailed).outcome, Outcome::Recorded);
+    EXPECT_EQ(s.claim_trial(failed.key(), second, me, Store::OnExisting::ReplaceFailed).outcome, Outcome::Claimed);
+    ASSERT_TRUE(s.insert_trial(trial(30, second), Store::OnExisting::ReplaceFailed));
+    EXPECT_EQ(s.claim_trial(failed.key(), 0, me, Store::OnExisting::ReplaceFailed).outcome, Outcome::Recorded);
+}
+
 // Two processes claim the same 30 trials through their own connections: each is
 // measured (inserted) by exactly one of them, and each sees every trial.
 TEST_F(Ownership, TwoProcessesNeverMeasureTheSameTrial) {
