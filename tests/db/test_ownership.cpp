@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "../common/scratch_dir.h"
+#include "../common/temp_dir_test.h"
 #include "mdtune/store.h"
 
 using namespace mdtune;
@@ -59,9 +59,9 @@ std::string status_of(const Store& s, long sweep) {
     return "?";
 }
 
-class Ownership : public mdtest::ScratchDirTest {
+class Ownership : public mdtest::TempDirTest {
 protected:
-    Ownership() : ScratchDirTest("mdtune_own_") {}
+    std::string db() const { return path("trials.db"); }
 };
 
 TEST_F(Ownership, SweepsWhoseOwnerIsGoneAreMarkedInterrupted) {

@@ -17,7 +17,7 @@
 
 #include "../common/process_probe.h"
 #include "../common/run_command.h"
-#include "../common/scratch_dir.h"
+#include "../common/temp_dir_test.h"
 #include "mdtune/store.h"
 
 namespace mdtune {
@@ -63,9 +63,9 @@ long child_running(pid_t parent, const std::string& needle) {
     return 0;
 }
 
-class SweepProcesses : public mdtest::ScratchDirTest {
+class SweepProcesses : public mdtest::TempDirTest {
 protected:
-    SweepProcesses() : ScratchDirTest("mdtune_proc_") {}
+    std::string db() const { return path("trials.db"); }
     std::string write(const std::string& name, const std::string& text, bool executable = false) {
         const fs::path p = dir_ / name;
         std::ofstream(p) << text;
