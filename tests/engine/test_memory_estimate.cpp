@@ -1,0 +1,77 @@
+// The memory estimate a run is admitted by: it must cover what the engine really
+// allocates (measured with glibc's heap statistics) without refusing runs that
+// fit by a wide margin, and it must refuse the reproducers.
+#include <gtest/gtest.h>
+#include <malloc.h>
+
+#include <string>
+
+#include "io/gromacs_io.h"
+#include "md_runner.h"
+#include "memory_estimate.h"
+#include "mdcore/engine.h"
+#include "test_systems.h"
+#include "util/machine_memory.h"
+
+namespace mdcore {
+namespace {
+
+double heap_bytes() {
+    const struct mallinfo2 m = mallinfo2();
+    return static_cast<double>(m.uordblks + m.hblkhd);
+}
+
+// Heap growth of building `sys` again, resolving and running one search and force
+// evaluation (the high-water mark of a run), against the estimate.
+void expect_estimate_covers_run(const System& prototype, const RunConfig& config) {
+    const double before = heap_bytes();
+    double peak = 0;
+    MemoryEstimate estimate;
+    {
+        System sys = prototype;
+        RunControl control;
+        const EffectiveConfig cfg = resolve_config(sys, config, control);
+        estimate = estimate_run_memory(sys, cfg);
+        MdRunner md(sys, cfg);
+        md.search();
+        md.compute_forces(EnergyOutput::Yes);
+        md.update(cfg.dt, 1.0);
+        md.search();
+        peak = heap_bytes() - before;
+    }
+    EXPECT_GE(estimate.total(), peak) << estimate.summary() << " vs measured " << format_bytes(peak);
+    EXPECT_LE(estimate.total(), 3.0 * peak) << estimate.summary() << " vs measured " << format_bytes(peak);
+}
+
+TEST(MemoryEstimate, CoversLjRun) {
+    RunConfig config;
+    config.threads = 2;
+    expect_estimate_covers_run(testing::lj_system(32000), config);
+}
+
+TEST(MemoryEstimate, CoversLjRunWithOtherShapes) {
+    for (ClusterShape shape : {ClusterShape::k4x4, ClusterShape::k4x8, ClusterShape::k8x4, ClusterShape::k1x1}) {
+        RunConfig config;
+        config.threads = 1;
+        config.cluster = shape;
+        SCOPED_TRACE(std::string(to_string(shape)));
+        expect_estimate_covers_run(testing::lj_system(8000), config);
+    }
+}
+
+TEST(MemoryEstimate, CoversWaterRunWithPme) {
+    const std::string dir = std::string(MDT_TEST_DATA_DIR) + "/gromacs/water-3nm/";
+    RunConfig config;
+    config.threads = 2;
+    expect_estimate_covers_run(read_gromacs_system(dir + "conf.gro", dir + "topol.top"), config);
+}
+
+TEST(MemoryEstimate, MachineMemoryIsKnown) {
+    const MachineMemory m = machine_memory();
+    EXPECT_GT(m.usable_bytes, 0.0);
+    EXPECT_FALSE(m.description.empty());
+}
+
+}  // namespace
+}  // namespace mdcore
+
