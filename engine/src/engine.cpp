@@ -60,6 +60,46 @@ struct RunSamples {
     }
 };
 
+void describe_run(const System& system, const RunControl& control, RunReport& rep) {
+    rep.system_kind = system.kind;
+    rep.natoms = static_cast<long>(system.natoms());
+    rep.box = system.box.lengths;
+    rep.number_density = system.number_density();
+    rep.mass_density = system.mass_density_g_cm3();
+    rep.steps = control.steps;
+    rep.warmup = control.warmup;
+}
+
+EnergySample energy_sample(const ForceEnergies& f, double kinetic, double thermostat_work, double ke_to_temp) {
+    EnergySample e;
+    e.lj = f.lj;
+    e.coulomb_sr = f.coulomb_sr;
+    e.coulomb_recip = f.coulomb_recip;
+    e.potential = f.potential();
+    e.kinetic = kinetic;
+    e.total = e.potential + e.kinetic;
+    e.conserved = e.total + thermostat_work;
+    e.temperature = kinetic * ke_to_temp;
+    return e;
+}
+
+// PME stage times accumulate in the Pme object; the timer gets the per-step deltas.
+class PmeTimeAccount {
+public:
+    void add_new(const MdRunner& md, TaskTimer& timer) {
+        if (!md.pme()) return;
+        const PmeStageTimes& t = md.pme()->stage_times();
+        timer.add(Task::PmeSpread, t.spread - seen_.spread);
+        timer.add(Task::PmeFft, t.fft - seen_.fft);
+        timer.add(Task::PmeSolve, t.solve - seen_.solve);
+        timer.add(Task::PmeGather, t.gather - seen_.gather);
+        seen_ = t;
+    }
+
+private:
+    PmeStageTimes seen_{};
+};
+
 // Names what is not finite after a force evaluation ("" when all is): the
 // energies (zero on steps without energies) and an O(N) check of the forces.
 std::string non_finite_forces(const MdRunner& md, const ForceEnergies& fe) {
@@ -184,13 +224,7 @@ RunReport run(System& system, const RunConfig& config, const RunControl& control
     RunReport rep;
     rep.config = resolve_config(system, config, control);
     const EffectiveConfig& cfg = rep.config;
-    rep.system_kind = system.kind;
-    rep.natoms = static_cast<long>(system.natoms());
-    rep.box = system.box.lengths;
-    rep.number_density = system.number_density();
-    rep.mass_density = system.mass_density_g_cm3();
-    rep.steps = control.steps;
-    rep.warmup = control.warmup;
+    describe_run(system, control, rep);
 
     MdRunner md(system, cfg);
     TaskTimer timer;
@@ -200,28 +234,9 @@ RunReport run(System& system, const RunConfig& config, const RunControl& control
     RunSamples samples;
 
     auto sample = [&](const ForceEnergies& f, double kinetic) {
-        EnergySample e;
-        e.lj = f.lj;
-        e.coulomb_sr = f.coulomb_sr;
-        e.coulomb_recip = f.coulomb_recip;
-        e.potential = f.potential();
-        e.kinetic = kinetic;
-        e.total = e.potential + e.kinetic;
-        e.conserved = e.total + thermostat.integral();
-        e.temperature = kinetic * ke_to_temp;
-        return e;
+        return energy_sample(f, kinetic, thermostat.integral(), ke_to_temp);
     };
-    // PME stage times come from the Pme object; add the per-step deltas.
-    PmeStageTimes pme_seen{};
-    auto account_pme = [&] {
-        if (!md.pme()) return;
-        const PmeStageTimes& t = md.pme()->stage_times();
-        timer.add(Task::PmeSpread, t.spread - pme_seen.spread);
-        timer.add(Task::PmeFft, t.fft - pme_seen.fft);
-        timer.add(Task::PmeSolve, t.solve - pme_seen.solve);
-        timer.add(Task::PmeGather, t.gather - pme_seen.gather);
-        pme_seen = t;
-    };
+    PmeTimeAccount pme_times;
     auto fail_at = [&](long step, const std::string& what) {
         rep.status = "failed";
         rep.failed_step = step;
@@ -248,7 +263,7 @@ RunReport run(System& system, const RunConfig& config, const RunControl& control
         const EnergyOutput eo = energy_step ? EnergyOutput::Yes : EnergyOutput::No;
         ForceEnergies fe = timer.time(Task::Nonbonded, [&] { return md.compute_nonbonded(eo); });
         fe.coulomb_recip = md.compute_pme(eo);
-        account_pme();
+        pme_times.add_new(md, timer);
         samples.add_lists(md, energy_step ? fe.pairs_in_cutoff : -1.0);
         if (const std::string bad = non_finite_forces(md, fe); !bad.empty()) {
             fail_at(step, bad);

@@ -3,7 +3,10 @@
 // fit by a wide margin, and it must refuse the reproducers.
 #include <gtest/gtest.h>
 #include <malloc.h>
+#include <sys/resource.h>
 
+#include <fstream>
+#include <stdexcept>
 #include <string>
 
 #include "io/gromacs_io.h"
@@ -70,6 +73,37 @@ TEST(MemoryEstimate, MachineMemoryIsKnown) {
     const MachineMemory m = machine_memory();
     EXPECT_GT(m.usable_bytes, 0.0);
     EXPECT_FALSE(m.description.empty());
+}
+
+// ulimit -v counts what is mapped already: the usable memory is what it leaves.
+TEST(MemoryEstimate, AddressSpaceLimitIsHonoured) {
+    rlimit saved{};
+    ASSERT_EQ(getrlimit(RLIMIT_AS, &saved), 0);
+    const double before = machine_memory().usable_bytes;
+    // A limit 256 MiB above what is mapped now leaves at most 256 MiB.
+    std::ifstream status("/proc/self/status");
+    std::string key;
+    double mapped_kb = 0;
+    while (status >> key && key != "VmSize:") status.ignore(1 << 20, '\n');
+    ASSERT_TRUE(status >> mapped_kb);
+    const double headroom = 256.0 * (1 << 20);
+    rlimit tight = saved;
+    tight.rlim_cur = static_cast<rlim_t>(mapped_kb * 1024 + headroom);
+    ASSERT_EQ(setrlimit(RLIMIT_AS, &tight), 0);
+    const MachineMemory limited = machine_memory();
+    ASSERT_EQ(setrlimit(RLIMIT_AS, &saved), 0);
+    EXPECT_LE(limited.usable_bytes, headroom);
+    EXPECT_GT(limited.usable_bytes, 0.5 * headroom);
+    EXPECT_NE(limited.description.find("ulimit -v"), std::string::npos) << limited.description;
+
+    MemoryEstimate huge;
+    huge.atom_bytes = 2 * before + 1e12;
+    try {
+        require_memory(huge, "this test run");
+        ADD_FAILURE() << "expected a refusal";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("this test run needs about"), std::string::npos) << e.what();
+    }
 }
 
 }  // namespace

@@ -58,7 +58,8 @@ std::optional<double> to_double(std::string_view s) {
 int parse_int(const Where& where, std::string_view token, const std::string& what) {
     const auto v = to_long(token);
     if (!v || *v < std::numeric_limits<int>::min() || *v > std::numeric_limits<int>::max())
-        fail(where, "'" + std::string(token) + "' is not a valid integer " + what);
+        // Appended, not "'" + string: GCC 12 warns falsely (-Wrestrict) on that operator+.
+        fail(where, std::string("'").append(token).append("' is not a valid integer ").append(what));
     return static_cast<int>(*v);
 }
 
