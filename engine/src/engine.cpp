@@ -1,9 +1,8 @@
 #include "mdcore/engine.h"
 
-#include <omp.h>
-
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -15,6 +14,9 @@
 #include "pairlist/buffer_setup.h"
 #include "pme/pme.h"
 #include "timing/task_timer.h"
+#include "memory_estimate.h"
+#include "util/format.h"
+#include "util/thread_count.h"
 
 #ifndef MDT_VERSION
 #define MDT_VERSION "0.0.0"
@@ -32,10 +34,105 @@ namespace {
 // estimate keeps the accuracy whatever the choice. Both are tunables.
 constexpr int kDefaultNstlist = 20;
 
-std::string fmt(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v);
-    return buf;
+
+using Clock = std::chrono::steady_clock;
+
+// What run() accumulates over the steps for the report.
+struct RunSamples {
+    double sum_list_pairs = 0, sum_outer_pairs = 0, sum_in_cutoff = 0;
+    long force_evaluations = 0, cutoff_samples = 0;
+    std::vector<double> time, conserved;
+    double max_deviation = 0.0;
+
+    // pairs_in_cutoff < 0: not counted at this step (no energies).
+    void add_lists(const MdRunner& md, double pairs_in_cutoff) {
+        ++force_evaluations;
+        sum_list_pairs += md.inner_list().atom_pairs();
+        sum_outer_pairs += md.outer_list().atom_pairs();
+        if (pairs_in_cutoff >= 0) {
+            sum_in_cutoff += pairs_in_cutoff;
+            ++cutoff_samples;
+        }
+    }
+    void add_energy(double t, double e) {
+        time.push_back(t);
+        conserved.push_back(e);
+    }
+};
+
+void describe_run(const System& system, const RunControl& control, RunReport& rep) {
+    rep.system_kind = system.kind;
+    rep.natoms = static_cast<long>(system.natoms());
+    rep.box = system.box.lengths;
+    rep.number_density = system.number_density();
+    rep.mass_density = system.mass_density_g_cm3();
+    rep.steps = control.steps;
+    rep.warmup = control.warmup;
+}
+
+EnergySample energy_sample(const ForceEnergies& f, double kinetic, double thermostat_work, double ke_to_temp) {
+    EnergySample e;
+    e.lj = f.lj;
+    e.coulomb_sr = f.coulomb_sr;
+    e.coulomb_recip = f.coulomb_recip;
+    e.potential = f.potential();
+    e.kinetic = kinetic;
+    e.total = e.potential + e.kinetic;
+    e.conserved = e.total + thermostat_work;
+    e.temperature = kinetic * ke_to_temp;
+    return e;
+}
+
+// PME stage times accumulate in the Pme object; the timer gets the per-step deltas.
+class PmeTimeAccount {
+public:
+    void add_new(const MdRunner& md, TaskTimer& timer) {
+        if (!md.pme()) return;
+        const PmeStageTimes& t = md.pme()->stage_times();
+        timer.add(Task::PmeSpread, t.spread - seen_.spread);
+        timer.add(Task::PmeFft, t.fft - seen_.fft);
+        timer.add(Task::PmeSolve, t.solve - seen_.solve);
+        timer.add(Task::PmeGather, t.gather - seen_.gather);
+        seen_ = t;
+    }
+
+private:
+    PmeStageTimes seen_{};
+};
+
+// Names what is not finite after a force evaluation ("" when all is): the
+// energies (zero on steps without energies) and an O(N) check of the forces.
+std::string non_finite_forces(const MdRunner& md, const ForceEnergies& fe) {
+    if (!std::isfinite(fe.potential()))
+        return "non-finite potential energy (LJ " + format_g(fe.lj) + ", Coulomb SR " + format_g(fe.coulomb_sr) +
+               ", Coulomb recip " + format_g(fe.coulomb_recip) + " kJ/mol)";
+    if (!md.forces_finite()) return "non-finite force on at least one atom";
+    return {};
+}
+
+// Timings, speed, pair-list averages and the drift fit of a finished (or failed) run.
+void finish_report(const RunSamples& s, std::map<std::string, double> timings, double wall, RunReport& rep) {
+    const long measured = std::max(0L, rep.steps - rep.warmup);
+    rep.timings = std::move(timings);
+    if (measured > 0 && wall > 0) {
+        double accounted = 0;
+        for (const auto& [task, t] : rep.timings) accounted += t;
+        rep.timings["other"] += std::max(0.0, wall - accounted);
+        rep.ms_per_step = 1e3 * wall / measured;
+        rep.ns_per_day = rep.config.dt * 1e-3 * measured / wall * 86400.0;
+    }
+    rep.timings["total"] = wall;
+    rep.max_constraint_deviation = s.max_deviation;
+    rep.pairlist.list_pairs = s.force_evaluations ? s.sum_list_pairs / s.force_evaluations : 0;
+    rep.pairlist.outer_list_pairs = s.force_evaluations ? s.sum_outer_pairs / s.force_evaluations : 0;
+    rep.pairlist.pairs_in_cutoff = s.cutoff_samples ? s.sum_in_cutoff / s.cutoff_samples : 0;
+    rep.pairlist.efficiency = rep.pairlist.list_pairs > 0 ? rep.pairlist.pairs_in_cutoff / rep.pairlist.list_pairs : 0;
+    rep.energy_samples = static_cast<long>(s.time.size());
+    if (rep.natoms > 0) {
+        const LineFit fit = fit_line(s.time, s.conserved);
+        rep.drift_per_atom_per_ps = fit.slope / rep.natoms;
+        rep.drift_stderr_per_atom_per_ps = fit.slope_stderr / rep.natoms;
+    }
 }
 
 }  // namespace
@@ -43,7 +140,7 @@ std::string fmt(double v) {
 EffectiveConfig resolve_config(const System& system, const RunConfig& config, const RunControl& control) {
     system.validate();
     EffectiveConfig eff;
-    eff.threads = config.threads > 0 ? config.threads : omp_get_max_threads();
+    eff.threads = config.threads > 0 ? config.threads : default_thread_count();
     if (config.threads < 0) throw std::invalid_argument("--threads must be positive");
     eff.simd = resolve_simd_level(config.simd);
     eff.cluster = config.cluster.value_or(eff.simd == SimdLevel::Avx512 ? ClusterShape::k8x4 : ClusterShape::k4x4);
@@ -74,8 +171,8 @@ EffectiveConfig resolve_config(const System& system, const RunConfig& config, co
     eff.pme_scale = config.pme_scale;
     eff.rc = system.rc * config.pme_scale;
     if (eff.rc >= 0.5 * system.box.min_length())
-        throw std::invalid_argument("rc x pme-scale = " + fmt(eff.rc) + " nm must be below half the shortest box edge (" +
-                                    fmt(0.5 * system.box.min_length()) + " nm)");
+        throw std::invalid_argument("rc x pme-scale = " + format_g(eff.rc) + " nm must be below half the shortest box edge (" +
+                                    format_g(0.5 * system.box.min_length()) + " nm)");
     eff.pme = charged;
     eff.ewald_rtol = system.ewald_rtol;
     if (charged) {
@@ -100,25 +197,26 @@ EffectiveConfig resolve_config(const System& system, const RunConfig& config, co
             const double spacing = system.box.lengths[d] / eff.pme_grid[d];
             const double beta_ref = ewald_beta(system.rc, system.ewald_rtol);
             if (eff.ewald_beta * spacing > beta_ref * config.pme_spacing * (1.0 + 1e-9))
-                throw std::invalid_argument("PME grid spacing " + fmt(spacing) + " nm with rc " + fmt(eff.rc) +
+                throw std::invalid_argument("PME grid spacing " + format_g(spacing) + " nm with rc " + format_g(eff.rc) +
                                             " nm breaks the accuracy target (needs beta x spacing <= " +
-                                            fmt(beta_ref * config.pme_spacing) + "); use a finer --pme-grid");
+                                            format_g(beta_ref * config.pme_spacing) + "); use a finer --pme-grid");
         }
     }
     eff.constraints = static_cast<int>(system.settles.size());
     const VerletBufferParams params = verlet_buffer_params(system, eff.cluster, eff.rc, eff.ewald_beta);
     if (config.rlist) {
         if (!(*config.rlist >= eff.rc))
-            throw std::invalid_argument("--rlist " + fmt(*config.rlist) + " must be at least rc (" + fmt(eff.rc) + ")");
+            throw std::invalid_argument("--rlist " + format_g(*config.rlist) + " must be at least rc (" + format_g(eff.rc) + ")");
         eff.rlist = *config.rlist;
         eff.rlist_from_estimate = false;
     } else {
         eff.rlist = estimate_rlist(params, eff.nstlist - 1);
     }
     if (eff.rlist >= 2.0 * system.box.min_length())
-        throw std::invalid_argument("rlist " + fmt(eff.rlist) + " nm is not below twice the shortest box edge");
+        throw std::invalid_argument("rlist " + format_g(eff.rlist) + " nm is not below twice the shortest box edge");
     eff.rlist_inner = eff.nstprune < eff.nstlist ? std::min(eff.rlist, estimate_rlist(params, eff.nstprune - 1))
                                                  : eff.rlist;
+    require_memory(estimate_run_memory(system, eff), "this run (" + std::to_string(system.natoms()) + " atoms)");
     return eff;
 }
 
@@ -126,52 +224,28 @@ RunReport run(System& system, const RunConfig& config, const RunControl& control
     RunReport rep;
     rep.config = resolve_config(system, config, control);
     const EffectiveConfig& cfg = rep.config;
-    rep.system_kind = system.kind;
-    rep.natoms = static_cast<long>(system.natoms());
-    rep.box = system.box.lengths;
-    rep.number_density = system.number_density();
-    rep.mass_density = system.mass_density_g_cm3();
-    rep.steps = control.steps;
-    rep.warmup = control.warmup;
+    describe_run(system, control, rep);
 
     MdRunner md(system, cfg);
     TaskTimer timer;
     const int dof = system.degrees_of_freedom();
     const double ke_to_temp = dof > 0 ? 1.0 / (0.5 * dof * units::kBoltzmann) : 0.0;
     VRescaleThermostat thermostat(system.temperature, control.tau_t, dof, control.seed);
-    std::vector<double> sample_t, sample_conserved;
-    double sum_list_pairs = 0, sum_outer_pairs = 0, sum_in_cutoff = 0;
-    long force_evaluations = 0, cutoff_samples = 0;
+    RunSamples samples;
 
     auto sample = [&](const ForceEnergies& f, double kinetic) {
-        EnergySample e;
-        e.lj = f.lj;
-        e.coulomb_sr = f.coulomb_sr;
-        e.coulomb_recip = f.coulomb_recip;
-        e.potential = f.potential();
-        e.kinetic = kinetic;
-        e.total = e.potential + e.kinetic;
-        e.conserved = e.total + thermostat.integral();
-        e.temperature = kinetic * ke_to_temp;
-        return e;
+        return energy_sample(f, kinetic, thermostat.integral(), ke_to_temp);
     };
-    // PME stage times come from the Pme object; add the per-step deltas.
-    PmeStageTimes pme_seen{};
-    auto account_pme = [&] {
-        if (!md.pme()) return;
-        const PmeStageTimes& t = md.pme()->stage_times();
-        timer.add(Task::PmeSpread, t.spread - pme_seen.spread);
-        timer.add(Task::PmeFft, t.fft - pme_seen.fft);
-        timer.add(Task::PmeSolve, t.solve - pme_seen.solve);
-        timer.add(Task::PmeGather, t.gather - pme_seen.gather);
-        pme_seen = t;
+    PmeTimeAccount pme_times;
+    auto fail_at = [&](long step, const std::string& what) {
+        rep.status = "failed";
+        rep.failed_step = step;
+        rep.error = "step " + std::to_string(step) + ": " + what;
     };
 
-    using Clock = std::chrono::steady_clock;
     Clock::time_point measured_start = Clock::now();
     const long steps = control.steps;
     const long nsteps_eval = std::max(steps, 1L);  // steps 0: one force evaluation, no update
-    double max_deviation = 0.0;
     for (long step = 0; step < nsteps_eval; ++step) {
         if (step == control.warmup) {
             timer = TaskTimer{};
@@ -189,13 +263,11 @@ RunReport run(System& system, const RunConfig& config, const RunControl& control
         const EnergyOutput eo = energy_step ? EnergyOutput::Yes : EnergyOutput::No;
         ForceEnergies fe = timer.time(Task::Nonbonded, [&] { return md.compute_nonbonded(eo); });
         fe.coulomb_recip = md.compute_pme(eo);
-        account_pme();
-        ++force_evaluations;
-        sum_list_pairs += md.inner_list().atom_pairs();
-        sum_outer_pairs += md.outer_list().atom_pairs();
-        if (energy_step) {
-            sum_in_cutoff += fe.pairs_in_cutoff;
-            ++cutoff_samples;
+        pme_times.add_new(md, timer);
+        samples.add_lists(md, energy_step ? fe.pairs_in_cutoff : -1.0);
+        if (const std::string bad = non_finite_forces(md, fe); !bad.empty()) {
+            fail_at(step, bad);
+            break;
         }
         if (steps == 0) {
             const double ke = 0.5 * twice_kinetic_energy(md.state(), cfg.threads);
@@ -207,39 +279,22 @@ RunReport run(System& system, const RunConfig& config, const RunControl& control
         const double lambda = cfg.thermostat == Thermostat::VRescale ? thermostat.scaling(ke_old, cfg.dt) : 1.0;
         const double ke_new = timer.time(cfg.constraints ? Task::Constraints : Task::Update,
                                          [&] { return 0.5 * md.update(cfg.dt, lambda); });
+        if (!std::isfinite(ke_new)) {
+            fail_at(step, "kinetic energy " + format_g(ke_new) + " kJ/mol after the update (velocities became non-finite)");
+            break;
+        }
         if (energy_step) {
             const EnergySample e = sample(fe, 0.5 * (ke_old * lambda * lambda + ke_new));
             if (step == 0) rep.start = e;
             rep.end = e;
-            sample_t.push_back(step * cfg.dt);
-            sample_conserved.push_back(e.conserved);
-            if (cfg.constraints) max_deviation = std::max(max_deviation, md.max_constraint_deviation());
+            samples.add_energy(step * cfg.dt, e.conserved);
+            if (cfg.constraints) samples.max_deviation = std::max(samples.max_deviation, md.max_constraint_deviation());
         }
     }
-    rep.max_constraint_deviation = max_deviation;
     const double wall = std::chrono::duration<double>(Clock::now() - measured_start).count();
     md.scatter_to_system();
-
-    const long measured = std::max(0L, steps - control.warmup);
-    rep.timings = timer.as_map();
-    if (measured > 0 && wall > 0) {
-        double accounted = 0;
-        for (const auto& [task, s] : rep.timings) accounted += s;
-        rep.timings["other"] += std::max(0.0, wall - accounted);
-        rep.ms_per_step = 1e3 * wall / measured;
-        rep.ns_per_day = cfg.dt * 1e-3 * measured / wall * 86400.0;
-    }
-    rep.timings["total"] = wall;
-    rep.pairlist.list_pairs = force_evaluations ? sum_list_pairs / force_evaluations : 0;
-    rep.pairlist.outer_list_pairs = force_evaluations ? sum_outer_pairs / force_evaluations : 0;
-    rep.pairlist.pairs_in_cutoff = cutoff_samples ? sum_in_cutoff / cutoff_samples : 0;
-    rep.pairlist.efficiency = rep.pairlist.list_pairs > 0 ? rep.pairlist.pairs_in_cutoff / rep.pairlist.list_pairs : 0;
-    rep.energy_samples = static_cast<long>(sample_t.size());
-    if (rep.natoms > 0) {
-        const LineFit fit = fit_line(sample_t, sample_conserved);
-        rep.drift_per_atom_per_ps = fit.slope / rep.natoms;
-        rep.drift_stderr_per_atom_per_ps = fit.slope_stderr / rep.natoms;
-    }
+    finish_report(samples, timer.as_map(), wall, rep);
+    if (rep.status == "failed") throw RunFailed(std::move(rep));
     return rep;
 }
 
@@ -253,6 +308,7 @@ ForceResult compute_forces(const System& system, const RunConfig& config) {
     MdRunner md(copy, cfg);
     md.search();
     const ForceEnergies e = md.compute_forces(EnergyOutput::Yes);
+    if (const std::string bad = non_finite_forces(md, e); !bad.empty()) throw std::runtime_error("step 0: " + bad);
     ForceResult r;
     r.forces = md.forces_in_input_order();
     r.lj = e.lj;

@@ -181,6 +181,15 @@ double MdRunner::max_constraint_deviation() const {
     return settle_max_deviation(settle_params_, settles_, xs.data(), ys.data(), zs.data());
 }
 
+bool MdRunner::forces_finite() const {
+    // One NaN or infinity makes the sum non-finite; finite floats cannot overflow a double sum.
+    const long n = static_cast<long>(state_.size());
+    double sum = 0.0;
+#pragma omp parallel for num_threads(config_.threads) schedule(static) reduction(+ : sum)
+    for (long s = 0; s < n; ++s)
+        sum += static_cast<double>(state_.fx[s]) + static_cast<double>(state_.fy[s]) + static_cast<double>(state_.fz[s]);
+    return std::isfinite(sum);
+}
 
 std::vector<Vec3> MdRunner::forces_in_input_order() const {
     std::vector<Vec3> f(system_.natoms(), Vec3{0, 0, 0});

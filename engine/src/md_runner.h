@@ -52,6 +52,8 @@ public:
     bool dual_list() const { return dual_; }
     const Pme* pme() const { return pme_.get(); }
     double max_constraint_deviation() const;
+    // False when any force component is NaN or infinite (an O(N) sum; run() checks every step).
+    bool forces_finite() const;
 
 private:
     void update_float_coordinates();

@@ -27,6 +27,7 @@ std::string run_report_to_json(const RunReport& r, int indent) {
     j["engine_version"] = engine_version();
     j["status"] = r.status;
     if (!r.error.empty()) j["error"] = r.error;
+    if (r.status == "failed") j["failed_step"] = r.failed_step;
     j["build"] = {{"compiler", build_compiler()}, {"flags", build_flags()}, {"simd", std::string(to_string(c.simd))},
                   {"simd_available", simd_levels}};
     j["system"] = {{"kind", r.system_kind},
@@ -123,6 +124,7 @@ std::string run_report_to_text(const RunReport& r) {
     std::snprintf(line, sizeof line, "drift    %.3g +- %.2g kJ/mol/ps per atom (tolerance %g)\n",
                   r.drift_per_atom_per_ps, r.drift_stderr_per_atom_per_ps, c.drift_tolerance);
     o << line;
+    if (r.status != "ok") o << "status   " << r.status << ": " << r.error << "\n";
     return o.str();
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "gromacs_test_inputs.h"
 #include "io/gromacs_io.h"
 
 #ifndef MDT_TEST_DATA_DIR
@@ -19,94 +20,9 @@
 namespace mdcore {
 namespace {
 
-namespace fs = std::filesystem;
+using namespace mdcore::testing;  // NOLINT: the shared inputs and helpers
 
-const std::string kWaterDir = std::string(MDT_TEST_DATA_DIR) + "/gromacs/water-3nm";
-const std::string kWaterGro = kWaterDir + "/conf.gro";
-const std::string kWaterTop = kWaterDir + "/topol.top";
-
-// A fresh directory per test (and per process, as tests may run concurrently).
-class GromacsIo : public ::testing::Test {
-protected:
-    void SetUp() override {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        dir_ = fs::temp_directory_path() /
-               ("mdt_gromacs_io_" + std::to_string(::getpid()) + "_" + info->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
-    std::string write(const std::string& name, const std::string& text) const {
-        const fs::path p = dir_ / name;
-        std::ofstream(p) << text;
-        return p.string();
-    }
-    std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-    fs::path dir_;
-};
-
-// Two SPC/E waters; the pieces are separate so tests can swap one out.
-const std::string kDefaults =
-    "[ defaults ]\n"
-    "; nbfunc comb-rule gen-pairs fudgeLJ fudgeQQ\n"
-    "  1      2         no        1.0     1.0\n\n";
-const std::string kAtomTypes =
-    "[ atomtypes ]\n"
-    "  OW    8       15.99940  0.0     A      3.16557e-01  6.50194e-01\n"
-    "  HW    1       1.00800   0.0     A      0.00000e+00  0.00000e+00\n\n";
-const std::string kMoleculeType =
-    "[ moleculetype ]\n"
-    "  SOL  2\n\n"
-    "[ atoms ]\n"
-    "  1    OW   1     SOL OW   1    -0.8476  15.99940\n"
-    "  2    HW   1     SOL HW1  1     0.4238   1.00800\n"
-    "  3    HW   1     SOL HW2  1     0.4238\n\n"  // mass from the atom type
-    "[ settles ]\n"
-    "  1   1     0.1  0.16330\n\n"
-    "[ exclusions ]\n"
-    "  1 2 3\n"
-    "  2 1 3\n"
-    "  3 1 2\n\n";
-const std::string kSystem =
-    "[ system ]\n"
-    "two waters\n\n"
-    "[ molecules ]\n"
-    "SOL 2\n";
-const std::string kTwoWaterTop = kDefaults + kAtomTypes + kMoleculeType + kSystem;
-
-const std::string kTwoWaterGro =
-    "two waters\n"
-    "    6\n"
-    "    1SOL     OW    1   0.246   0.664   0.115\n"
-    "    1SOL    HW1    2   0.171   0.617   0.162\n"
-    "    1SOL    HW2    3   0.260   0.621   0.026\n"
-    "    2SOL     OW    4   1.246   1.664   1.115\n"
-    "    2SOL    HW1    5   1.171   1.617   1.162\n"
-    "    2SOL    HW2    6   1.260   1.621   1.026\n"
-    "   3.00000   3.00000   3.00000\n";
-
-// Runs `f`, which must throw InputError whose message contains every fragment.
-void expect_input_error(const std::function<void()>& f, const std::vector<std::string>& fragments) {
-    try {
-        f();
-        ADD_FAILURE() << "expected InputError";
-    } catch (const InputError& e) {
-        const std::string msg = e.what();
-        for (const std::string& frag : fragments)
-            EXPECT_NE(msg.find(frag), std::string::npos) << "'" << frag << "' missing from: " << msg;
-    } catch (const std::exception& e) {
-        ADD_FAILURE() << "expected InputError, got: " << e.what();
-    }
-}
-
-std::string replace_once(std::string text, const std::string& from, const std::string& to) {
-    const auto pos = text.find(from);
-    EXPECT_NE(pos, std::string::npos) << from;
-    if (pos != std::string::npos) text.replace(pos, from.size(), to);
-    return text;
-}
+class GromacsIo : public GromacsTempDir {};
 
 double lj_c6(double sigma, double eps) { return 4.0 * eps * std::pow(sigma, 6); }
 double lj_c12(double sigma, double eps) { return 4.0 * eps * std::pow(sigma, 12); }
@@ -271,7 +187,7 @@ TEST_F(GromacsIo, HigherPrecisionGroUsesDecimalPointSpacing) {
                                   "precise\n"
                                   "1\n"
                                   "    1AR      AR    1   0.12345-123.12345  12.34567\n"
-                                  "   3.0   3.0   3.0\n");
+                                  " 100.0 100.0 100.0\n");  // y within 3 box lengths of the box
     const GroFile g = read_gro(gro);
     ASSERT_EQ(g.positions.size(), 1u);
     EXPECT_DOUBLE_EQ(g.positions[0][0], 0.12345);

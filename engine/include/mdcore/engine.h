@@ -1,6 +1,8 @@
 #pragma once
 // libmdcore's entry points: System + RunConfig (+ RunControl) -> RunReport.
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mdcore/run_config.h"
@@ -14,7 +16,20 @@ namespace mdcore {
 EffectiveConfig resolve_config(const System& system, const RunConfig& config,
                                const RunControl& control);
 
-// Runs MD in place on `system` (positions and velocities advance).
+// Thrown by run() when an energy, a force or the kinetic energy stops being finite:
+// report() has status "failed", failed_step and error set, and what was measured
+// up to that step.
+class RunFailed : public std::runtime_error {
+public:
+    explicit RunFailed(RunReport report) : std::runtime_error(report.error), report_(std::move(report)) {}
+    const RunReport& report() const { return report_; }
+
+private:
+    RunReport report_;
+};
+
+// Runs MD in place on `system` (positions and velocities advance); throws RunFailed
+// (above) when the state becomes non-finite.
 RunReport run(System& system, const RunConfig& config, const RunControl& control);
 
 // Forces (kJ/mol/nm, per atom in input order) and energies of the current state.

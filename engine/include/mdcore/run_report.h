@@ -57,8 +57,9 @@ struct PairlistStats {
 };
 
 struct RunReport {
-    std::string status = "ok";  // ok | error
+    std::string status = "ok";  // ok | failed (energy, force or velocity stopped being finite)
     std::string error;
+    long failed_step = -1;  // with status "failed": the step at which it happened
     std::string system_kind;
     long natoms = 0;
     Vec3 box{};

@@ -135,6 +135,20 @@ void inject_test_fault([[maybe_unused]] const mdcore::RunConfig& config) {
 #endif
 }
 
+void write_report(const ArgMap& args, const mdcore::RunReport& report) {
+    const auto json_target = args.text("json");
+    if (json_target && *json_target == "-") {
+        std::cout << mdcore::run_report_to_json(report) << "\n";
+        return;
+    }
+    std::cout << mdcore::run_report_to_text(report);
+    if (json_target) {
+        std::ofstream out(*json_target);
+        if (!out) throw std::runtime_error("--json: cannot write '" + *json_target + "'");
+        out << mdcore::run_report_to_json(report) << "\n";
+    }
+}
+
 int run_command(const std::vector<std::string>& argv) {
     const ArgMap args(argv, {{"system", true},  {"natoms", true},      {"box", true},     {"density", true},
                              {"steps", true},   {"warmup", true},      {"dt", true},      {"temperature", true},
@@ -194,20 +208,17 @@ int run_command(const std::vector<std::string>& argv) {
         // Step-0 forces of the start configuration, in input order.
         mdcore::write_forces(*path, mdcore::compute_forces(sys, config).forces);
     }
-    const mdcore::RunReport report = mdcore::run(sys, config, control);
-    if (const auto path = args.text("out-gro")) mdcore::write_gro(*path, sys, "mdcore final state");
-    const auto json_target = args.text("json");
-    if (json_target && *json_target == "-") {
-        std::cout << mdcore::run_report_to_json(report) << "\n";
-    } else {
-        std::cout << mdcore::run_report_to_text(report);
-        if (json_target) {
-            std::ofstream out(*json_target);
-            if (!out) throw std::runtime_error("--json: cannot write '" + *json_target + "'");
-            out << mdcore::run_report_to_json(report) << "\n";
-        }
+    try {
+        const mdcore::RunReport report = mdcore::run(sys, config, control);
+        if (const auto path = args.text("out-gro")) mdcore::write_gro(*path, sys, "mdcore final state");
+        write_report(args, report);
+        return 0;
+    } catch (const mdcore::RunFailed& failure) {
+        // The report of a failed run still goes out (status "failed", failed_step), then exit 1.
+        write_report(args, failure.report());
+        std::cerr << "mdcore: error: " << failure.what() << "\n";
+        return 1;
     }
-    return 0;
 }
 
 }  // namespace

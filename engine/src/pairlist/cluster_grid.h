@@ -16,6 +16,10 @@ struct BoundingBox {
     std::array<float, 3> hi;
 };
 
+// Grid columns along x and y for natoms in the box: the cross-section is chosen so
+// a cluster is roughly cubic (also used to estimate a run's memory before it starts).
+std::array<int, 2> cluster_grid_columns(const Box& box, double natoms, int cluster_i, int cluster_j);
+
 class ClusterGrid {
 public:
     // Sorts `positions` (wrapped into the box) into the grid for an N x M shape.

@@ -24,6 +24,8 @@
 #include <string>
 
 #include "mdcore/units.h"
+#include "util/format.h"
+#include "util/thread_count.h"
 
 namespace mdcore {
 
@@ -118,6 +120,12 @@ int pme_grid_size(double length, double spacing, int order) {
     if (!(length > 0) || !(spacing > 0)) throw std::invalid_argument("pme_grid_size: need length > 0 and spacing > 0");
     // The tiny slack keeps e.g. 3.0/0.1 = 30.000000000000004 at 30 rather than 32.
     const double ratio = length / spacing;
+    // Far beyond any grid that fits in memory; keeps the conversion to int defined.
+    constexpr double kMaxPoints = 1 << 24;
+    if (!(ratio <= kMaxPoints))
+        throw std::invalid_argument("PME grid: a " + format_g(length) + " nm box edge at spacing " + format_g(spacing) +
+                                    " nm needs " + format_g(ratio) + " points, above the limit of " +
+                                    format_g(kMaxPoints));
     int n = static_cast<int>(std::ceil(ratio * (1.0 - 1e-12)));
     // Below 2*order a grid point would receive one atom's weight from two stencil
     // positions (the stencil spans order points).
@@ -185,7 +193,7 @@ Pme::Pme(const Box& box, PmeGrid grid, int order, double beta, double epsilon_r,
     impl->box = box;
     impl->beta = beta;
     impl->prefactor = units::kCoulomb / epsilon_r;
-    impl->nthreads = num_threads > 0 ? num_threads : omp_get_max_threads();
+    impl->nthreads = num_threads > 0 ? num_threads : default_thread_count();
     impl->nzc = grid.nz / 2 + 1;
     impl->nreal = static_cast<std::size_t>(grid.nx) * grid.ny * grid.nz;
     impl->ncomplex = static_cast<std::size_t>(grid.nx) * grid.ny * impl->nzc;

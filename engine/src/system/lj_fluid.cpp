@@ -5,6 +5,8 @@
 
 #include "mdcore/generators.h"
 #include "mdcore/units.h"
+#include "memory_estimate.h"
+#include "util/format.h"
 
 namespace mdcore {
 
@@ -79,11 +81,17 @@ System make_lj_fluid(const LjFluidSpec& spec, const char* kind) {
     } else if (spec.box_length) {
         length = *spec.box_length;
         if (!(length > 0)) throw std::invalid_argument("--box must be positive");
-        natoms = std::lround(number_density * length * length * length);
-        if (natoms <= 0) throw std::invalid_argument("--box is too small to hold an atom at this density");
+        const double count = number_density * length * length * length;
+        if (!(count >= 0.5)) throw std::invalid_argument("--box is too small to hold an atom at this density");
+        // Checked as a double first: the count of a huge box does not fit in a long.
+        require_memory_for_atoms(count, Box{{length, length, length}}, spec.rc, false,
+                                 "an LJ fluid in a " + format_g(length) + " nm box");
+        natoms = std::lround(count);
     } else {
         throw std::invalid_argument("LJ fluid needs natoms or a box length");
     }
+    require_memory_for_atoms(static_cast<double>(natoms), Box{{length, length, length}}, spec.rc, false,
+                             "an LJ fluid of " + std::to_string(natoms) + " atoms");
 
     System sys;
     sys.kind = kind;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "mdcore/units.h"
+#include "system/physical_limits.h"
 
 namespace mdcore {
 
@@ -51,36 +52,77 @@ double System::mass_density_g_cm3() const {
     return total / box.volume() * units::kAmuPerNm3ToGPerCm3;
 }
 
-void System::validate() const {
-    const std::size_t n = natoms();
-    if (n == 0) throw std::invalid_argument("system has zero atoms");
-    for (int d = 0; d < 3; ++d)
-        if (!(box.lengths[d] > 0.0)) throw std::invalid_argument("box edge " + std::to_string(d) + " must be positive");
-    if (velocities.size() != n || type.size() != n || charge.size() != n || mass.size() != n)
-        throw std::invalid_argument("per-atom arrays have inconsistent sizes");
-    if (!exclusions.empty() && exclusions.size() != n)
+namespace {
+
+std::string atom_label(const System& s, std::size_t a) {
+    std::string label = "atom " + std::to_string(a + 1) + " of " + std::to_string(s.natoms());
+    if (s.atom_name.size() == s.natoms()) label += " (" + s.atom_name[a] + ")";
+    return label;
+}
+
+void require(const std::string& problem, const std::string& subject) {
+    if (!problem.empty()) throw std::invalid_argument(subject + ": " + problem);
+}
+
+void validate_topology(const System& s) {
+    const std::size_t n = s.natoms();
+    if (!s.exclusions.empty() && s.exclusions.size() != n)
         throw std::invalid_argument("exclusion list size does not match the atom count");
-    if (lj.ntypes != static_cast<int>(atom_types.size()))
+    if (s.lj.ntypes != static_cast<int>(s.atom_types.size()))
         throw std::invalid_argument("LJ matrix does not match the atom types");
-    for (std::size_t a = 0; a < exclusions.size(); ++a)
-        for (int b : exclusions[a]) {
+    for (const AtomType& t : s.atom_types) require(limits::lj_problem(t), "atom type '" + t.name + "'");
+    for (std::size_t a = 0; a < s.exclusions.size(); ++a)
+        for (int b : s.exclusions[a]) {
             if (b < 0 || static_cast<std::size_t>(b) >= n || b == static_cast<int>(a))
                 throw std::invalid_argument("atom " + std::to_string(a) + " excludes an invalid partner " + std::to_string(b));
-            if (!std::binary_search(exclusions[b].begin(), exclusions[b].end(), static_cast<int>(a)))
+            if (!std::binary_search(s.exclusions[b].begin(), s.exclusions[b].end(), static_cast<int>(a)))
                 throw std::invalid_argument("exclusion " + std::to_string(a) + "-" + std::to_string(b) +
                                             " is not listed from both sides (or the list is unsorted)");
         }
-    for (std::size_t a = 0; a < n; ++a) {
-        if (type[a] < 0 || type[a] >= lj.ntypes) throw std::invalid_argument("atom " + std::to_string(a) + " has an unknown type");
-        if (!(mass[a] > 0.0)) throw std::invalid_argument("atom " + std::to_string(a) + " has a non-positive mass");
+    for (const Settle& st : s.settles) {
+        for (int i : {st.o, st.h1, st.h2})
+            if (i < 0 || static_cast<std::size_t>(i) >= n)
+                throw std::invalid_argument("SETTLE atom index " + std::to_string(i) + " is outside 0.." +
+                                            std::to_string(n - 1));
+        if (st.o == st.h1 || st.o == st.h2 || st.h1 == st.h2)
+            throw std::invalid_argument("SETTLE atoms " + std::to_string(st.o) + " " + std::to_string(st.h1) + " " +
+                                        std::to_string(st.h2) + " must be distinct");
+        if (!(st.d_oh > 0.0 && st.d_hh > 0.0 && st.d_hh < 2.0 * st.d_oh))
+            throw std::invalid_argument("SETTLE distances must satisfy 0 < dhh < 2 doh");
     }
-    if (!(rc > 0.0)) throw std::invalid_argument("rc must be positive");
+}
+
+// Per-atom state and parameters: finite, in the ranges of physical_limits.h.
+void validate_atoms(const System& s) {
+    for (std::size_t a = 0; a < s.natoms(); ++a) {
+        const std::string label = atom_label(s, a);
+        if (s.type[a] < 0 || s.type[a] >= s.lj.ntypes) throw std::invalid_argument(label + " has an unknown type");
+        require(limits::mass_problem(s.mass[a]), label);
+        require(limits::charge_problem(s.charge[a]), label);
+        require(limits::position_problem(s.positions[a], s.box), label);
+        require(limits::velocity_problem(s.velocities[a]), label);
+    }
+}
+
+}  // namespace
+
+void System::validate() const {
+    const std::size_t n = natoms();
+    if (n == 0) throw std::invalid_argument("system has zero atoms");
+    require(limits::box_problem(box), "system");
+    if (velocities.size() != n || type.size() != n || charge.size() != n || mass.size() != n)
+        throw std::invalid_argument("per-atom arrays have inconsistent sizes");
+    validate_topology(*this);
+    validate_atoms(*this);
+    if (!(rc > 0.0) || !std::isfinite(rc)) throw std::invalid_argument("rc must be positive");
     if (rc >= 0.5 * box.min_length())
         throw std::invalid_argument("rc " + std::to_string(rc) + " nm must be below half the shortest box edge (" +
                                     std::to_string(0.5 * box.min_length()) + " nm)");
-    if (!(dt > 0.0)) throw std::invalid_argument("dt must be positive");
-    if (!(temperature >= 0.0)) throw std::invalid_argument("temperature must be non-negative");
-    if (!(drift_tolerance > 0.0)) throw std::invalid_argument("drift tolerance must be positive");
+    if (!(dt > 0.0) || !std::isfinite(dt)) throw std::invalid_argument("dt must be positive and finite");
+    if (!(temperature >= 0.0) || !std::isfinite(temperature))
+        throw std::invalid_argument("temperature must be non-negative and finite");
+    if (!(drift_tolerance > 0.0) || !std::isfinite(drift_tolerance))
+        throw std::invalid_argument("drift tolerance must be positive and finite");
 }
 
 }  // namespace mdcore

@@ -9,6 +9,7 @@
 #include "mdcore/engine.h"
 #include "mdcore/generators.h"
 #include "mdcore/units.h"
+#include "memory_estimate.h"
 
 namespace mdcore {
 
@@ -178,6 +179,8 @@ System make_water_system(const WaterSpec& spec) {
     const double length = std::cbrt(volume);
     const long npairs = std::lround(spec.nacl_molar * volume * 1e-24 * units::kAvogadro);
     if (2 * npairs >= spec.nwater) throw std::invalid_argument("--nacl is too high for --nwater");
+    require_memory_for_atoms(3.0 * spec.nwater, Box{{length, length, length}}, spec.rc, true,
+                             "a water box of " + std::to_string(spec.nwater) + " molecules");
 
     // Tile the equilibrated cell; cut a cube that holds at least nwater oxygens,
     // drop the surplus nearest the cut faces (where tiles meet unlike neighbours

@@ -1,0 +1,156 @@
+// Combines a parsed .top with a .gro into a System.
+#include <algorithm>
+#include <cmath>
+
+#include "io/gromacs_io.h"
+#include "io/topology.h"
+#include "system/physical_limits.h"
+
+namespace mdcore {
+namespace {
+
+using input::fail;
+
+// Converts one [ atomtypes ] entry to c6/c12 and sigma/epsilon for the comb-rule.
+AtomType make_atom_type(const TopAtomType& t, int comb_rule) {
+    AtomType a;
+    a.name = t.name;
+    if (comb_rule == 1) {
+        a.c6 = t.v;
+        a.c12 = t.w;
+        if (a.c6 > 0.0 && a.c12 > 0.0) {
+            a.sigma = std::pow(a.c12 / a.c6, 1.0 / 6.0);
+            a.epsilon = a.c6 * a.c6 / (4.0 * a.c12);
+        }
+    } else {
+        a.sigma = t.v;
+        a.epsilon = t.w;
+        const double s6 = std::pow(a.sigma, 6);
+        a.c6 = 4.0 * a.epsilon * s6;
+        a.c12 = 4.0 * a.epsilon * s6 * s6;
+    }
+    return a;
+}
+
+// Keeps only the atom types that some atom uses, in [ atomtypes ] order;
+// returns the topology-index -> System-index map (-1 when unused).
+std::vector<int> fill_atom_types(const Topology& top, System& sys) {
+    std::vector<bool> used(top.atomtypes.size(), false);
+    for (const MoleculeBlock& b : top.molecules)
+        if (b.count > 0)
+            for (const TopAtom& a : top.moltypes[b.moltype].atoms) used[a.type] = true;
+    std::vector<int> remap(top.atomtypes.size(), -1);
+    for (std::size_t i = 0; i < top.atomtypes.size(); ++i) {
+        if (!used[i]) continue;
+        remap[i] = static_cast<int>(sys.atom_types.size());
+        const AtomType type = make_atom_type(top.atomtypes[i], top.comb_rule);
+        const std::string problem = limits::lj_problem(type);
+        if (!problem.empty()) fail(top.atomtypes[i].where, "atom type '" + type.name + "': " + problem);
+        sys.atom_types.push_back(type);
+    }
+    // Comb-rule 3 (geometric sigma and epsilon) equals geometric c6 and c12.
+    sys.lj = make_lj_matrix(sys.atom_types,
+                            top.comb_rule == 2 ? CombinationRule::LorentzBerthelot : CombinationRule::Geometric);
+    return remap;
+}
+
+// Sums molecule counts x atoms in 64 bits, stopping at the first block that takes
+// the total past the .gro's atom count, so no sum can overflow.
+void check_atom_count(const Topology& top, const std::string& top_path, const std::string& gro_path,
+                      const GroFile& gro) {
+    const auto gro_atoms = static_cast<long long>(gro.positions.size());
+    long long total = 0;
+    for (const MoleculeBlock& b : top.molecules) {
+        const auto per_molecule = static_cast<long long>(top.moltypes[b.moltype].atoms.size());
+        total += static_cast<long long>(b.count) * per_molecule;
+        if (total > gro_atoms)
+            fail({gro_path, 2}, "the .gro has " + std::to_string(gro_atoms) + " atoms but topology " + top_path +
+                                    " has at least " + std::to_string(total) + " (" + std::to_string(b.count) +
+                                    " molecules of " + std::to_string(per_molecule) + " atoms at " + b.where.file +
+                                    ":" + std::to_string(b.where.line) + ")");
+    }
+    if (total != gro_atoms)
+        fail({gro_path, 2}, "the .gro has " + std::to_string(gro.positions.size()) + " atoms but topology " +
+                                top_path + " has " + std::to_string(total));
+}
+
+// Exclusions of one molecule (0-based local pairs): every pair of a settled
+// molecule, plus the explicit [ exclusions ].
+std::vector<std::pair<int, int>> molecule_exclusions(const MoleculeType& mol) {
+    std::vector<std::pair<int, int>> pairs = mol.exclusions;
+    if (mol.settle) {
+        const int n = static_cast<int>(mol.atoms.size());
+        for (int i = 0; i < n; ++i)
+            for (int j = i + 1; j < n; ++j) pairs.emplace_back(i, j);
+    }
+    return pairs;
+}
+
+// Appends one molecule's atoms at `offset`, checking each name against the .gro.
+void append_molecule(const MoleculeType& mol, const std::vector<int>& type_remap, const GroFile& gro,
+                     const std::string& gro_path, int offset, System& sys) {
+    for (std::size_t j = 0; j < mol.atoms.size(); ++j) {
+        const TopAtom& atom = mol.atoms[j];
+        const std::size_t i = static_cast<std::size_t>(offset) + j;
+        if (gro.atom_name[i] != atom.name)
+            fail({gro_path, static_cast<int>(i) + 3},
+                 "atom name '" + gro.atom_name[i] + "' does not match '" + atom.name + "' of molecule " + mol.name +
+                     " in the topology (" + atom.where.file + ":" + std::to_string(atom.where.line) + ")");
+        sys.type.push_back(type_remap[atom.type]);
+        sys.charge.push_back(atom.charge);
+        sys.mass.push_back(atom.mass);
+    }
+    for (const auto& [a, b] : molecule_exclusions(mol)) {
+        sys.exclusions[offset + a].push_back(offset + b);
+        sys.exclusions[offset + b].push_back(offset + a);
+    }
+    if (mol.settle) {
+        const TopSettle& s = *mol.settle;
+        sys.settles.push_back({offset + s.o, offset + s.o + 1, offset + s.o + 2, s.d_oh, s.d_hh});
+    }
+}
+
+// Sorted, duplicate-free lists; an all-empty set collapses to "no exclusions".
+void finalize_exclusions(System& sys) {
+    bool any = false;
+    for (auto& list : sys.exclusions) {
+        std::sort(list.begin(), list.end());
+        list.erase(std::unique(list.begin(), list.end()), list.end());
+        any = any || !list.empty();
+    }
+    if (!any) sys.exclusions.clear();
+}
+
+}  // namespace
+
+System read_gromacs_system(const std::string& gro_path, const std::string& top_path) {
+    const Topology top = parse_topology(top_path);
+    GroFile gro = read_gro(gro_path);
+    check_atom_count(top, top_path, gro_path, gro);
+
+    System sys;
+    sys.kind = "gro";
+    sys.box = gro.box;
+    const std::vector<int> type_remap = fill_atom_types(top, sys);
+    sys.exclusions.resize(gro.positions.size());
+    int offset = 0;
+    for (const MoleculeBlock& block : top.molecules) {
+        const MoleculeType& mol = top.moltypes[block.moltype];
+        for (int k = 0; k < block.count; ++k) {
+            append_molecule(mol, type_remap, gro, gro_path, offset, sys);
+            offset += static_cast<int>(mol.atoms.size());
+        }
+    }
+    finalize_exclusions(sys);
+
+    const std::size_t n = gro.positions.size();
+    sys.velocities = gro.velocities.empty() ? std::vector<Vec3>(n, Vec3{0.0, 0.0, 0.0}) : std::move(gro.velocities);
+    sys.positions = std::move(gro.positions);
+    sys.atom_name = std::move(gro.atom_name);
+    sys.residue_name = std::move(gro.residue_name);
+    sys.residue_number = std::move(gro.residue_number);
+    sys.removed_dof = 3 + 3 * static_cast<int>(sys.settles.size());
+    return sys;
+}
+
+}  // namespace mdcore

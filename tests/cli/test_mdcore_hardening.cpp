@@ -1,0 +1,148 @@
+// The mdcore executable against the issue-17 reproducers: each must end with a
+// message and exit 2 (bad input, too little memory) or 1 (a run that turns
+// non-finite, with a failed report), never a signal or a silent "ok".
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "../common/run_command.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using Result = mdtest::CommandResult;
+
+const std::string kWaterDir = std::string(MDT_TEST_DATA_DIR) + "/gromacs/water-3nm/";
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::string replace_once(std::string text, const std::string& from, const std::string& to) {
+    const auto pos = text.find(from);
+    EXPECT_NE(pos, std::string::npos) << from;
+    if (pos != std::string::npos) text.replace(pos, from.size(), to);
+    return text;
+}
+
+// One LJ type with argon parameters; `count` one-atom molecules.
+std::string argon_top(int count) {
+    return "[ defaults ]\n1 2 no 1.0 1.0\n\n[ atomtypes ]\nAR 18 39.948 0.0 A 0.34 0.996\n\n"
+           "[ moleculetype ]\nAR 0\n\n[ atoms ]\n1 AR 1 AR AR 1 0.0\n\n[ system ]\nargon\n\n[ molecules ]\nAR " +
+           std::to_string(count) + "\n";
+}
+
+std::string gro_atom(int n, double x, double y, double z, double vx) {
+    char line[96];
+    std::snprintf(line, sizeof line, "%5d%-5s%5s%5d%8.3f%8.3f%8.3f%8.4f%8.4f%8.4f\n", n, "AR", "AR", n, x, y, z, vx,
+                  0.0, 0.0);
+    return line;
+}
+
+class MdcoreHardening : public ::testing::Test {
+protected:
+    void SetUp() override {
+        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+        dir_ = fs::temp_directory_path() / ("mdt_hardening_" + std::to_string(::getpid()) + "_" + info->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    std::string write(const std::string& name, const std::string& text) const {
+        std::ofstream((dir_ / name).string()) << text;
+        return (dir_ / name).string();
+    }
+    // mdcore with the given environment prefix (e.g. "OMP_NUM_THREADS=8") and arguments.
+    static Result mdcore(const std::string& args, const std::string& env = "") {
+        return mdtest::run_command(env + (env.empty() ? "" : " ") + MDCORE_BINARY + " " + args);
+    }
+    Result run_files(const std::string& gro, const std::string& top, const std::string& extra = "") const {
+        return mdcore("run --gro " + write("in.gro", gro) + " --top " + write("in.top", top) + " " + extra);
+    }
+
+    fs::path dir_;
+};
+
+void expect_exit(const Result& r, int code, const std::vector<std::string>& fragments) {
+    EXPECT_EQ(r.exit_code, code) << r.output;
+    for (const std::string& f : fragments) EXPECT_NE(r.output.find(f), std::string::npos) << f << "\n" << r.output;
+}
+
+TEST_F(MdcoreHardening, OmpNumThreadsAboveTheMachineIsClampedWithOneLine) {
+    const std::string json = (dir_ / "r.json").string();
+    // SPC/E water with PME: the kernels, the grid search and the FFTs all get their threads.
+    const Result r = mdcore("run --gro " + kWaterDir + "conf.gro --top " + kWaterDir + "topol.top --steps 2 --json " +
+                                json,
+                            "OMP_NUM_THREADS=100000");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto first = r.output.find("OMP_NUM_THREADS=100000");
+    ASSERT_NE(first, std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("OMP_NUM_THREADS=100000", first + 1), std::string::npos) << "said more than once";
+    const auto report = nlohmann::json::parse(slurp(json));
+    EXPECT_EQ(report["config"]["threads"].get<unsigned>(), std::thread::hardware_concurrency());
+}
+
+TEST_F(MdcoreHardening, LjBoxOfAThousandNanometresIsRefusedForMemory) {
+    expect_exit(mdcore("run --system lj --box 1e3 --steps 1"), 2, {"1000 nm box", "needs about", "of memory"});
+}
+
+TEST_F(MdcoreHardening, HundredMillionAtomsAreRefusedUnderAMemoryLimit) {
+    // The limit makes the check independent of the test machine's memory.
+    const Result r = mdtest::run_command("ulimit -v 2097152; " + std::string(MDCORE_BINARY) +
+                                         " run --system lj --natoms 100000000 --steps 1");
+    expect_exit(r, 2, {"100000000 atoms needs about", "ulimit -v", "2.0 GiB"});
+}
+
+TEST_F(MdcoreHardening, GroBoxOfTenMicrometresIsRefusedForItsPmeGrid) {
+    const std::string gro = replace_once(slurp(kWaterDir + "conf.gro"), "   3.00000   3.00000   3.00000",
+                                         "   10000.0   10000.0   10000.0");
+    expect_exit(run_files(gro, slurp(kWaterDir + "topol.top"), "--steps 1"), 2, {"needs about", "PME"});
+}
+
+TEST_F(MdcoreHardening, UnphysicalInputsAreRefusedNamingFileAndLimit) {
+    const std::string gro = slurp(kWaterDir + "conf.gro"), top = slurp(kWaterDir + "topol.top");
+    const std::string far = replace_once(gro, "   0.246   0.664   0.115", "1.00e3000.6640000.115000");
+    expect_exit(run_files(far, top, "--steps 20"), 2, {"in.gro:3:", "coordinate x = 1e+300 nm"});
+    const std::string eps = replace_once(top, "3.16557e-01  6.50194e-01", "3.16557e-01  1e300");
+    expect_exit(run_files(gro, eps, "--steps 20"), 2, {"in.top:7:", "LJ epsilon 1e+300"});
+    const std::string charge = replace_once(top, "-0.8476  15.99940", "-1e300  15.99940");
+    expect_exit(run_files(gro, charge, "--steps 20"), 2, {"in.top:16:", "charge -1e+300 e"});
+    const std::string mass = replace_once(top, "-0.8476  15.99940", "-0.8476  1e-300");
+    expect_exit(run_files(gro, mass, "--steps 20"), 2, {"in.top:16:", "mass 1e-300 amu"});
+}
+
+TEST_F(MdcoreHardening, NonFiniteForceFailsTheRunWithTheStep) {
+    // Two argon atoms 0.3 nm apart, head-on at 75 nm/ps each: they coincide after one 2 fs step.
+    const std::string gro = "head-on\n    2\n" + gro_atom(1, 1.0, 1.5, 1.5, 75.0) + gro_atom(2, 1.3, 1.5, 1.5, -75.0) +
+                            "   3.00000   3.00000   3.00000\n";
+    const std::string json = (dir_ / "r.json").string();
+    const Result r = run_files(gro, argon_top(2), "--steps 10 --threads 1 --json " + json);
+    expect_exit(r, 1, {"step 1: non-finite force"});
+    const auto report = nlohmann::json::parse(slurp(json));
+    EXPECT_EQ(report.value("status", ""), "failed");
+    EXPECT_EQ(report.value("failed_step", -1), 1);
+    EXPECT_NE(report.value("error", "").find("non-finite"), std::string::npos);
+}
+
+TEST_F(MdcoreHardening, OverlappingAtomsFailAtStepZero) {
+    const std::string gro = "overlap\n    2\n" + gro_atom(1, 1.0, 1.5, 1.5, 0.0) + gro_atom(2, 1.0, 1.5, 1.5, 0.0) +
+                            "   3.00000   3.00000   3.00000\n";
+    const Result r = run_files(gro, argon_top(2), "--steps 5 --threads 1 --json -");
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    const auto report = nlohmann::json::parse(r.output.substr(0, r.output.find("mdcore: error")));
+    EXPECT_EQ(report.value("status", ""), "failed");
+    EXPECT_EQ(report.value("failed_step", -1), 0);
+}
+
+}  // namespace
