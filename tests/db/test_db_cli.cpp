@@ -12,16 +12,14 @@
 #include <iterator>
 
 #include "../common/run_command.h"
+#include "file_bytes.h"
 #include "mdtune/store.h"
 
 namespace fs = std::filesystem;
 
-namespace {
+using mdtest::read_bytes;
 
-std::string read_bytes(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+namespace {
 
 const std::string kMdtune = MDT_MDTUNE_EXE;
 

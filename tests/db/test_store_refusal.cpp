@@ -13,17 +13,15 @@
 #include <iterator>
 
 #include "migrations.h"
+#include "file_bytes.h"
 #include "mdtune/store.h"
 
 namespace fs = std::filesystem;
 using namespace mdtune;
 
-namespace {
+using mdtest::read_bytes;
 
-std::string read_bytes(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+namespace {
 
 void exec_raw(const fs::path& p, const std::string& sql) {
     sqlite3* db = nullptr;
