@@ -50,6 +50,24 @@ std::string insert_trial_sql() {
     return std::string("INSERT OR IGNORE INTO trials(sweep_id, ") + kTrialColumns + ") VALUES(" + placeholders + ")";
 }
 
+// A retry of a failed trial: the new result overwrites the row (keeping its id),
+// but only a failed, timed-out or crashed one; ok and invalid rows are results.
+std::string replace_failed_trial_sql() {
+    std::string sql = insert_trial_sql();
+    sql.replace(0, std::string("INSERT OR IGNORE").size(), "INSERT");
+    std::string set = "sweep_id = excluded.sweep_id";
+    const std::string columns = kTrialColumns;
+    for (std::size_t start = 0; start < columns.size();) {
+        const std::size_t end = std::min(columns.find(',', start), columns.size());
+        const std::size_t first = columns.find_first_not_of(' ', start);
+        const std::string column = columns.substr(first, end - first);
+        if (column != "trial_key") set += ", " + column + " = excluded." + column;
+        start = end + 1;
+    }
+    return sql + " ON CONFLICT(trial_key) DO UPDATE SET " + set +
+           " WHERE trials.status IN ('failed', 'timeout', 'crashed')";
+}
+
 constexpr const char* kSelectTrial =
     "SELECT t.id, t.sweep_id, t.hardware_id, s.kind, s.natoms, s.seed, t.config_id, t.build_id, t.steps, "
     "t.warmup, t.repeats_requested, t.timeout_s, t.status, t.repeats, t.ms_median, t.ms_min, t.ms_max, "
@@ -237,7 +255,7 @@ std::vector<SweepRow> Store::sweeps() const {
 
 // ---- Trials -----------------------------------------------------------------------
 
-bool Store::insert_trial(const StoredTrial& t) {
+bool Store::insert_trial(const StoredTrial& t, OnExisting on_existing) {
     const TrialKey key = t.key();
     Transaction tx(db_);
     {
@@ -251,7 +269,7 @@ bool Store::insert_trial(const StoredTrial& t) {
         st.bind_text(1, key.config);
         st.run();
     }
-    sql::Statement st(db_, insert_trial_sql());
+    sql::Statement st(db_, on_existing == OnExisting::Keep ? insert_trial_sql() : replace_failed_trial_sql());
     const TrialResult& r = t.result;
     // Parameter numbers follow "sweep_id, " + kTrialColumns.
     if (t.sweep_id > 0) st.bind_int(1, t.sweep_id); else st.bind_null(1);

@@ -322,9 +322,32 @@ TEST(Halving, ARungWaitsForAllItsObservations) {
 }
 
 TEST(Halving, BudgetCapsProposals) {
+    // 20 for two systems: each bracket starts from a sample of 6 of its 32 feasible
+    // configs (6 + 2 + 1 planned) and spends at most its share of 10 (noise-aware
+    // extras included), so the first system never eats the second's budget.
     auto st = make_successive_halving(space(), caps(), 3, 20);
-    EXPECT_EQ(st->planned(), 20u);
-    EXPECT_EQ(drive(*st, landscape).size(), 20u);
+    EXPECT_EQ(st->planned(), 18u);
+    const auto h = drive(*st, landscape);
+    EXPECT_LE(h.size(), 20u);
+    std::map<std::string, std::size_t> rung0, all;
+    for (const Observation& o : h) {
+        rung0[o.proposal.system.canonical()] += o.proposal.measure.steps == 250;
+        ++all[o.proposal.system.canonical()];
+    }
+    for (const SystemDescriptor& sys : space().systems) {
+        EXPECT_EQ(rung0[sys.canonical()], 6u) << sys.canonical();
+        EXPECT_LE(all[sys.canonical()], 10u) << sys.canonical();
+    }
+    // Without noise the plan holds: both brackets reach the full run.
+    auto quiet = make_successive_halving(space(), caps(), 3, 20);
+    std::map<std::string, std::size_t> full;
+    for (const Observation& o : drive(*quiet, separated)) full[o.proposal.system.canonical()] += o.proposal.measure.steps == 2000;
+    for (const SystemDescriptor& sys : space().systems) EXPECT_EQ(full[sys.canonical()], 1u) << sys.canonical();
+    // The sample is seeded.
+    auto again = make_successive_halving(space(), caps(), 3, 20);
+    EXPECT_EQ(keys_of(drive(*again, landscape)), keys_of(h));
+    auto other = make_successive_halving(space(), caps(), 3, 20, 2);
+    EXPECT_NE(keys_of(drive(*other, landscape)), keys_of(h));
 }
 
 TEST(Halving, ResumeMakesTheSameDecisions) {

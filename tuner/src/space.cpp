@@ -285,6 +285,41 @@ std::optional<Geometry> geometry(const SystemDescriptor& s) {
 
 }  // namespace
 
+namespace {
+// a * b, or kMaxSpacePoints when the product reaches it.
+std::uint64_t saturating_product(std::uint64_t a, std::uint64_t b) {
+    std::uint64_t p = 0;
+    if (__builtin_mul_overflow(a, b, &p) || p >= kMaxSpacePoints) return kMaxSpacePoints;
+    return p;
+}
+}  // namespace
+
+std::uint64_t SearchSpace::config_count() const {
+    std::uint64_t n = 1;
+    for (const auto& dim : dims) n = saturating_product(n, dim.second.size());
+    return n;
+}
+
+std::uint64_t SearchSpace::size() const { return saturating_product(systems.size(), config_count()); }
+
+Config SearchSpace::config_at(std::uint64_t k) const {
+    if (k >= config_count()) throw std::out_of_range("config index " + std::to_string(k) + " is outside the space");
+    Config c;
+    // Last dim fastest, as in configs(): peel digits off from the back.
+    for (auto dim = dims.rbegin(); dim != dims.rend(); ++dim) {
+        const std::uint64_t radix = dim->second.size();
+        c.set(dim->first, dim->second[k % radix]);
+        k /= radix;
+    }
+    return c;
+}
+
+SpacePoint SearchSpace::point_at(std::uint64_t k) const {
+    if (k >= size()) throw std::out_of_range("point index " + std::to_string(k) + " is outside the space");
+    const std::uint64_t per_system = config_count();
+    return SpacePoint{static_cast<std::size_t>(k / per_system), config_at(k % per_system)};
+}
+
 std::vector<Config> SearchSpace::configs() const {
     std::vector<Config> out{Config{}};
     // First dim outermost: the product reads like nested loops in file order.
@@ -372,6 +407,11 @@ SearchSpace parse_space(const std::string& toml_text, const std::string& source)
     }
     if (!have_system) ck.fail("", "missing section [system] (kind, natoms)", nullptr);
     if (space.systems.empty()) ck.fail("system", "no systems to run", nullptr);
+    if (space.size() >= kMaxSpacePoints)
+        ck.fail("space",
+                "the space has 2^63 or more (system, config) points (the product of the list lengths); "
+                "split it into smaller spaces",
+                nullptr);
     return space;
 }
 

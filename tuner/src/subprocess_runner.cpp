@@ -43,8 +43,8 @@ public:
         return spawn(args, p.measure.timeout_s);
     }
 
-private:
-    RunOutcome spawn(const std::vector<std::string>& args, double timeout_s) {
+    // Runs argv as a child in its own process group, capturing stdout and stderr.
+    static RunOutcome spawn(const std::vector<std::string>& args, double timeout_s) {
         RunOutcome out;
         int out_pipe[2], err_pipe[2];
         if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
@@ -128,11 +128,16 @@ private:
         return out;
     }
 
+private:
     std::string mdcore_;
     std::vector<std::string> launcher_;
 };
 
 }  // namespace
+
+RunOutcome run_child_process(const std::vector<std::string>& argv, double timeout_s) {
+    return SubprocessRunner::spawn(argv, timeout_s);
+}
 
 std::unique_ptr<Runner> make_subprocess_runner(const std::string& mdcore_path, std::vector<std::string> launcher) {
     return std::make_unique<SubprocessRunner>(mdcore_path, std::move(launcher));

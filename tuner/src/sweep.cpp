@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "digest.h"
 #include "mdcore/engine.h"
 
 #ifndef MDT_GIT_COMMIT
@@ -13,15 +14,9 @@
 namespace mdtune {
 namespace {
 
-std::string fnv_hex(const std::string& text) {
-    std::uint64_t h = 1469598103934665603ull;
-    for (unsigned char c : text) {
-        h ^= c;
-        h *= 1099511628211ull;
-    }
-    char buf[17];
-    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-    return buf;
+// Not a result: the run did not finish (an invalid run finished and was judged).
+bool is_failure(TrialStatus s) {
+    return s == TrialStatus::Failed || s == TrialStatus::Timeout || s == TrialStatus::Crashed;
 }
 
 TrialKey key_of(const Proposal& p, const SweepContext& ctx) {
@@ -41,7 +36,7 @@ std::string current_build_json() {
         .dump();
 }
 
-std::string current_build_id() { return "build-" + fnv_hex(current_build_json()); }
+std::string current_build_id() { return "build-" + fnv1a_hex(current_build_json()); }
 
 SweepSummary run_sweep(const SearchSpace& space, Store& store, Runner& runner, Strategy& strategy,
                        const SweepContext& ctx, const std::string& sweep_name, const StopCondition* stop,
@@ -58,7 +53,12 @@ SweepSummary run_sweep(const SearchSpace& space, Store& store, Runner& runner, S
         const TrialKey key = key_of(p, ctx);
         bool reused = false;
         Observation obs{p, {}};
-        if (const auto stored = store.find_trial(key)) {
+        const auto stored = store.find_trial(key);
+        // A failed, timed-out or crashed trial from an earlier sweep is measured
+        // again (the row is replaced); one from this sweep is this sweep's answer.
+        const bool retry = stored && ctx.failed_trials == FailedTrials::Retry && is_failure(stored->result.status) &&
+                           stored->sweep_id != summary.sweep_id;
+        if (stored && !retry) {
             obs.result = stored->result;
             reused = true;
             ++summary.reused;
@@ -73,8 +73,9 @@ SweepSummary run_sweep(const SearchSpace& space, Store& store, Runner& runner, S
             t.build_id = ctx.build_id;
             t.measure = p.measure;
             t.result = obs.result;
-            store.insert_trial(t);
+            store.insert_trial(t, retry ? Store::OnExisting::ReplaceFailed : Store::OnExisting::Keep);
             ++summary.measured;
+            if (retry) ++summary.retried;
         }
         if (obs.result.status != TrialStatus::Ok) ++summary.failed;
         history.push_back(obs);

@@ -99,9 +99,14 @@ public:
     void finish_sweep(long sweep_id, const std::string& status);
     std::vector<SweepRow> sweeps() const;
 
-    // Inserts unless a trial with the same key exists (then returns false and
-    // changes nothing). One transaction.
-    bool insert_trial(const StoredTrial& trial);
+    // What insert_trial does when a trial with the same key is stored already.
+    enum class OnExisting {
+        Keep,           // change nothing
+        ReplaceFailed,  // overwrite it in place (same row id) when its status is failed, timeout or crashed
+    };
+    // Inserts unless a trial with the same key exists (then, with Keep, returns
+    // false and changes nothing). True when a row was written. One transaction.
+    bool insert_trial(const StoredTrial& trial, OnExisting on_existing = OnExisting::Keep);
     std::optional<StoredTrial> find_trial(const TrialKey& key) const;
     std::vector<StoredTrial> trials(const TrialFilter& filter = {}) const;
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mdcore/cli_args.h"
+#include "mdcore/build_info.h"
 #include "mdcore/engine.h"
 #include "mdcore/generators.h"
 #include "io/gromacs_io.h"
@@ -22,7 +23,8 @@ using mdcore::cli::ArgMap;
 using mdcore::cli::UsageError;
 
 constexpr const char* kUsage =
-    "usage: mdcore run --system lj|argon|lammps-lj|water|water-ions [--natoms N | --box L] [--nwater N]\n"
+    "usage: mdcore --version [--json]\n"
+    "       mdcore run --system lj|argon|lammps-lj|water|water-ions [--natoms N | --box L] [--nwater N]\n"
     "                  [--nacl MOLAR] [--gro FILE --top FILE] [--density G_PER_CM3]\n"
     "                  [--steps N] [--warmup N] [--dt PS] [--temperature K] [--seed S] [--rc NM]\n"
     "                  [--drift-tolerance X] [--cluster 4x4|4x8|8x4|1x1] [--nstlist N] [--rlist NM]\n"
@@ -215,6 +217,13 @@ int main(int argc, char** argv) {
         if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
             std::cout << kUsage;
             return args.empty() ? 2 : 0;
+        }
+        if (args[0] == "--version") {
+            // Plain: one line for people; --json: what a tuner keys its trials by.
+            if (args.size() > 1 && args[1] == "--json") std::cout << mdcore::build_info_json() << "\n";
+            else if (args.size() > 1) throw UsageError("--version takes only --json, not '" + args[1] + "'");
+            else std::cout << "mdcore " << mdcore::engine_version() << " (" << mdcore::build_compiler() << ")\n";
+            return 0;
         }
         if (args[0] != "run") throw UsageError("unknown command '" + args[0] + "' (expected 'run')");
         return run_command({args.begin() + 1, args.end()});

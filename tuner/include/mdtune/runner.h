@@ -33,6 +33,9 @@ public:
 // `mdcore run ... --json -` as a child process with a timeout (SIGTERM, then
 // SIGKILL), optionally under a launcher prefix such as {"mpirun","-np","2"}.
 std::unique_ptr<Runner> make_subprocess_runner(const std::string& mdcore_path, std::vector<std::string> launcher = {});
+// Runs argv (argv[0] looked up in PATH) as a child with a timeout, as the
+// subprocess runner runs mdcore: Ok with its stdout, or Failed/Crashed/Timeout.
+RunOutcome run_child_process(const std::vector<std::string>& argv, double timeout_s);
 // Calls libmdcore in this process (tests; no isolation, no timeout).
 std::unique_ptr<Runner> make_in_process_runner();
 // Answers from recorded trials (by system, config and measure canonical text);

@@ -2,7 +2,9 @@
 // Runs a search space: every proposal of a strategy is measured by a runner and
 // recorded in the store inside a transaction; proposals already recorded under the
 // same key (hardware, system, config, build, measurement) are reused, so an
-// interrupted sweep resumes where it stopped.
+// interrupted sweep resumes where it stopped. Recorded failures (failed, timeout,
+// crashed) from earlier sweeps are measured again unless the context says Keep;
+// invalid trials are results and are reused.
 #include <functional>
 #include <optional>
 #include <string>
@@ -13,10 +15,17 @@
 
 namespace mdtune {
 
+// What a sweep does with a recorded trial that failed, timed out or crashed.
+enum class FailedTrials {
+    Retry,  // measure it again and replace the row (the default: failures are often transient)
+    Keep,   // reuse it like any recorded result
+};
+
 struct SweepContext {
     std::string hardware_id;
-    std::string build_id;
+    std::string build_id;  // measurement_build_id(): this build, the mdcore binary, launcher and environment
     HardwareCaps caps;
+    FailedTrials failed_trials = FailedTrials::Retry;
 };
 
 struct SweepProgress {
@@ -36,6 +45,7 @@ struct SystemOutcome {
 struct SweepSummary {
     long sweep_id = 0;
     std::size_t measured = 0, reused = 0, failed = 0;
+    std::size_t retried = 0;  // of measured: recorded failures measured again
     bool interrupted = false;
     std::vector<SystemOutcome> systems;
 };

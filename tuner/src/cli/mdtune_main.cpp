@@ -16,6 +16,7 @@ constexpr const char* kUsage =
     "usage: mdtune <command> [options]\n"
     "  sweep SPACE.toml [--db mdtune.db] [--strategy exhaustive|random|halving] [--budget N]\n"
     "                   [--seed S] [--eta N] [--name NAME] [--mdcore PATH] [--launcher \"mpirun -np 2\"]\n"
+    "                   [--max-configs N] [--force] [--retry-failed | --no-retry-failed]\n"
     "  show [--db mdtune.db] [--sweep ID] [--top K] [--json]\n"
     "  db merge OUT.db IN.db...\n"
     "  db export [--db mdtune.db] [--format csv|json] [--sweep ID] [--kind K] [--natoms N]\n"

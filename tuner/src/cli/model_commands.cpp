@@ -18,6 +18,7 @@
 #include "mdcore/cli_args.h"
 #include "mdcore/engine.h"
 #include "mdtune/gromacs_settings.h"
+#include "mdtune/measurement_identity.h"
 #include "mdtune/model_guided.h"
 #include "mdtune/model_record.h"
 #include "mdtune/model_store.h"
@@ -472,11 +473,18 @@ int tune_command(const Args& args) {
     const HardwareInfo info = detect_hardware();
     const HardwareFeatures hw = this_hardware();
     store.put_hardware(info.id, info.to_json());
+    const std::string mdcore = opts.text("mdcore").value_or(default_mdcore_path());
+    MeasurementIdentity identity;
+    try {
+        identity = identify_measurement(mdcore, {}, environ);  // trials keyed as a sweep keys them
+    } catch (const MdcoreNotFound& e) {
+        throw UsageError(e.what());
+    }
     SweepContext ctx;
     ctx.hardware_id = info.id;
-    ctx.build_id = current_build_id();
+    ctx.build_id = measurement_build_id(identity);
     ctx.caps = hw.caps();
-    store.put_build(ctx.build_id, current_build_json());
+    store.put_build(ctx.build_id, measurement_build_json(identity));
 
     auto loaded = latest_model(store, kind);
     if (!loaded) {
@@ -488,7 +496,7 @@ int tune_command(const Args& args) {
         const Selection sel = select_model(samples, kind);
         auto model = make_model(sel.chosen);
         model->fit(samples);
-        StoredModel row = to_stored_model(*model, samples, sel, ctx.build_id);
+        StoredModel row = to_stored_model(*model, samples, sel, current_build_id());
         row.id = ModelStore(store).insert(row);
         loaded = LoadedModel{row, std::move(model)};
     }
@@ -527,7 +535,7 @@ int tune_command(const Args& args) {
                 system.canonical().c_str(), hw.id.c_str(), loaded->row.id, loaded->row.kind.c_str(), k);
     std::printf("measure: %ld steps (%ld warm-up), %d repeats each\n", m.steps, m.warmup, m.repeats);
     auto strategy = make_model_guided(system, candidates, m);
-    const auto runner = make_subprocess_runner(opts.text("mdcore").value_or(default_mdcore_path()));
+    const auto runner = make_subprocess_runner(mdcore);
     auto stop = stop_after_trials(budget);
     struct sigaction sa {};
     sa.sa_handler = on_signal;

@@ -10,6 +10,7 @@
 #include "mdcore/cli_args.h"
 #include "mdcore/engine.h"
 #include "mdtune/hardware.h"
+#include "mdtune/measurement_identity.h"
 #include "mdtune/sweep.h"
 
 namespace mdtune::cli {
@@ -62,60 +63,58 @@ std::vector<std::string> split_words(const std::string& text) {
     return words;
 }
 
-}  // namespace
+// Above this many trials a sweep must be asked for with --force (or --max-configs).
+constexpr long kDefaultMaxConfigs = 100'000;
 
-int sweep_command(const Args& args) {
-    if (args.empty() || args[0].rfind("--", 0) == 0) throw UsageError("sweep needs a SPACE.toml file");
-    const mdcore::cli::ArgMap opts(Args(args.begin() + 1, args.end()),
-                                   {{"db", true}, {"strategy", true}, {"budget", true}, {"seed", true}, {"eta", true},
-                                    {"name", true}, {"mdcore", true}, {"launcher", true}});
-    const SearchSpace space = load_space(args[0]);
-    const std::string strategy_name = opts.text("strategy").value_or("exhaustive");
-    const auto budget = static_cast<std::size_t>(opts.integer("budget", 1, 1'000'000).value_or(0));
-    const auto seed = static_cast<unsigned long>(opts.integer("seed", 0, std::numeric_limits<long>::max()).value_or(1));
-    const int eta = static_cast<int>(opts.integer("eta", 2, 16).value_or(3));
+// Refuses, before anything runs or is written, a sweep whose size the user did
+// not choose: every point of a large space (exhaustive, halving without a budget).
+void refuse_oversized_sweep(const std::string& source, const SearchSpace& space, const std::string& strategy,
+                            std::size_t budget, std::uint64_t max_configs) {
+    const std::uint64_t trials = budget > 0 ? std::min<std::uint64_t>(budget, space.size()) : space.size();
+    if (trials <= max_configs) return;
+    // No timing is known before the first run: the ETA is the upper bound the
+    // measure section sets (every trial hitting its timeout on every repeat).
+    const double eta_s = static_cast<double>(trials) * space.measure.timeout_s * space.measure.repeats;
+    char eta[160];
+    std::snprintf(eta, sizeof eta, "ETA up to %s (timeout_s %g s x %d repeats per trial, from [measure])",
+                  format_duration(eta_s).c_str(), space.measure.timeout_s, space.measure.repeats);
+    throw SpaceError(source + ": strategy " + strategy + " would run " + std::to_string(trials) +
+                     " trials ((system, config) points), above the limit of " + std::to_string(max_configs) +
+                     " (--max-configs); " + eta +
+                     ". Pass --force to run it anyway, or sample it with --strategy random|halving --budget N");
+}
 
-    const HardwareInfo hw = detect_hardware();
-    SweepContext ctx;
-    ctx.hardware_id = hw.id;
-    ctx.build_id = current_build_id();
-    ctx.caps.cores = hw.hardware_threads;
-    ctx.caps.has_gpu = !hw.gpus.empty();
-    for (auto l : mdcore::available_simd_levels()) ctx.caps.simd_levels.emplace_back(mdcore::to_string(l));
+// Checked before anything is counted, so a bad flag is named as such.
+void check_strategy_flags(const std::string& name, std::size_t budget) {
+    if (name != "exhaustive" && name != "random" && name != "halving")
+        throw UsageError("--strategy: '" + name + "' (exhaustive, random, halving)");
+    if (name == "random" && !budget) throw UsageError("--strategy random needs --budget N");
+}
 
-    std::unique_ptr<Strategy> strategy;
-    if (strategy_name == "exhaustive") strategy = make_exhaustive(space, ctx.caps);
-    else if (strategy_name == "random") {
-        if (!budget) throw UsageError("--strategy random needs --budget N");
-        strategy = make_random(space, ctx.caps, budget, seed);
-    } else if (strategy_name == "halving") strategy = make_successive_halving(space, ctx.caps, eta, budget);
-    else throw UsageError("--strategy: '" + strategy_name + "' (exhaustive, random, halving)");
-    std::unique_ptr<StopCondition> stop;
-    if (budget && strategy_name != "random") stop = stop_after_trials(budget + space.systems.size());
+std::unique_ptr<Strategy> make_strategy(const std::string& name, const SearchSpace& space, const HardwareCaps& caps,
+                                        std::size_t budget, unsigned long seed, int eta) {
+    if (name == "random") return make_random(space, caps, budget, seed);
+    if (name == "halving") return make_successive_halving(space, caps, eta, budget, seed);
+    return make_exhaustive(space, caps);
+}
 
-    Store store(opts.text("db").value_or("mdtune.db"));
-    store.put_hardware(hw.id, hw.to_json());
-    store.put_build(ctx.build_id, current_build_json());
-    const auto runner = make_subprocess_runner(opts.text("mdcore").value_or(default_mdcore_path()),
-                                               split_words(opts.text("launcher").value_or("")));
+FailedTrials failed_trials_flag(const mdcore::cli::ArgMap& opts) {
+    if (opts.has("retry-failed") && opts.has("no-retry-failed"))
+        throw UsageError("--retry-failed and --no-retry-failed contradict each other");
+    return opts.has("no-retry-failed") ? FailedTrials::Keep : FailedTrials::Retry;
+}
 
-    // Ctrl-C / SIGTERM: stop after killing the run in flight; the database keeps
-    // every finished trial and the sweep is marked interrupted.
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
+// What trials are keyed by besides system, config and settings (see measurement_identity.h).
+MeasurementIdentity identify(const std::string& mdcore, const std::vector<std::string>& launcher) {
+    try {
+        return identify_measurement(mdcore, launcher, environ);
+    } catch (const MdcoreNotFound& e) {
+        throw UsageError(e.what());
+    }
+}
 
-    const bool tty = isatty(STDOUT_FILENO);
-    std::printf("mdtune sweep %s: %zu system(s) x %zu config(s), strategy %s, db %s, hardware %s\n",
-                args[0].c_str(), space.systems.size(), space.configs().size(), strategy->name().c_str(),
-                store.path().c_str(), hw.id.c_str());
-    const SweepSummary summary =
-        run_sweep(space, store, *runner, *strategy, ctx, opts.text("name").value_or(args[0]), stop.get(),
-                  [&](const SweepProgress& p) { print_progress(p, tty); });
-    if (tty) std::printf("\n");
-    std::printf("sweep %ld %s: %zu measured, %zu reused from the database, %zu not ok\n", summary.sweep_id,
-                summary.interrupted ? "interrupted" : "done", summary.measured, summary.reused, summary.failed);
+// Per system: the best config, the default's speed and the mdcore command line.
+void print_outcomes(const SweepSummary& summary) {
     for (const SystemOutcome& o : summary.systems) {
         std::printf("\n%s\n", o.system.canonical().c_str());
         if (!o.best) {
@@ -136,6 +135,79 @@ int sweep_command(const Args& args) {
         for (const auto& a : o.system.mdcore_args()) sys_flags += " " + a;
         std::printf("  run it    mdcore run%s%s\n", sys_flags.c_str(), flags.c_str());
     }
+}
+
+}  // namespace
+
+int sweep_command(const Args& args) {
+    if (args.empty() || args[0].rfind("--", 0) == 0) throw UsageError("sweep needs a SPACE.toml file");
+    const mdcore::cli::ArgMap opts(Args(args.begin() + 1, args.end()),
+                                   {{"db", true}, {"strategy", true}, {"budget", true}, {"seed", true}, {"eta", true},
+                                    {"name", true}, {"mdcore", true}, {"launcher", true}, {"max-configs", true},
+                                    {"force", false}, {"retry-failed", false}, {"no-retry-failed", false}});
+    const SearchSpace space = load_space(args[0]);
+    const std::string strategy_name = opts.text("strategy").value_or("exhaustive");
+    const auto budget = static_cast<std::size_t>(opts.integer("budget", 1, 1'000'000).value_or(0));
+    const auto seed = static_cast<unsigned long>(opts.integer("seed", 0, std::numeric_limits<long>::max()).value_or(1));
+    const int eta = static_cast<int>(opts.integer("eta", 2, 16).value_or(3));
+    const auto max_configs = static_cast<std::uint64_t>(
+        opts.integer("max-configs", 1, std::numeric_limits<long>::max()).value_or(kDefaultMaxConfigs));
+    const FailedTrials failed_trials = failed_trials_flag(opts);
+    check_strategy_flags(strategy_name, budget);
+    if (!opts.has("force")) refuse_oversized_sweep(args[0], space, strategy_name, budget, max_configs);
+
+    const HardwareInfo hw = detect_hardware();
+    SweepContext ctx;
+    ctx.hardware_id = hw.id;
+    ctx.failed_trials = failed_trials;
+    ctx.caps.cores = hw.hardware_threads;
+    ctx.caps.has_gpu = !hw.gpus.empty();
+    for (auto l : mdcore::available_simd_levels()) ctx.caps.simd_levels.emplace_back(mdcore::to_string(l));
+
+    const std::unique_ptr<Strategy> strategy = make_strategy(strategy_name, space, ctx.caps, budget, seed, eta);
+    const InfeasibleTally& dropped = strategy->infeasible();
+    if (strategy->planned() == 0)
+        throw SpaceError(args[0] + (dropped.complete ? ": nothing feasible to run on this machine: "
+                                                     : ": no feasible point found by sampling (a few may exist: narrow "
+                                                       "the space's lists): ") +
+                         dropped.summary());
+    std::unique_ptr<StopCondition> stop;
+    if (budget && strategy_name != "random") stop = stop_after_trials(budget + space.systems.size());
+
+    const std::string mdcore = opts.text("mdcore").value_or(default_mdcore_path());
+    const std::vector<std::string> launcher = split_words(opts.text("launcher").value_or(""));
+    const MeasurementIdentity identity = identify(mdcore, launcher);
+    ctx.build_id = measurement_build_id(identity);
+
+    Store store(opts.text("db").value_or("mdtune.db"));
+    store.put_hardware(hw.id, hw.to_json());
+    store.put_build(ctx.build_id, measurement_build_json(identity));
+    const auto runner = make_subprocess_runner(mdcore, launcher);
+
+    // Ctrl-C / SIGTERM: stop after killing the run in flight; the database keeps
+    // every finished trial and the sweep is marked interrupted.
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+
+    const bool tty = isatty(STDOUT_FILENO);
+    std::printf("mdtune sweep %s: %zu system(s) x %llu config(s), strategy %s, db %s, hardware %s\n",
+                args[0].c_str(), space.systems.size(), static_cast<unsigned long long>(space.config_count()),
+                strategy->name().c_str(), store.path().c_str(), hw.id.c_str());
+    const std::uint64_t examined_before = dropped.examined;
+    if (dropped.dropped > 0) std::printf("note: %s\n", dropped.summary().c_str());
+    const SweepSummary summary =
+        run_sweep(space, store, *runner, *strategy, ctx, opts.text("name").value_or(args[0]), stop.get(),
+                  [&](const SweepProgress& p) { print_progress(p, tty); });
+    if (tty) std::printf("\n");
+    std::printf("sweep %ld %s: %zu measured, %zu reused from the database, %zu not ok", summary.sweep_id,
+                summary.interrupted ? "interrupted" : "done", summary.measured, summary.reused, summary.failed);
+    if (summary.retried > 0) std::printf(" (%zu recorded failures measured again)", summary.retried);
+    std::printf("\n");
+    // A space checked point by point as the sweep went: what it dropped on the way.
+    if (dropped.examined != examined_before && dropped.dropped > 0) std::printf("note: %s\n", dropped.summary().c_str());
+    print_outcomes(summary);
     return summary.interrupted ? 130 : 0;
 }
 
