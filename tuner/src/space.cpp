@@ -26,6 +26,7 @@ constexpr double kWaterMass = 15.9994 + 2 * 1.008;  // amu, SPC/E (mdcore's mass
 
 // mdcore's own ranges for the flags a space sets (engine/src/cli/mdcore_main.cpp):
 // a value outside them would fail every trial, so the space is refused up front.
+// (threads is bounded by the machine instead: infeasible_reason says how many it has.)
 constexpr long kMaxSteps = 1'000'000'000;
 constexpr long kMaxRepeats = 1000;
 constexpr long kMaxAtoms = 100'000'000;
@@ -35,7 +36,6 @@ double max_value(Param p) {
     switch (p) {
         case Param::Nstlist:
         case Param::Nstprune: return 100000;
-        case Param::Threads: return 4096;
         case Param::Rlist: return 1e3;
         case Param::PmeScale:
         case Param::PmeSpacing: return 10;
