@@ -1,11 +1,3 @@
 #pragma once
-#include <string>
-
-namespace mdtune {
-
-// Now as ISO 8601 UTC with milliseconds ("2026-12-01T22:02:13.827Z"): sortable
-// as text, and distinct enough that (sweep name, started_at) identifies a sweep
-// across merged shards. Every created_at/started_at column uses it.
-std::string now_iso8601();
-
-}  // namespace mdtune
+// Kept for the db sources' includes; the declaration is public (Slurm manifests use it too).
+#include "mdtune/timestamp.h"

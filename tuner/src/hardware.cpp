@@ -424,6 +424,8 @@ std::string hardware_id(const HardwareInfo& info) {
     list("caches", caches);
     s << "memory_gib=" << gib(info.memory_bytes) << '\n';
     list("gpus", gpus);
+    // Multi-node trials are other hardware; one node keeps the ids of old databases.
+    if (info.node_count > 1) s << "nodes=" << info.node_count << '\n';
 
     // FNV-1a 64: tiny, dependency-free and stable across platforms and releases
     // (std::hash is neither); collisions do not matter at this scale.
@@ -463,6 +465,8 @@ std::string HardwareInfo::to_json() const {
     j["mpi_library"] = mpi_library;
     j["compiler"] = compiler;
     j["os_kernel"] = os_kernel;
+    j["node_type"] = node_type;
+    j["node_count"] = node_count;
     return j.dump(2);
 }
 
@@ -488,6 +492,8 @@ HardwareInfo detect_hardware() {
         utsname u{};
         hw.cpu_model = uname(&u) == 0 ? std::string(u.machine) : "unknown";  // never empty
     }
+    hw.node_count = allocation_node_count();
+    hw.node_type = node_type_of(hw, slurm_node_features());
     hw.id = hardware_id(hw);
     return hw;
 }

@@ -20,4 +20,12 @@ struct CpuInfoText {
 };
 CpuInfoText parse_cpuinfo(std::string_view text);
 
+// The node type: "features: <Slurm node features, + for commas>" when given, else
+// "<CPU model> | <cores> cores | <memory> GiB"; and the node count of a Slurm allocation (SLURM_JOB_NUM_NODES,
+// 1 outside one). Both from slurm/node_type.cpp.
+std::string node_type_of(const HardwareInfo& info, const std::string& slurm_features);
+int allocation_node_count();
+// AvailableFeatures of this Slurm node (SLURMD_NODENAME) from scontrol, "" when none.
+std::string slurm_node_features();
+
 }  // namespace mdtune

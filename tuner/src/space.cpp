@@ -260,6 +260,26 @@ void parse_measure(const Checker& ck, const toml::table& t, MeasureSettings& m) 
                 warmup_node ? &warmup_node->source() : nullptr);
 }
 
+// [launch] nodes, ranks. mdcore runs one rank until domain decomposition lands,
+// so more ranks are refused here rather than failing every trial.
+void parse_launch(const Checker& ck, const toml::table& t, LaunchSettings& l) {
+    for (const auto& [key, node] : in_file_order(t)) {
+        const toml::source_region* where = &node->source();
+        if (key != "nodes" && key != "ranks") ck.fail("launch", "unknown key '" + key + "' (nodes, ranks)", where);
+        const long v = ck.integer("launch", key, *node);
+        if (v < 1 || v > 100000) ck.fail("launch", key + ": " + std::to_string(v) + " must be 1 to 100000", where);
+        (key == "nodes" ? l.nodes : l.ranks) = static_cast<int>(v);
+        if (key == "ranks" && v > 1)
+            ck.fail("launch",
+                    "ranks: " + std::to_string(v) + ": mdcore trials run one rank (the engine is not MPI-parallel "
+                    "yet); MPI benchmarks with more ranks: mdtune mpi sweep",
+                    where);
+    }
+    if (l.nodes > l.ranks)
+        ck.fail("launch", "nodes (" + std::to_string(l.nodes) + ") must not exceed ranks (" + std::to_string(l.ranks) + ")",
+                &t.source());
+}
+
 // Box edge (nm) and physics cut-off (nm) of a generated system, from the same
 // specs mdcore's generators use, without building the system.
 struct Geometry {
@@ -393,14 +413,16 @@ SearchSpace parse_space(const std::string& toml_text, const std::string& source)
     bool have_system = false;
     for (const auto& [key, node] : in_file_order(root)) {
         const toml::table* t = node->as_table();
-        if (key != "system" && key != "space" && key != "measure")
-            ck.fail("", "unknown section [" + key + "] (system, space, measure)", &node->source());
+        if (key != "system" && key != "space" && key != "measure" && key != "launch")
+            ck.fail("", "unknown section [" + key + "] (system, space, measure, launch)", &node->source());
         if (!t) ck.fail("", "'" + key + "' must be a section [" + key + "]", &node->source());
         if (key == "system") {
             parse_system(ck, *t, space);
             have_system = true;
         } else if (key == "space") {
             parse_dims(ck, *t, space);
+        } else if (key == "launch") {
+            parse_launch(ck, *t, space.launch);
         } else {
             parse_measure(ck, *t, space.measure);
         }

@@ -46,7 +46,9 @@ SweepSummary run_sweep(const SearchSpace& space, Store& store, Runner& runner, S
     const auto start = std::chrono::steady_clock::now();
     std::vector<Observation> history;
     SweepProgress progress;
-    progress.planned = strategy.planned() + space.systems.size();
+    auto measures_baseline = [&](const SystemDescriptor& s) { return !ctx.slice || ctx.slice->contains(s, Config{}); };
+    progress.planned = strategy.planned();
+    for (const SystemDescriptor& s : space.systems) progress.planned += measures_baseline(s) ? 1 : 0;
 
     // Measures (or reuses) one proposal; false when interrupted mid-trial.
     auto measure = [&](const Proposal& p) -> bool {
@@ -101,6 +103,7 @@ SweepSummary run_sweep(const SearchSpace& space, Store& store, Runner& runner, S
     bool interrupted = false;
     // Baselines: the default config at the full measurement settings.
     for (std::size_t s = 0; s < space.systems.size() && !interrupted; ++s) {
+        if (!measures_baseline(space.systems[s])) continue;
         if (stop_requested() || !measure({space.systems[s], Config{}, space.measure})) {
             interrupted = true;
             break;

@@ -29,6 +29,10 @@ struct HardwareInfo {
     std::string mpi_library;        // e.g. "Open MPI 4.1.4" or ""
     std::string compiler;           // of this build
     std::string os_kernel;          // uname -sr
+    // What `mdtune compare` groups by: the Slurm node's features when it has any,
+    // else "<CPU model> | <cores> cores | <memory> GiB"; and the nodes of the allocation.
+    std::string node_type;
+    int node_count = 1;
     std::string id;                 // stable hash of the performance-relevant parts
     std::string to_json() const;
 };

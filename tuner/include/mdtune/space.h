@@ -47,12 +47,20 @@ struct InfeasibleTally {
     std::string summary(std::size_t max_reasons = 8) const;
 };
 
+// How each trial is launched inside a Slurm allocation ([launch] nodes, ranks):
+// `srun --nodes N --ntasks R mdcore ...`.
+struct LaunchSettings {
+    int nodes = 1;
+    int ranks = 1;
+};
+
 struct SearchSpace {
     std::string source;   // file name (for messages)
     std::string text;     // the TOML as given
     std::vector<SystemDescriptor> systems;                         // [system]: kind x natoms list
     std::vector<std::pair<Param, std::vector<ParamValue>>> dims;   // [space], in file order
     MeasureSettings measure;                                       // [measure]
+    LaunchSettings launch;                                         // [launch]
 
     // Cartesian product of dims (empty dims: one default config). Builds every
     // config: for small spaces; sweeps decode points by index instead.

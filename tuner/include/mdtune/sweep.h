@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mdtune/runner.h"
+#include "mdtune/slice.h"
 #include "mdtune/store.h"
 
 namespace mdtune {
@@ -26,6 +27,7 @@ struct SweepContext {
     std::string build_id;  // measurement_build_id(): this build, the mdcore binary, launcher and environment
     HardwareCaps caps;
     FailedTrials failed_trials = FailedTrials::Retry;
+    const SliceFilter* slice = nullptr;  // Slurm array task: only this slice's baselines
 };
 
 struct SweepProgress {

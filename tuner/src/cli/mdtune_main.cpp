@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "mdcore/cli_args.h"
+#include "mdcore/engine.h"
 #include "mdtune/space.h"
 #include "mdtune/store.h"
 
@@ -17,6 +18,12 @@ constexpr const char* kUsage =
     "  sweep SPACE.toml [--db mdtune.db] [--strategy exhaustive|random|halving] [--budget N]\n"
     "                   [--seed S] [--eta N] [--name NAME] [--mdcore PATH] [--launcher \"mpirun -np 2\"]\n"
     "                   [--max-configs N] [--force] [--retry-failed | --no-retry-failed]\n"
+    "                   [--slice i/M]   (a Slurm array task's share; see submit)\n"
+    "  submit SPACE.toml [--db mdtune.db] [--partition P] [--time HH:MM:SS] [--account A]\n"
+    "                    [--array-parallel K] [--trials-per-task N] [--exclusive|--shared] [--dry-run]\n"
+    "  submit --mpi [--db F] [--ranks R] [--nodes N] [--partition P] [--time T] [--account A] [--dry-run]\n"
+    "               [-- mpi sweep options]   (mdtune mpi sweep under srun -n R in one job)\n"
+    "  status [--db mdtune.db]\n"
     "  show [--db mdtune.db] [--sweep ID] [--top K] [--json]\n"
     "  db merge OUT.db IN.db...\n"
     "  db export [--db mdtune.db] [--format csv|json] [--sweep ID] [--kind K] [--natoms N]\n"
@@ -35,15 +42,24 @@ constexpr const char* kUsage =
 
 namespace mdtune::cli {
 
-std::string default_mdcore_path() {
+std::string self_executable() {
     char buf[PATH_MAX];
     const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-    if (n > 0) {
-        std::string self(buf, static_cast<std::size_t>(n));
-        const std::string candidate = self.substr(0, self.rfind('/') + 1) + "mdcore";
-        if (access(candidate.c_str(), X_OK) == 0) return candidate;
-    }
-    return "mdcore";
+    return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "mdtune";
+}
+
+std::string default_mdcore_path() {
+    const std::string self = self_executable();
+    const std::string candidate = self.substr(0, self.rfind('/') + 1) + "mdcore";
+    return access(candidate.c_str(), X_OK) == 0 ? candidate : "mdcore";
+}
+
+HardwareCaps machine_caps(const HardwareInfo& hw) {
+    HardwareCaps caps;
+    caps.cores = hw.hardware_threads;
+    caps.has_gpu = !hw.gpus.empty();
+    for (auto l : mdcore::available_simd_levels()) caps.simd_levels.emplace_back(mdcore::to_string(l));
+    return caps;
 }
 
 }  // namespace mdtune::cli
@@ -57,6 +73,8 @@ int main(int argc, char** argv) {
         }
         const std::vector<std::string> rest(args.begin() + 1, args.end());
         if (args[0] == "sweep") return mdtune::cli::sweep_command(rest);
+        if (args[0] == "submit") return mdtune::cli::submit_command(rest);
+        if (args[0] == "status") return mdtune::cli::status_command(rest);
         if (args[0] == "show") return mdtune::cli::show_command(rest);
         if (args[0] == "db") return mdtune::cli::db_command(rest);
         if (args[0] == "hw") return mdtune::cli::hw_command(rest);

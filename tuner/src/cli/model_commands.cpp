@@ -82,7 +82,15 @@ SystemDescriptor system_flags(const mdcore::cli::ArgMap& opts) {
     return SystemDescriptor{*kind, *natoms, 1};
 }
 
-// "this", a hardware id of the database, or an unambiguous prefix of one.
+// The node type recorded in a hardware fingerprint ("" in databases from before it).
+std::string node_type_of(const Store& store, const std::string& hardware_id) {
+    const auto json = store.hardware_json(hardware_id);
+    if (!json) return "";
+    const auto j = nlohmann::json::parse(*json, nullptr, false);
+    return j.is_object() ? j.value("node_type", std::string()) : std::string();
+}
+
+// "this", a hardware id of the database, an unambiguous prefix of one, or a node type.
 HardwareFeatures hardware_flag(const Store& store, const std::string& spec) {
     const HardwareFeatures self = this_hardware();
     if (spec == "this" || spec == self.id) return self;
@@ -93,6 +101,9 @@ HardwareFeatures hardware_flag(const Store& store, const std::string& spec) {
     if (matches.empty())
         for (const auto& id : known)
             if (id.rfind(spec, 0) == 0) matches.push_back(id);
+    if (matches.empty())  // a node type ("features: icelake", "<CPU>, 64 cores, 256 GiB")
+        for (const auto& id : known)
+            if (node_type_of(store, id) == spec) matches.push_back(id);
     if (matches.size() != 1) {
         std::string list;
         for (const auto& id : known) list += (list.empty() ? "" : ", ") + id;
@@ -249,6 +260,7 @@ long auto_steps(double predicted_ms, double target_ms) {
 struct Cell {
     std::string hardware;  // as given on the command line
     std::string hardware_id;
+    std::string node_type;  // the row label when the hardware was named by id
     SystemDescriptor system;
     bool measured = false;
     double ns_per_day = 0, lo = 0, hi = 0;
@@ -646,6 +658,7 @@ int compare_command(const Args& args) {
             Cell c;
             c.hardware = name;
             c.hardware_id = hw.id;
+            c.node_type = node_type_of(store, hw.id);
             c.system = sys;
             const auto m = best.find(hw.id + "|" + sys.kind + ":" + std::to_string(sys.natoms));
             if (m != best.end()) {
@@ -679,7 +692,8 @@ int compare_command(const Args& args) {
     std::printf("\n\n  %-20s %-22s %10s %21s %-10s %14s %13s\n", "system", "hardware", "ns/day", "(90% interval)",
                 "source", "per 1k price", "per kW");
     for (const Cell& c : cells) {
-        const std::string label = c.hardware == c.hardware_id ? c.hardware_id : c.hardware + " (" + c.hardware_id.substr(0, 11) + ")";
+        const std::string name = c.hardware == c.hardware_id && !c.node_type.empty() ? c.node_type : c.hardware;
+        const std::string label = name == c.hardware_id ? c.hardware_id : name + " (" + c.hardware_id.substr(0, 11) + ")";
         if (!(c.ns_per_day > 0)) {
             std::printf("  %-20s %-22s %10s %21s %-10s\n", (c.system.kind + ":" + std::to_string(c.system.natoms)).c_str(),
                         label.c_str(), "-", "", "no data");

@@ -11,6 +11,7 @@
 #include "mdcore/engine.h"
 #include "mdtune/hardware.h"
 #include "mdtune/measurement_identity.h"
+#include "mdtune/slice.h"
 #include "mdtune/sweep.h"
 
 namespace mdtune::cli {
@@ -98,6 +99,24 @@ std::unique_ptr<Strategy> make_strategy(const std::string& name, const SearchSpa
     return make_exhaustive(space, caps);
 }
 
+// --slice i/M of a Slurm array task. A slice is cut from the whole enumerated
+// space, so it is limited to spaces a single sweep may run in full.
+SliceFilter slice_of_sweep(const SearchSpace& space, const std::string& strategy, const std::string& text,
+                           std::uint64_t max_configs) {
+    if (strategy == "halving")
+        throw UsageError("--slice works with --strategy exhaustive or random (successive halving needs every "
+                         "result of a rung in one place)");
+    if (space.size() > max_configs)
+        throw UsageError("--slice: the space has " + std::to_string(space.size()) +
+                         " points, above --max-configs " + std::to_string(max_configs) +
+                         " (a slice is cut from the whole enumerated space)");
+    try {
+        return SliceFilter(space, parse_slice(text));
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--slice: ") + e.what());
+    }
+}
+
 FailedTrials failed_trials_flag(const mdcore::cli::ArgMap& opts) {
     if (opts.has("retry-failed") && opts.has("no-retry-failed"))
         throw UsageError("--retry-failed and --no-retry-failed contradict each other");
@@ -144,7 +163,7 @@ int sweep_command(const Args& args) {
     const mdcore::cli::ArgMap opts(Args(args.begin() + 1, args.end()),
                                    {{"db", true}, {"strategy", true}, {"budget", true}, {"seed", true}, {"eta", true},
                                     {"name", true}, {"mdcore", true}, {"launcher", true}, {"max-configs", true},
-                                    {"force", false}, {"retry-failed", false}, {"no-retry-failed", false}});
+                                    {"force", false}, {"retry-failed", false}, {"no-retry-failed", false}, {"slice", true}});
     const SearchSpace space = load_space(args[0]);
     const std::string strategy_name = opts.text("strategy").value_or("exhaustive");
     const auto budget = static_cast<std::size_t>(opts.integer("budget", 1, 1'000'000).value_or(0));
@@ -160,17 +179,22 @@ int sweep_command(const Args& args) {
     SweepContext ctx;
     ctx.hardware_id = hw.id;
     ctx.failed_trials = failed_trials;
-    ctx.caps.cores = hw.hardware_threads;
-    ctx.caps.has_gpu = !hw.gpus.empty();
-    for (auto l : mdcore::available_simd_levels()) ctx.caps.simd_levels.emplace_back(mdcore::to_string(l));
+    ctx.caps = machine_caps(hw);
 
-    const std::unique_ptr<Strategy> strategy = make_strategy(strategy_name, space, ctx.caps, budget, seed, eta);
+    std::unique_ptr<Strategy> strategy = make_strategy(strategy_name, space, ctx.caps, budget, seed, eta);
     const InfeasibleTally& dropped = strategy->infeasible();
     if (strategy->planned() == 0)
         throw SpaceError(args[0] + (dropped.complete ? ": nothing feasible to run on this machine: "
                                                      : ": no feasible point found by sampling (a few may exist: narrow "
                                                        "the space's lists): ") +
                          dropped.summary());
+    // A Slurm array task measures only its slice (mdtune submit writes --slice i/M).
+    std::optional<SliceFilter> slice;
+    if (const auto text = opts.text("slice")) {
+        slice = slice_of_sweep(space, strategy_name, *text, max_configs);
+        strategy = restrict_to_slice(std::move(strategy), *slice, slice->planned_proposals(space, ctx.caps));
+        ctx.slice = &*slice;
+    }
     std::unique_ptr<StopCondition> stop;
     if (budget && strategy_name != "random") stop = stop_after_trials(budget + space.systems.size());
 
@@ -195,6 +219,7 @@ int sweep_command(const Args& args) {
     std::printf("mdtune sweep %s: %zu system(s) x %llu config(s), strategy %s, db %s, hardware %s\n",
                 args[0].c_str(), space.systems.size(), static_cast<unsigned long long>(space.config_count()),
                 strategy->name().c_str(), store.path().c_str(), hw.id.c_str());
+    if (slice) std::printf("slice %s: %zu of the space's points\n", opts.text("slice")->c_str(), slice->size());
     const std::uint64_t examined_before = dropped.examined;
     if (dropped.dropped > 0) std::printf("note: %s\n", dropped.summary().c_str());
     const SweepSummary summary =

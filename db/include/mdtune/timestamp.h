@@ -1,0 +1,12 @@
+#pragma once
+#include <string>
+
+namespace mdtune {
+
+// Now as ISO 8601 UTC with milliseconds ("2026-12-01T22:02:13.827Z"): sortable
+// as text, and distinct enough that (sweep name, started_at) identifies a sweep
+// across merged shards. Every created_at/started_at column uses it, and the
+// Slurm submission manifests.
+std::string now_iso8601();
+
+}  // namespace mdtune

@@ -1,0 +1,149 @@
+// The Slurm submission pieces that need no Slurm: batch scripts, --array ranges,
+// job option checks, manifests and slice progress read from shards.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "mdtune/slurm/batch_script.h"
+#include "mdtune/slurm/submission.h"
+#include "mdtune/store.h"
+#include "mdtune/sweep.h"
+
+namespace mdtune::slurm {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+ArrayScript array_script() {
+    return ArrayScript{"mdtune-x", "/opt/md tune/mdtune", "/opt/mdcore", "/d/space.toml", "/d", "x", 3, 1, 1};
+}
+
+TEST(BatchScript, ArrayTaskSweepsItsSliceIntoItsShardUnderSrun) {
+    JobOptions o;
+    o.partition = "short";
+    o.time = "00:10:00";
+    o.account = "proj1";
+    const std::string s = render_array_script(array_script(), o);
+    EXPECT_TRUE(contains(s, "#SBATCH --exclusive\n")) << s;
+    EXPECT_TRUE(contains(s, "#SBATCH --partition=short\n")) << s;
+    EXPECT_TRUE(contains(s, "#SBATCH --time=00:10:00\n")) << s;
+    EXPECT_TRUE(contains(s, "#SBATCH --account=proj1\n")) << s;
+    EXPECT_TRUE(contains(s, "#SBATCH --output=/d/logs/task-%a.out\n")) << s;
+    EXPECT_TRUE(contains(s, "exec '/opt/md tune/mdtune' sweep '/d/space.toml'")) << s;
+    EXPECT_TRUE(contains(s, "--slice \"${SLURM_ARRAY_TASK_ID}/3\"")) << s;
+    EXPECT_TRUE(contains(s, "--db '/d'\"/task-${SLURM_ARRAY_TASK_ID}.db\"")) << s;
+    EXPECT_TRUE(contains(s, "--launcher \"srun --nodes=1 --ntasks=1 --cpus-per-task=$cpus\"")) << s;
+    o.sharing = NodeSharing::Shared;
+    EXPECT_FALSE(contains(render_array_script(array_script(), o), "--exclusive"));
+}
+
+TEST(BatchScript, MergeJoinsOnlyTheShardsThatExist) {
+    const std::string s = render_merge_script({"mdtune-merge-x", "/b/mdtune", "/w/main.db", "/w/main.db.shards/x"}, {});
+    EXPECT_TRUE(contains(s, "shopt -s nullglob")) << s;
+    EXPECT_TRUE(contains(s, "shards=('/w/main.db.shards/x'/task-*.db)")) << s;
+    EXPECT_TRUE(contains(s, "exec '/b/mdtune' db merge '/w/main.db' \"${shards[@]}\"")) << s;
+    EXPECT_FALSE(contains(s, "--exclusive")) << s;
+}
+
+TEST(BatchScript, ArrayRangesAndQuoting) {
+    EXPECT_EQ(array_ranges({0, 1, 2}), "0-2");
+    EXPECT_EQ(array_ranges({1, 4, 5, 7}), "1,4-5,7");
+    EXPECT_EQ(array_ranges({3}), "3");
+    EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+}
+
+TEST(BatchScript, JobOptionsAreCheckedBeforeTheyReachAnSbatchLine) {
+    JobOptions o;
+    for (const char* t : {"10", "00:10:00", "1-00:00:00", "90:00", "2-12"}) {
+        o.time = t;
+        EXPECT_NO_THROW(validate_job_options(o)) << t;
+    }
+    for (const char* t : {"ten", "1:2:3:4", "00:10:00\n#SBATCH --x", ""}) {
+        o.time = t;
+        if (o.time.empty()) continue;
+        EXPECT_THROW(validate_job_options(o), std::invalid_argument) << t;
+    }
+    o.time.clear();
+    o.partition = "a b";
+    try {
+        validate_job_options(o);
+        FAIL();
+    } catch (const std::invalid_argument& e) {
+        EXPECT_TRUE(contains(e.what(), "--partition")) << e.what();
+    }
+}
+
+class Manifests : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() / ("mdtune_manifest_" + std::to_string(getpid()));
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+    fs::path dir_;
+};
+
+TEST_F(Manifests, RoundTripAndBadFilesAreNamed) {
+    const std::string main_db = (dir_ / "main.db").string();
+    const fs::path folder = sweep_folder(main_db, "lj-0123");
+    fs::create_directories(folder);
+    SweepManifest m{"lj-0123", "lj.toml", "0123", 3, 2, {{"17", "18", {0, 2}, "2026-01-01T00:00:00.000Z"}}};
+    save_manifest(folder, m);
+    const auto all = all_manifests(main_db);
+    ASSERT_EQ(all.size(), 1u);
+    EXPECT_EQ(all[0].second.tasks, 3);
+    EXPECT_EQ(all[0].second.submissions.at(0).slices, (std::vector<int>{0, 2}));
+    EXPECT_EQ(all[0].second.submissions.at(0).merge_job, "18");
+    std::ofstream(folder / "manifest.json") << "{\"key\": 1}";
+    try {
+        load_manifest(folder);
+        FAIL();
+    } catch (const std::runtime_error& e) {
+        EXPECT_TRUE(contains(e.what(), "manifest.json")) << e.what();
+    }
+}
+
+TEST_F(Manifests, SweepKeyFollowsTheSpaceText) {
+    const SearchSpace a = parse_space("[system]\nkind = \"lj\"\nnatoms = 256\n", "dir/my space.toml");
+    const SearchSpace b = parse_space("[system]\nkind = \"lj\"\nnatoms = 500\n", "dir/my space.toml");
+    EXPECT_EQ(sweep_key(a).rfind("my_space-", 0), 0u) << sweep_key(a);
+    EXPECT_NE(sweep_key(a), sweep_key(b));
+    EXPECT_EQ(sweep_key(a), sweep_key(parse_space(a.text, "other/my space.toml")));
+}
+
+TEST_F(Manifests, SliceProgressCountsTrialsOfThisBuildInTheShard) {
+    const SearchSpace space = parse_space(
+        "[system]\nkind = \"lj\"\nnatoms = 256\n[space]\nnstlist = [10, 20, 40, 80]\n[measure]\nsteps = 30\nwarmup = 10\n",
+        "p.toml");
+    HardwareCaps hw;
+    hw.cores = 2;
+    const fs::path shard = dir_ / "task-0.db";
+    const auto points = slice_points(space, {0, 2});  // default, nstlist 20, 80
+    ASSERT_EQ(points.size(), 3u);
+    EXPECT_EQ(slice_progress(space, {0, 2}, shard, hw, "build-a").present, 0u);  // no shard yet
+    {
+        Store store(shard.string());
+        for (std::size_t k = 0; k < 2; ++k) {
+            StoredTrial t;
+            t.hardware_id = "hw-node";
+            t.system = points[k].system;
+            t.config = points[k].config;
+            t.measure = points[k].measure;
+            t.build_id = k == 0 ? "build-a" : "build-old";
+            t.result.status = TrialStatus::Failed;  // a failed trial is a recorded trial
+            store.insert_trial(t);
+        }
+    }
+    const SliceProgress p = slice_progress(space, {0, 2}, shard, hw, "build-a");
+    EXPECT_EQ(p.expected, 3u);
+    EXPECT_EQ(p.present, 1u);
+    EXPECT_FALSE(p.complete());
+}
+
+}  // namespace
+}  // namespace mdtune::slurm

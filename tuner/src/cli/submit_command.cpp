@@ -1,0 +1,244 @@
+// `mdtune submit`: a sweep as a Slurm job array. Task i of M measures slice i/M
+// into its own shard (MAIN.db.shards/<sweep>/task-i.db), a merge job after the
+// array joins the shards into the main database, and a manifest records the
+// submission. Rerunning it submits only the slices whose shard is incomplete and
+// that are not queued or running.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+
+#include "cli/commands.h"
+#include "mdcore/cli_args.h"
+#include "mdtune/hardware.h"
+#include "mdtune/slurm/batch_script.h"
+#include "mdtune/slurm/slurm_client.h"
+#include "mdtune/slurm/submission.h"
+#include "mdtune/store.h"
+#include "mdtune/sweep.h"
+#include "mdtune/timestamp.h"
+
+namespace mdtune::cli {
+
+using mdcore::cli::UsageError;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Slurm's default MaxArraySize is 1001 (task ids 0-1000).
+constexpr int kMaxArrayTasks = 1001;
+
+slurm::JobOptions job_options(const mdcore::cli::ArgMap& opts) {
+    if (opts.has("exclusive") && opts.has("shared")) throw UsageError("--exclusive and --shared exclude each other");
+    slurm::JobOptions o;
+    o.partition = opts.text("partition").value_or("");
+    o.time = opts.text("time").value_or("");
+    o.account = opts.text("account").value_or("");
+    o.sharing = opts.has("shared") ? slurm::NodeSharing::Shared : slurm::NodeSharing::Exclusive;
+    try {
+        slurm::validate_job_options(o);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
+    return o;
+}
+
+// The manifest of an earlier submission of this space, or a new one.
+slurm::SweepManifest manifest_for(const SearchSpace& space, const fs::path& folder, std::optional<long> per_task) {
+    if (auto m = slurm::load_manifest(folder)) {
+        if (per_task && *per_task != m->trials_per_task)
+            throw UsageError("--trials-per-task " + std::to_string(*per_task) + ": this space was submitted with " +
+                             std::to_string(m->trials_per_task) + " (" + std::to_string(m->tasks) +
+                             " slices); a different value would cut it differently. Leave the flag out, or remove " +
+                             folder.string() + " to start over");
+        return *m;
+    }
+    slurm::SweepManifest m;
+    m.key = folder.filename().string();
+    m.space_source = space.source;
+    m.space_digest = slurm::space_digest(space.text);
+    m.trials_per_task = static_cast<int>(per_task.value_or(1));
+    m.tasks = slice_count(space, m.trials_per_task);
+    if (m.tasks > kMaxArrayTasks) {
+        const std::size_t points = enumerate_points(space).size();
+        throw UsageError("--trials-per-task " + std::to_string(m.trials_per_task) + ": " + std::to_string(points) +
+                         " points make " + std::to_string(m.tasks) + " array tasks, above Slurm's default limit of " +
+                         std::to_string(kMaxArrayTasks) + "; use --trials-per-task " +
+                         std::to_string((points + kMaxArrayTasks - 1) / kMaxArrayTasks) + " or more");
+    }
+    return m;
+}
+
+// Slices queued or running in an earlier submission (not to be submitted twice).
+std::set<int> active_slices(const slurm::SweepManifest& m) {
+    std::set<int> active;
+    for (const slurm::Submission& s : m.submissions)
+        for (const auto& [task, state] : slurm::array_task_states(s.array_job))
+            if (slurm::is_active(state)) active.insert(task);
+    return active;
+}
+
+// Which slices still need work: an incomplete shard and not queued already.
+struct SliceTally {
+    std::vector<int> missing;
+    std::size_t complete = 0, active = 0;
+};
+
+SliceTally tally_slices(const SearchSpace& space, const fs::path& folder, const slurm::SweepManifest& manifest) {
+    const HardwareCaps caps = machine_caps(detect_hardware());
+    const std::string build = current_build_id();
+    const std::set<int> active = slurm::sbatch_available() ? active_slices(manifest) : std::set<int>{};
+    SliceTally t;
+    t.active = active.size();
+    for (int i = 0; i < manifest.tasks; ++i) {
+        const auto p = slurm::slice_progress(space, {i, manifest.tasks}, slurm::shard_path(folder, i), caps, build);
+        if (p.complete()) ++t.complete;
+        else if (!active.count(i)) t.missing.push_back(i);
+    }
+    return t;
+}
+
+void require_sbatch() {
+    if (!slurm::sbatch_available())
+        throw slurm::SlurmError("sbatch not found: mdtune submit needs a Slurm login node "
+                                "(scripts/slurm_local.sh start runs a one-node Slurm here)");
+}
+
+// The array, then the merge job after it; the manifest remembers what was submitted,
+// also when the merge job could not be.
+slurm::Submission submit_array_and_merge(const fs::path& folder, slurm::SweepManifest& manifest,
+                                         const std::vector<int>& slices, const std::string& array_flag,
+                                         const std::string& main_db) {
+    slurm::Submission sub;
+    sub.slices = slices;
+    sub.submitted_at = now_iso8601();
+    sub.array_job = slurm::sbatch({array_flag}, (folder / "array.sh").string());
+    try {
+        sub.merge_job = slurm::sbatch({"--dependency=afterany:" + sub.array_job}, (folder / "merge.sh").string());
+    } catch (const slurm::SlurmError&) {
+        manifest.submissions.push_back(sub);
+        slurm::save_manifest(folder, manifest);
+        std::fprintf(stderr, "mdtune: array job %s submitted, but its merge job was not; run `mdtune db merge %s "
+                             "%s/task-*.db` when it is done\n",
+                     sub.array_job.c_str(), main_db.c_str(), folder.c_str());
+        throw;
+    }
+    manifest.submissions.push_back(sub);
+    slurm::save_manifest(folder, manifest);
+    return sub;
+}
+
+void write_file(const fs::path& path, const std::string& text, fs::perms perms) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    if (!out) throw std::runtime_error(path.string() + ": cannot write");
+    out.close();
+    fs::permissions(path, perms);
+}
+
+// `mdtune submit --mpi [options] [-- mpi sweep options]`: one job of R tasks whose
+// `mdtune mpi sweep --launcher srun` writes the main database (the only writer).
+int submit_mpi(const Args& args) {
+    const auto sep = std::find(args.begin(), args.end(), "--");
+    const mdcore::cli::ArgMap opts(Args(args.begin(), sep),
+                                   {{"db", true}, {"partition", true}, {"time", true}, {"account", true},
+                                    {"exclusive", false}, {"shared", false}, {"dry-run", false}, {"nodes", true},
+                                    {"ranks", true}});
+    Args sweep_args = sep == args.end() ? Args{} : Args(sep + 1, args.end());
+    for (const std::string& a : sweep_args)
+        if (a == "--db" || a == "--launcher" || a == "--hostfile")
+            throw UsageError("submit --mpi: " + a + " is set by submit itself (the job uses srun and --db of submit)");
+    const slurm::JobOptions job = job_options(opts);
+    const int ranks = static_cast<int>(opts.integer("ranks", 2, 100000).value_or(2));
+    const int nodes = static_cast<int>(opts.integer("nodes", 1, 100000).value_or(1));
+    if (nodes > ranks)
+        throw UsageError("--nodes " + std::to_string(nodes) + " exceeds --ranks " + std::to_string(ranks));
+    if (std::find(sweep_args.begin(), sweep_args.end(), "--np") == sweep_args.end())
+        sweep_args.insert(sweep_args.begin(), {"--np", std::to_string(ranks)});
+    const std::string main_db = fs::absolute(opts.text("db").value_or("mdtune.db")).lexically_normal().string();
+    const fs::path folder = slurm::shard_root(main_db) / "mpi";
+    const slurm::MpiScript mpi{"mdtune-mpi", self_executable(), main_db, (folder / "logs").string(), nodes, ranks,
+                               sweep_args};
+    const std::string text = slurm::render_mpi_script(mpi, job);
+    const fs::path script = folder / "mpi.sh";
+    if (opts.has("dry-run")) {
+        std::printf("# %s\n%s\n# would run:\nsbatch --parsable %s\n", script.c_str(), text.c_str(), script.c_str());
+        return 0;
+    }
+    require_sbatch();
+    { const Store check(main_db); }
+    fs::create_directories(folder / "logs");
+    write_file(script, text, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);
+    const std::string id = slurm::sbatch({}, script.string());
+    std::printf("submitted MPI job %s (%d rank(s) on %d node(s)) into %s\nlog: %s/logs/mpi-%s.out\n", id.c_str(),
+                ranks, nodes, main_db.c_str(), folder.c_str(), id.c_str());
+    return 0;
+}
+
+}  // namespace
+
+int submit_command(const Args& args) {
+    if (!args.empty() && args[0] == "--mpi") return submit_mpi(Args(args.begin() + 1, args.end()));
+    if (args.empty() || args[0].rfind("--", 0) == 0) throw UsageError("submit needs a SPACE.toml file (or --mpi)");
+    const mdcore::cli::ArgMap opts(Args(args.begin() + 1, args.end()),
+                                   {{"db", true}, {"partition", true}, {"time", true}, {"account", true},
+                                    {"array-parallel", true}, {"trials-per-task", true}, {"exclusive", false},
+                                    {"shared", false}, {"dry-run", false}, {"mdcore", true}});
+    const slurm::JobOptions job = job_options(opts);
+    const auto parallel = opts.integer("array-parallel", 1, 100000);
+    const auto per_task = opts.integer("trials-per-task", 1, 1'000'000);
+    const bool dry_run = opts.has("dry-run");
+    const SearchSpace space = load_space(args[0]);
+    const std::string main_db = fs::absolute(opts.text("db").value_or("mdtune.db")).lexically_normal().string();
+    const fs::path folder = slurm::sweep_folder(main_db, slurm::sweep_key(space));
+    slurm::SweepManifest manifest = manifest_for(space, folder, per_task);
+
+    const SliceTally tally = tally_slices(space, folder, manifest);
+    const std::vector<int>& missing = tally.missing;
+    std::printf("mdtune submit %s: %zu point(s) in %d slice(s) of up to %d; %zu complete, %zu queued or running, "
+                "%zu to submit\n",
+                args[0].c_str(), enumerate_points(space).size(), manifest.tasks, manifest.trials_per_task, tally.complete,
+                tally.active, missing.size());
+    if (missing.empty()) {
+        std::printf("nothing to submit (mdtune status --db %s)\n", main_db.c_str());
+        return 0;
+    }
+
+    const std::string mdtune_path = self_executable();
+    // A bare name is looked up on the node's PATH; a path is made absolute for the job.
+    std::string mdcore_path = opts.text("mdcore").value_or(default_mdcore_path());
+    if (mdcore_path.find('/') != std::string::npos) mdcore_path = fs::absolute(mdcore_path).string();
+    slurm::ArrayScript array{"mdtune-" + manifest.key, mdtune_path, mdcore_path,
+                             (folder / "space.toml").string(), folder.string(), manifest.key, manifest.tasks,
+                             space.launch.nodes, space.launch.ranks};
+    const slurm::MergeScript merge{"mdtune-merge-" + manifest.key, mdtune_path, main_db, folder.string()};
+    const std::string array_text = slurm::render_array_script(array, job);
+    const std::string merge_text = slurm::render_merge_script(merge, job);
+    const std::string array_flag =
+        "--array=" + slurm::array_ranges(missing) + (parallel ? "%" + std::to_string(*parallel) : "");
+    const fs::path array_file = folder / "array.sh", merge_file = folder / "merge.sh";
+    if (dry_run) {
+        std::printf("\n# %s\n%s\n# %s\n%s\n# would run:\nsbatch --parsable %s %s\n"
+                    "sbatch --parsable --dependency=afterany:<array job> %s\n",
+                    array_file.c_str(), array_text.c_str(), merge_file.c_str(), merge_text.c_str(), array_flag.c_str(),
+                    array_file.c_str(), merge_file.c_str());
+        return 0;
+    }
+    require_sbatch();
+    { const Store check(main_db); }  // a bad main database fails now, not in the merge job
+
+    fs::create_directories(folder / "logs");
+    write_file(folder / "space.toml", space.text, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+    const auto exec = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec;
+    write_file(array_file, array_text, exec);
+    write_file(merge_file, merge_text, exec);
+    const slurm::Submission sub = submit_array_and_merge(folder, manifest, missing, array_flag, main_db);
+    std::printf("submitted array job %s (tasks %s) and merge job %s into %s\nshards and logs: %s\n"
+                "progress: mdtune status --db %s\n",
+                sub.array_job.c_str(), slurm::array_ranges(missing).c_str(), sub.merge_job.c_str(), main_db.c_str(),
+                folder.c_str(), main_db.c_str());
+    return 0;
+}
+
+}  // namespace mdtune::cli
