@@ -195,8 +195,31 @@ CREATE TABLE mpi_models(
 );
 )sql";
 
+// v5: who runs a sweep and who is measuring a trial. A sweep records its owner
+// process (host, pid, start token) and a heartbeat with a lease, so a sweep whose
+// process died is marked interrupted by the next sweep that opens the file;
+// a trial is claimed before it is measured, so two sweeps never measure the same
+// one. Sweeps from before v5 (and merged ones) have no owner and are left alone.
+constexpr const char* kV5 = R"sql(
+ALTER TABLE sweeps ADD COLUMN owner_host TEXT;
+ALTER TABLE sweeps ADD COLUMN owner_pid INTEGER;
+ALTER TABLE sweeps ADD COLUMN owner_start TEXT;
+ALTER TABLE sweeps ADD COLUMN heartbeat_unix REAL;  -- seconds since 1970, last sign of life
+ALTER TABLE sweeps ADD COLUMN lease_s REAL;         -- how long that sign of life holds
+CREATE TABLE trial_claims(
+  trial_key TEXT PRIMARY KEY,                       -- trials.trial_key once measured
+  sweep_id INTEGER,                                 -- NULL when not part of a sweep
+  owner_host TEXT NOT NULL,
+  owner_pid INTEGER NOT NULL,
+  owner_start TEXT NOT NULL,
+  claimed_at TEXT NOT NULL,
+  heartbeat_unix REAL NOT NULL,
+  lease_s REAL NOT NULL
+);
+)sql";
+
 // kMigrations[i] takes the schema from version i to i+1.
-constexpr std::array<const char*, 4> kMigrations{kV1, kV2, kV3, kV4};
+constexpr std::array<const char*, 5> kMigrations{kV1, kV2, kV3, kV4, kV5};
 static_assert(kMigrations.size() == kSchemaVersion, "one migration per schema version");
 
 std::atomic<int> g_failing_migration{0};

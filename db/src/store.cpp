@@ -226,20 +226,32 @@ std::optional<std::string> Store::hardware_json(const std::string& id) const {
 
 // ---- Sweeps ----------------------------------------------------------------------
 
-long Store::create_sweep(const std::string& name, const std::string& space_text, const std::string& strategy) {
+long Store::create_sweep(const std::string& name, const std::string& space_text, const std::string& strategy,
+                         const std::optional<Lease>& owner) {
     sql::Statement st(db_,
-                      "INSERT INTO sweeps(name, space_text, strategy, status, started_at) "
-                      "VALUES(?, ?, ?, 'running', ?)");
+                      "INSERT INTO sweeps(name, space_text, strategy, status, started_at, owner_host, owner_pid, "
+                      "owner_start, heartbeat_unix, lease_s) VALUES(?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)");
     st.bind_text(1, name).bind_text(2, space_text).bind_text(3, strategy).bind_text(4, now_iso8601());
+    if (owner) {
+        st.bind_text(5, owner->owner.host).bind_int(6, owner->owner.pid).bind_text(7, owner->owner.start);
+        st.bind_real(8, now_unix_seconds()).bind_real(9, owner->lease_s);
+    } else {
+        for (int c = 5; c <= 9; ++c) st.bind_null(c);
+    }
     st.run();
     return static_cast<long>(sqlite3_last_insert_rowid(db_));
 }
 
 void Store::finish_sweep(long sweep_id, const std::string& status) {
+    Transaction tx(db_);
     sql::Statement st(db_, "UPDATE sweeps SET status = ?, finished_at = ? WHERE id = ?");
     st.bind_text(1, status).bind_text(2, now_iso8601()).bind_int(3, sweep_id);
     st.run();
     if (sqlite3_changes(db_) != 1) throw DbError(path_ + ": no sweep with id " + std::to_string(sweep_id));
+    sql::Statement claims(db_, "DELETE FROM trial_claims WHERE sweep_id = ?");
+    claims.bind_int(1, sweep_id);
+    claims.run();
+    tx.commit();
 }
 
 std::vector<SweepRow> Store::sweeps() const {
@@ -303,6 +315,9 @@ bool Store::insert_trial(const StoredTrial& t, OnExisting on_existing) {
     static_assert(kTrialColumnCount + 1 == 27, "one bind per column");
     st.run();
     const bool inserted = sqlite3_changes(db_) == 1;
+    sql::Statement claim(db_, "DELETE FROM trial_claims WHERE trial_key = ?");
+    claim.bind_text(1, key.str());
+    claim.run();
     tx.commit();
     return inserted;
 }

@@ -19,4 +19,9 @@ std::string now_iso8601() {
     return buf;
 }
 
+double now_unix_seconds() {
+    using namespace std::chrono;
+    return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
 }  // namespace mdtune

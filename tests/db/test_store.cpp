@@ -335,8 +335,8 @@ TEST_F(StoreTest, NewerSchemaIsRefusedAndLeftAlone) {
         Store s(p);
         FAIL() << "opened a newer database";
     } catch (const DbError& e) {
-        EXPECT_NE(std::string(e.what()).find("written by a newer mdtune (schema 99 > 4)"), std::string::npos)
-            << e.what();
+        const std::string expected = "written by a newer mdtune (schema 99 > " + std::to_string(kSchemaVersion) + ")";
+        EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
     }
     EXPECT_EQ(file_user_version(p), 99);
@@ -418,9 +418,9 @@ TEST_F(StoreTest, FailingMigrationLeavesThePreviousVersion) {
     }
     // Without the failure the same files migrate and keep their data.
     Store s(p);
-    EXPECT_EQ(s.schema_version(), 4);
+    EXPECT_EQ(s.schema_version(), kSchemaVersion);
     EXPECT_TRUE(s.find_trial(t.key()));
-    EXPECT_EQ(Store(fresh).schema_version(), 4);
+    EXPECT_EQ(Store(fresh).schema_version(), kSchemaVersion);
 }
 
 TEST_F(StoreTest, MergeIsAUnionAndIdempotent) {

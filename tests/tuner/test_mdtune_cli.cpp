@@ -49,9 +49,10 @@ std::string small_space(const std::string& nstlists, int natoms = 256, double ti
 
 TEST_F(MdtuneCli, CrashAndHangAreRecordedAndTheSweepContinues) {
     const std::string space = write_space("faults.toml", small_space("10, 13, 17, 20", 256, 3));
-    // nstlist 13 aborts, 17 hangs: the hang must be stopped by the 3 s timeout.
+    // nstlist 13 aborts, 17 hangs: the hang must be stopped by the 3 s timeout. Only the
+    // tests' mdcore_faulty obeys MDCORE_TEST_FAULT.
     const Result r = run("MDCORE_TEST_FAULT=crash:nstlist=13,hang:nstlist=17 " + std::string(MDTUNE_BINARY) +
-                         " sweep " + space + " --db " + db());
+                         " sweep " + space + " --db " + db() + " --mdcore " + MDCORE_FAULTY_BINARY);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const Store store(db(), Store::Mode::ReadOnly);
     std::map<long, TrialStatus> by_nstlist;

@@ -6,6 +6,7 @@
 
 #include "digest.h"
 #include "mdcore/engine.h"
+#include "trial_claims.h"
 
 #ifndef MDT_GIT_COMMIT
 #define MDT_GIT_COMMIT "unknown"
@@ -42,7 +43,14 @@ SweepSummary run_sweep(const SearchSpace& space, Store& store, Runner& runner, S
                        const SweepContext& ctx, const std::string& sweep_name, const StopCondition* stop,
                        const std::function<void(const SweepProgress&)>& on_progress) {
     SweepSummary summary;
-    summary.sweep_id = store.create_sweep(sweep_name, space.text, strategy.name());
+    summary.abandoned_sweeps = store.interrupt_abandoned_sweeps();
+    for (const long id : summary.abandoned_sweeps)
+        if (ctx.on_note)
+            ctx.on_note("sweep " + std::to_string(id) + " was left running by a process that is gone: marked interrupted");
+    const process::ProcessIdentity self = process::current_process();
+    summary.sweep_id =
+        store.create_sweep(sweep_name, space.text, strategy.name(), Lease{self, trial_lease_s(space.measure)});
+    TrialClaims claims(store, summary.sweep_id, self, ctx.claim_poll_s, ctx.on_note);
     const auto start = std::chrono::steady_clock::now();
     std::vector<Observation> history;
     SweepProgress progress;
@@ -55,18 +63,33 @@ SweepSummary run_sweep(const SearchSpace& space, Store& store, Runner& runner, S
         const TrialKey key = key_of(p, ctx);
         bool reused = false;
         Observation obs{p, {}};
-        const auto stored = store.find_trial(key);
         // A failed, timed-out or crashed trial from an earlier sweep is measured
         // again (the row is replaced); one from this sweep is this sweep's answer.
-        const bool retry = stored && ctx.failed_trials == FailedTrials::Retry && is_failure(stored->result.status) &&
-                           stored->sweep_id != summary.sweep_id;
+        const auto needs_retry = [&](const std::optional<StoredTrial>& t) {
+            return t && ctx.failed_trials == FailedTrials::Retry && is_failure(t->result.status) &&
+                   t->sweep_id != summary.sweep_id;
+        };
+        const auto on_existing =
+            ctx.failed_trials == FailedTrials::Retry ? Store::OnExisting::ReplaceFailed : Store::OnExisting::Keep;
+        auto stored = store.find_trial(key);
+        bool retry = needs_retry(stored);
+        // Claimed before it is measured, so no other sweep measures it too.
+        for (ClaimTurn turn; !stored || retry;) {
+            if ((turn = claims.acquire(key, p.measure, on_existing)) == ClaimTurn::Stopped) return false;
+            stored = store.find_trial(key);  // Recorded: measured meanwhile by the sweep that held the claim
+            retry = needs_retry(stored);
+            if (turn == ClaimTurn::Measure) break;
+        }
         if (stored && !retry) {
             obs.result = stored->result;
             reused = true;
             ++summary.reused;
         } else {
             obs.result = runner.measure(p);
-            if (stop_requested()) return false;  // the trial in flight is not recorded
+            if (stop_requested()) {  // the trial in flight is not recorded
+                claims.release(key);
+                return false;
+            }
             StoredTrial t;
             t.sweep_id = summary.sweep_id;
             t.hardware_id = ctx.hardware_id;

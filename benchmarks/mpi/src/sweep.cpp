@@ -15,7 +15,7 @@
 #include <stdexcept>
 
 #include "mdtune/mpi/rules_file.h"
-#include "process.h"
+#include "mdtune/process/launcher.h"
 
 namespace mdtune::mpi {
 namespace {
@@ -314,12 +314,26 @@ void parse_output_line(const std::string& line, LaunchOutput& out) {
 
 LaunchResult launch(const Command& cmd, double timeout_s, const std::function<bool()>& stop) {
     LaunchResult r;
-    const auto p = detail::run_process(
-        cmd.argv, cmd.env, timeout_s, [&](const std::string& line) { parse_output_line(line, r.output); }, stop);
+    process::LaunchOptions options;
+    options.env = cmd.env;
+    options.timeout_s = timeout_s;
+    options.grace_s = 1;  // mpirun forwards SIGTERM to its ranks
+    options.out = process::StdoutMode::Lines;
+    options.on_line = [&](const std::string& line) { parse_output_line(line, r.output); };
+    options.stderr_tail_bytes = 4000;
+    options.stop = stop;
+    process::LaunchResult p;
+    try {
+        p = process::launch(cmd.argv, options);
+    } catch (const std::runtime_error& e) {  // launcher not found: as a shell would report it
+        r.exit_code = 127;
+        r.stderr_tail = e.what();
+        return r;
+    }
     r.exit_code = p.exit_code;
     r.timed_out = p.timed_out;
     r.interrupted = p.interrupted;
-    r.stderr_tail = p.stderr_tail;
+    r.stderr_tail = std::move(p.stderr_tail);
     r.wall_s = p.wall_s;
     return r;
 }

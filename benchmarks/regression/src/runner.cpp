@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "mdtune/bench/callgrind.h"
-#include "process.h"
+#include "mdtune/process/launcher.h"
 
 namespace mdtune::bench {
 namespace fs = std::filesystem;
@@ -39,7 +39,18 @@ std::string stderr_file(const SuiteOptions& o, const std::string& name) {
     return o.quiet ? o.work_dir + "/" + name + ".stderr" : "";
 }
 
-std::string failure_text(const std::string& what, const ProcessResult& r, const std::string& err_file) {
+// A suite's output is shown (or discarded when quiet); it stays in our process
+// group so Ctrl-C on a terminal reaches it, and dies with us if we are killed.
+process::LaunchOptions suite_launch(bool quiet, const std::string& err_file) {
+    process::LaunchOptions po;
+    po.out = quiet ? process::StdoutMode::Discard : process::StdoutMode::Inherit;
+    po.err = err_file.empty() ? process::StderrMode::Inherit : process::StderrMode::File;
+    po.stderr_file = err_file;
+    po.group = process::ProcessGroup::Inherit;
+    return po;
+}
+
+std::string failure_text(const std::string& what, const process::LaunchResult& r, const std::string& err_file) {
     std::string msg = what + ": " + r.describe();
     if (!err_file.empty()) msg += "\n" + err_file + ":\n" + tail_of_file(err_file);
     return msg;
@@ -72,17 +83,15 @@ std::pair<GbenchReport, std::vector<CallgrindDump>> callgrind_pass(const std::st
                              "--benchmark_repetitions=" + std::to_string(repetitions), "--benchmark_out=" + json,
                              "--benchmark_out_format=json"});
     if (!filter.empty()) argv.push_back("--benchmark_filter=" + filter);
-    ProcessOptions po;
+    process::LaunchOptions po = suite_launch(o.quiet, stderr_file(o, name + "." + tag));
     po.env = deterministic_openmp_env();
     if (marking == LoopMarking::Hooks) {
         const char* preload = std::getenv("LD_PRELOAD");
         po.env.emplace_back("LD_PRELOAD", o.callgrind_hooks + (preload && *preload ? std::string(":") + preload : ""));
     }
-    po.out = o.quiet ? Stdout::Discard : Stdout::Inherit;
-    po.stderr_file = stderr_file(o, name + "." + tag);
     po.cwd = o.work_dir;
-    const ProcessResult r = run_process(argv, po);
-    if (!r.ok()) {
+    const process::LaunchResult r = process::launch(argv, po);
+    if (!r.exited_ok()) {
         const std::string vtail = tail_of_file(o.work_dir + "/" + vlog);
         std::string hint;
         if (vtail.find("unhandled instruction") != std::string::npos ||
@@ -186,13 +195,12 @@ std::vector<std::string> list_benchmarks(const std::string& exe, const std::stri
     std::vector<std::string> argv{exe, "--benchmark_list_tests=true"};
     if (!filter.empty()) argv.push_back("--benchmark_filter=" + filter);
     // A filter matching nothing makes Google Benchmark complain on stderr: not an error here.
-    ProcessOptions po;
-    po.out = Stdout::Capture;
-    po.stderr_file = "/dev/null";
-    const ProcessResult r = run_process(argv, po);
+    process::LaunchOptions po = suite_launch(false, "/dev/null");
+    po.out = process::StdoutMode::Capture;
+    const process::LaunchResult r = process::launch(argv, po);
     if (r.signal) throw GbenchError(exe + " --benchmark_list_tests: " + r.describe());
     std::vector<std::string> names;
-    std::istringstream in(r.output);
+    std::istringstream in(r.stdout_text);
     for (std::string line; std::getline(in, line);)
         if (!line.empty()) names.push_back(line);
     return names;
@@ -206,11 +214,9 @@ GbenchReport run_suite(const std::string& exe, BenchMetric metric, const SuiteOp
     if (o.random_interleaving) argv.push_back("--benchmark_enable_random_interleaving=true");
     if (!o.filter.empty()) argv.push_back("--benchmark_filter=" + o.filter);
     if (!o.min_time.empty()) argv.push_back("--benchmark_min_time=" + o.min_time);
-    ProcessOptions po;
-    po.out = o.quiet ? Stdout::Discard : Stdout::Inherit;
-    po.stderr_file = stderr_file(o, stem(exe));
-    const ProcessResult r = run_process(argv, po);
-    if (!r.ok()) throw GbenchError(failure_text(exe, r, po.stderr_file));
+    const process::LaunchOptions po = suite_launch(o.quiet, stderr_file(o, stem(exe)));
+    const process::LaunchResult r = process::launch(argv, po);
+    if (!r.exited_ok()) throw GbenchError(failure_text(exe, r, po.stderr_file));
     return read_gbench_file(json);
 }
 

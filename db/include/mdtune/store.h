@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "mdtune/process/identity.h"
 #include "mdtune/trial.h"
 
 struct sqlite3;
@@ -25,7 +26,7 @@ struct DbRefusedError : DbError {
     using DbError::DbError;
 };
 
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 // A trial as stored (and as exported / merged).
 struct StoredTrial {
@@ -48,6 +49,27 @@ struct SweepRow {
     std::string strategy;
     std::string status;          // running | done | interrupted
     std::string started_at, finished_at;
+};
+
+// The process running a sweep or measuring a trial, and how long its last
+// heartbeat holds: on its own host a dead owner is seen at once (pid gone or
+// reused), on another host only when heartbeat + lease_s has passed.
+struct Lease {
+    process::ProcessIdentity owner;
+    double lease_s = 0;
+};
+
+// The answer to claim_trial.
+struct TrialClaim {
+    enum class Outcome {
+        Claimed,      // ours now: measure it, then insert_trial (which drops the claim)
+        TakenOver,    // ours now; the previous claimant was gone
+        Recorded,     // already measured: read it with find_trial
+        HeldByOther,  // another live sweep is measuring it: wait, then ask again
+    };
+    Outcome outcome = Outcome::Claimed;
+    long holder_sweep_id = 0;               // HeldByOther / TakenOver: the other claim's sweep (0: none)
+    process::ProcessIdentity holder;        // HeldByOther / TakenOver: its owner
 };
 
 struct TrialFilter {
@@ -95,18 +117,36 @@ public:
     void put_build(const std::string& id, const std::string& json);
     std::optional<std::string> hardware_json(const std::string& id) const;
 
-    long create_sweep(const std::string& name, const std::string& space_text, const std::string& strategy);
+    // With an owner, the sweep can later be found abandoned (interrupt_abandoned_sweeps).
+    long create_sweep(const std::string& name, const std::string& space_text, const std::string& strategy,
+                      const std::optional<Lease>& owner = std::nullopt);
+    // Also drops the sweep's remaining trial claims.
     void finish_sweep(long sweep_id, const std::string& status);
     std::vector<SweepRow> sweeps() const;
 
-    // What insert_trial does when a trial with the same key is stored already.
+    // What insert_trial (and claim_trial) do when a trial with the same key is stored already.
     enum class OnExisting {
         Keep,           // change nothing
         ReplaceFailed,  // overwrite it in place (same row id) when its status is failed, timeout or crashed
     };
     // Inserts unless a trial with the same key exists (then, with Keep, returns
-    // false and changes nothing). True when a row was written. One transaction.
+    // false and changes nothing). True when a row was written. One transaction,
+    // which also drops the trial's claim.
     bool insert_trial(const StoredTrial& trial, OnExisting on_existing = OnExisting::Keep);
+
+    // Marks 'running' sweeps whose owner is gone as 'interrupted' and drops their
+    // claims; returns their ids. Sweeps without a recorded owner are left alone.
+    std::vector<long> interrupt_abandoned_sweeps();
+
+    // Claims a trial for measuring, in one BEGIN IMMEDIATE transaction (see
+    // TrialClaim); every call is also the sweep's heartbeat. A claim whose owner
+    // is gone is taken over; one by the same process is renewed. With
+    // ReplaceFailed, a stored failed/timeout/crashed row of another sweep is not
+    // Recorded but claimable (to be measured again).
+    TrialClaim claim_trial(const TrialKey& key, long sweep_id, const Lease& lease,
+                           OnExisting on_existing = OnExisting::Keep);
+    // Gives up a claim (the measurement was interrupted and is not recorded).
+    void release_claim(const TrialKey& key, const process::ProcessIdentity& owner);
     std::optional<StoredTrial> find_trial(const TrialKey& key) const;
     std::vector<StoredTrial> trials(const TrialFilter& filter = {}) const;
 

@@ -9,4 +9,7 @@ namespace mdtune {
 // Slurm submission manifests.
 std::string now_iso8601();
 
+// Now in seconds since 1970 (UTC), for heartbeats compared in SQL.
+double now_unix_seconds();
+
 }  // namespace mdtune

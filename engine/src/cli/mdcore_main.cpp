@@ -113,7 +113,8 @@ std::array<int, 3> parse_grid(const std::string& text) {
 }
 
 // Test-only: MDCORE_TEST_FAULT=crash:nstlist=N[,hang:nstlist=M] aborts (or sleeps
-// forever) when the run's --nstlist is N (M); see MDT_TEST_FAULTS in CMake.
+// forever) when the run's --nstlist is N (M). Compiled only into the tests'
+// mdcore_faulty (tests/CMakeLists.txt), never into the mdcore users run.
 void inject_test_fault([[maybe_unused]] const mdcore::RunConfig& config) {
 #ifdef MDT_TEST_FAULTS
     const char* env = std::getenv("MDCORE_TEST_FAULT");

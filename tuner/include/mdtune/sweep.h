@@ -28,6 +28,10 @@ struct SweepContext {
     HardwareCaps caps;
     FailedTrials failed_trials = FailedTrials::Retry;
     const SliceFilter* slice = nullptr;  // Slurm array task: only this slice's baselines
+    // A trial another live sweep is measuring is waited for, asking again this often.
+    double claim_poll_s = 1.0;
+    // Notes about other sweeps (abandoned ones marked interrupted, claims waited for or taken over).
+    std::function<void(const std::string&)> on_note;
 };
 
 struct SweepProgress {
@@ -50,11 +54,13 @@ struct SweepSummary {
     std::size_t retried = 0;  // of measured: recorded failures measured again
     bool interrupted = false;
     std::vector<SystemOutcome> systems;
+    std::vector<long> abandoned_sweeps;  // found running with a dead owner, marked interrupted
 };
 
 // Measures the default config of every system first (the baseline the speed-up
 // is reported against), then follows the strategy until it is done, a stop
-// condition holds, or stop_requested().
+// condition holds, or stop_requested(). Sweeps of the database whose process is
+// gone are marked interrupted first; each trial is claimed before it is measured.
 SweepSummary run_sweep(const SearchSpace& space, Store& store, Runner& runner, Strategy& strategy,
                        const SweepContext& ctx, const std::string& sweep_name, const StopCondition* stop,
                        const std::function<void(const SweepProgress&)>& on_progress);

@@ -18,6 +18,7 @@ constexpr const char* kUsage =
     "  sweep SPACE.toml [--db mdtune.db] [--strategy exhaustive|random|halving] [--budget N]\n"
     "                   [--seed S] [--eta N] [--name NAME] [--mdcore PATH] [--launcher \"mpirun -np 2\"]\n"
     "                   [--max-configs N] [--force] [--retry-failed | --no-retry-failed]\n"
+    "                   [--launcher-arg ARG]...\n"
     "                   [--slice i/M]   (a Slurm array task's share; see submit)\n"
     "  submit SPACE.toml [--db mdtune.db] [--partition P] [--time HH:MM:SS] [--account A]\n"
     "                    [--array-parallel K] [--trials-per-task N] [--exclusive|--shared] [--dry-run]\n"

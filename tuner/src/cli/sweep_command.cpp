@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <iostream>
 #include <limits>
-#include <sstream>
 
 #include "cli/commands.h"
+#include "cli/launcher_flags.h"
 #include "mdcore/cli_args.h"
 #include "mdcore/engine.h"
 #include "mdtune/hardware.h"
@@ -55,13 +55,6 @@ void print_progress(const SweepProgress& p, bool tty) {
         std::printf("%s\n", line);
         std::fflush(stdout);  // a log file or CI console should follow the sweep live
     }
-}
-
-std::vector<std::string> split_words(const std::string& text) {
-    std::istringstream in(text);
-    std::vector<std::string> words;
-    for (std::string w; in >> w;) words.push_back(w);
-    return words;
 }
 
 // Above this many trials a sweep must be asked for with --force (or --max-configs).
@@ -160,10 +153,15 @@ void print_outcomes(const SweepSummary& summary) {
 
 int sweep_command(const Args& args) {
     if (args.empty() || args[0].rfind("--", 0) == 0) throw UsageError("sweep needs a SPACE.toml file");
-    const mdcore::cli::ArgMap opts(Args(args.begin() + 1, args.end()),
-                                   {{"db", true}, {"strategy", true}, {"budget", true}, {"seed", true}, {"eta", true},
-                                    {"name", true}, {"mdcore", true}, {"launcher", true}, {"max-configs", true},
-                                    {"force", false}, {"retry-failed", false}, {"no-retry-failed", false}, {"slice", true}});
+    const std::map<std::string, bool> flags{{"db", true},          {"strategy", true}, {"budget", true},
+                                            {"seed", true},        {"eta", true},      {"name", true},
+                                            {"mdcore", true},      {"launcher", true}, {"max-configs", true},
+                                            {"force", false},      {"retry-failed", false},
+                                            {"no-retry-failed", false}, {"slice", true}};
+    Args rest(args.begin() + 1, args.end());
+    const std::vector<std::string> launcher_args = take_repeated_flag(rest, "launcher-arg", flags);
+    const mdcore::cli::ArgMap opts(rest, flags);
+    const std::vector<std::string> launcher = launcher_words(opts.text("launcher"), launcher_args);
     const SearchSpace space = load_space(args[0]);
     const std::string strategy_name = opts.text("strategy").value_or("exhaustive");
     const auto budget = static_cast<std::size_t>(opts.integer("budget", 1, 1'000'000).value_or(0));
@@ -199,7 +197,6 @@ int sweep_command(const Args& args) {
     if (budget && strategy_name != "random") stop = stop_after_trials(budget + space.systems.size());
 
     const std::string mdcore = opts.text("mdcore").value_or(default_mdcore_path());
-    const std::vector<std::string> launcher = split_words(opts.text("launcher").value_or(""));
     const MeasurementIdentity identity = identify(mdcore, launcher);
     ctx.build_id = measurement_build_id(identity);
 
@@ -216,6 +213,10 @@ int sweep_command(const Args& args) {
     sigaction(SIGTERM, &sa, nullptr);
 
     const bool tty = isatty(STDOUT_FILENO);
+    ctx.on_note = [tty](const std::string& note) {
+        std::printf("%snote: %s\n", tty ? "\r\033[K" : "", note.c_str());
+        std::fflush(stdout);
+    };
     std::printf("mdtune sweep %s: %zu system(s) x %llu config(s), strategy %s, db %s, hardware %s\n",
                 args[0].c_str(), space.systems.size(), static_cast<unsigned long long>(space.config_count()),
                 strategy->name().c_str(), store.path().c_str(), hw.id.c_str());
