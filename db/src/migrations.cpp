@@ -251,6 +251,34 @@ void migrate_to(sqlite3* db, int version) {
     }
 }
 
+const std::vector<std::string>& tables_of_schema(int version) {
+    if (version < 0 || version > kSchemaVersion) throw DbError("no mdtune schema " + std::to_string(version));
+    // Computed once: tables_by_version[v] lists the tables after migration v.
+    static const std::vector<std::vector<std::string>> tables_by_version = [] {
+        sqlite3* mem = nullptr;
+        if (sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+            sqlite3_close_v2(mem);
+            throw DbError("cannot open an in-memory database to list the schema's tables");
+        }
+        std::vector<std::vector<std::string>> out(1);  // schema 0: no tables
+        try {
+            for (const char* migration : kMigrations) {
+                sql::exec(mem, migration);
+                std::vector<std::string> names;
+                sql::Statement st(mem, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+                while (st.step()) names.push_back(st.column_text(0));
+                out.push_back(std::move(names));
+            }
+        } catch (...) {
+            sqlite3_close_v2(mem);
+            throw;
+        }
+        sqlite3_close_v2(mem);
+        return out;
+    }();
+    return tables_by_version[static_cast<std::size_t>(version)];
+}
+
 void set_failing_migration_for_tests(int version) { g_failing_migration.store(version); }
 
 }  // namespace mdtune

@@ -111,4 +111,16 @@ inline std::string query_text(sqlite3* db, std::string_view sql) {
     return st.column_text(0);
 }
 
+// A read transaction: the statements run inside it all see one snapshot.
+class ReadSnapshot {
+public:
+    explicit ReadSnapshot(sqlite3* db) : db_(db) { exec(db_, "BEGIN"); }
+    ~ReadSnapshot() { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); }  // nothing was written
+    ReadSnapshot(const ReadSnapshot&) = delete;
+    ReadSnapshot& operator=(const ReadSnapshot&) = delete;
+
+private:
+    sqlite3* db_;
+};
+
 }  // namespace mdtune::sql

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "migrations.h"
+#include "open_file.h"
 #include "statement.h"
 #include "timestamp.h"
 
@@ -19,20 +20,6 @@ namespace {
 
 // How long a writer waits for another one (a sweep's worker, a merge) to finish.
 constexpr std::chrono::milliseconds kBusyTimeout{10'000};
-
-// Reads and sanity-checks the file before anything may write to it: a text file
-// fails here with "file is not a database", a damaged one in quick_check.
-void validate(sqlite3* db) {
-    sql::query_int(db, "PRAGMA schema_version");
-    sql::Statement qc(db, "PRAGMA quick_check");
-    std::string problems;
-    while (qc.step()) {
-        const std::string line = qc.column_text(0);
-        if (line == "ok") continue;
-        if (problems.size() < 500) problems += (problems.empty() ? "" : "; ") + line;
-    }
-    if (!problems.empty()) throw DbError(sql::db_path(db) + ": database is corrupt: " + problems);
-}
 
 // Switches a file to WAL and returns the resulting journal mode. Changing the
 // mode can report SQLITE_BUSY without consulting the busy handler (when two
@@ -153,18 +140,6 @@ void copy_rows(sqlite3* from, const char* select, sqlite3* to, const char* inser
     }
 }
 
-// A read transaction: the statements run inside it all see one snapshot.
-class ReadSnapshot {
-public:
-    explicit ReadSnapshot(sqlite3* db) : db_(db) { sql::exec(db_, "BEGIN"); }
-    ~ReadSnapshot() { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); }  // nothing was written
-    ReadSnapshot(const ReadSnapshot&) = delete;
-    ReadSnapshot& operator=(const ReadSnapshot&) = delete;
-
-private:
-    sqlite3* db_;
-};
-
 }  // namespace
 
 TrialKey StoredTrial::key() const {
@@ -194,33 +169,22 @@ void Transaction::commit() {
 // ---- Opening -----------------------------------------------------------------
 
 Store::Store(const std::string& path, Mode mode) : path_(path) {
-    // ReadOnly never creates the file; ReadWrite creates it lazily on first write.
-    const int flags = mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-    const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+    db_ = open_connection(path, mode, kBusyTimeout);
     try {
-        if (rc != SQLITE_OK) {
-            throw DbError(path + ": cannot open database: " +
-                          (db_ ? std::string(sqlite3_errmsg(db_)) : std::string(sqlite3_errstr(rc))));
-        }
-        sql::check(db_, sqlite3_extended_result_codes(db_, 1), "enabling extended result codes");
-        sql::check(db_, sqlite3_busy_timeout(db_, static_cast<int>(kBusyTimeout.count())), "setting the busy timeout");
-        // Nothing above writes; everything below that writes comes after these checks.
-        validate(db_);
-        const int version = user_version(db_);
-        if (version > kSchemaVersion) {
-            throw DbError(path + ": written by a newer mdtune (schema " + std::to_string(version) + " > " +
-                          std::to_string(kSchemaVersion) + ")");
-        }
+        // Nothing here writes until the file is known to be a new or an mdtune one.
+        check_mdtune_file(db_, path);
         sql::exec(db_, "PRAGMA foreign_keys = ON");
         if (mode == Mode::ReadWrite) {
-            // WAL: readers never block the writer, and concurrent workers on one node can share a file.
+            migrate();
+            // WAL only after the migrations succeeded, so a refused or failed open leaves
+            // the file as it was. WAL: readers never block the writer, and concurrent
+            // workers on one node can share a file.
             const std::string jm = set_wal(db_);
             const bool in_memory = sql::db_path(db_) == ":memory:";
             if (jm != "wal" && !(in_memory && jm == "memory"))
                 throw DbError(path + ": cannot switch to WAL journal mode (got '" + jm + "')");
             // Safe with WAL (a crash may lose the last commits, never corrupts) and avoids an fsync per trial.
             sql::exec(db_, "PRAGMA synchronous = NORMAL");
-            migrate();
         }
         // ReadOnly databases at an older schema are readable as they are: every
         // migration so far only adds tables and indices.
@@ -399,7 +363,7 @@ long Store::merge_from(const std::string& other_path) {
 
     // One read transaction on the source, so a shard still being written is
     // copied as one consistent snapshot (no trial without its sweep).
-    ReadSnapshot snapshot(src);
+    sql::ReadSnapshot snapshot(src);
     Transaction tx(db_);
     copy_rows(src, "SELECT id, json, first_seen FROM hardware", db_,
               "INSERT INTO hardware(id, json, first_seen) VALUES(?, ?, ?) ON CONFLICT(id) DO NOTHING");

@@ -12,23 +12,17 @@
 #include <regex>
 #include <sstream>
 
+#include "file_bytes.h"
 #include "mdtune/store.h"
 #include "migrations.h"
 
 namespace fs = std::filesystem;
 using namespace mdtune;
 
+using mdtest::read_bytes;
+using mdtest::write_bytes;
+
 namespace {
-
-std::string read_bytes(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void write_bytes(const fs::path& p, const std::string& bytes) {
-    std::ofstream out(p, std::ios::binary | std::ios::trunc);
-    out << bytes;
-}
 
 // A raw connection, for setting up files the Store would refuse to write.
 struct RawDb {

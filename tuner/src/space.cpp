@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -22,6 +23,31 @@ constexpr const char* kKinds[] = {"lj", "argon", "lammps-lj", "water", "water-io
 constexpr const char* kClusters[] = {"4x4", "4x8", "8x4", "1x1"};
 constexpr const char* kSimd[] = {"auto", "none", "avx2", "avx512"};
 constexpr double kWaterMass = 15.9994 + 2 * 1.008;  // amu, SPC/E (mdcore's masses)
+
+// mdcore's own ranges for the flags a space sets (engine/src/cli/mdcore_main.cpp):
+// a value outside them would fail every trial, so the space is refused up front.
+// (threads is bounded by the machine instead: infeasible_reason says how many it has.)
+constexpr long kMaxSteps = 1'000'000'000;
+constexpr long kMaxRepeats = 1000;
+constexpr long kMaxAtoms = 100'000'000;
+constexpr long kMaxWaterAtoms = 3 * 10'000'000;  // --nwater up to 10^7
+
+double max_value(Param p) {
+    switch (p) {
+        case Param::Nstlist:
+        case Param::Nstprune: return 100000;
+        case Param::Rlist: return 1e3;
+        case Param::PmeScale:
+        case Param::PmeSpacing: return 10;
+        default: return std::numeric_limits<double>::infinity();
+    }
+}
+
+std::string above_limit(double max) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, " is above the limit of %.15g", max);
+    return buf;
+}
 
 bool is_water(const std::string& kind) { return kind == "water" || kind == "water-ions"; }
 
@@ -128,11 +154,15 @@ ParamValue parse_value(const Checker& ck, const ParamInfo& info, const toml::nod
         case ValueKind::Integer: {
             const long v = ck.integer("space", key, node);
             if (v <= 0) ck.fail("space", key + ": " + std::to_string(v) + " must be positive", where);
+            if (static_cast<double>(v) > max_value(info.id))
+                ck.fail("space", key + ": " + std::to_string(v) + above_limit(max_value(info.id)), where);
             return v;
         }
         case ValueKind::Real: {
             const double v = ck.real("space", key, node);
-            if (!(v > 0) || !std::isfinite(v)) ck.fail("space", key + ": " + fmt(v) + " must be positive", where);
+            if (std::isnan(v)) ck.fail("space", key + ": nan is not a number", where);
+            if (!(v > 0)) ck.fail("space", key + ": " + fmt(v) + " must be positive", where);
+            if (v > max_value(info.id)) ck.fail("space", key + ": " + fmt(v) + above_limit(max_value(info.id)), where);
             return v;
         }
         case ValueKind::Text: return ck.text("space", key, node);
@@ -163,7 +193,11 @@ void parse_system(const Checker& ck, const toml::table& t, SearchSpace& space) {
     std::set<long> seen;
     for (const toml::node* n : ck.items("system", "natoms", *natoms_node)) {
         const long natoms = ck.integer("system", "natoms", *n);
+        const long max_atoms = is_water(kind) ? kMaxWaterAtoms : kMaxAtoms;
         if (natoms <= 0) ck.fail("system", "natoms: " + std::to_string(natoms) + " must be positive", &n->source());
+        if (natoms > max_atoms)
+            ck.fail("system", "natoms: " + std::to_string(natoms) + above_limit(static_cast<double>(max_atoms)),
+                    &n->source());
         if (is_water(kind) && natoms % 3 != 0)
             ck.fail("system",
                     "natoms: " + std::to_string(natoms) + " is not a multiple of 3 (" + kind +
@@ -199,17 +233,22 @@ void parse_measure(const Checker& ck, const toml::table& t, MeasureSettings& m) 
         if (key == "steps") {
             m.steps = ck.integer("measure", key, *node);
             if (m.steps <= 0) ck.fail("measure", "steps: " + std::to_string(m.steps) + " must be positive", where);
+            if (m.steps > kMaxSteps) ck.fail("measure", "steps: " + std::to_string(m.steps) + above_limit(kMaxSteps), where);
         } else if (key == "warmup") {
             m.warmup = ck.integer("measure", key, *node);
             if (m.warmup < 0) ck.fail("measure", "warmup: " + std::to_string(m.warmup) + " must not be negative", where);
+            if (m.warmup > kMaxSteps)
+                ck.fail("measure", "warmup: " + std::to_string(m.warmup) + above_limit(kMaxSteps), where);
             warmup_node = node;
         } else if (key == "repeats") {
             const long r = ck.integer("measure", key, *node);
-            if (r < 1 || r > 1000) ck.fail("measure", "repeats: " + std::to_string(r) + " must be 1 or more", where);
+            if (r < 1) ck.fail("measure", "repeats: " + std::to_string(r) + " must be 1 or more", where);
+            if (r > kMaxRepeats) ck.fail("measure", "repeats: " + std::to_string(r) + above_limit(kMaxRepeats), where);
             m.repeats = static_cast<int>(r);
         } else if (key == "timeout_s") {
             m.timeout_s = ck.real("measure", key, *node);
             if (!(m.timeout_s > 0)) ck.fail("measure", "timeout_s: " + fmt(m.timeout_s) + " must be positive", where);
+            if (!std::isfinite(m.timeout_s)) ck.fail("measure", "timeout_s: inf must be a finite number of seconds", where);
         } else {
             ck.fail("measure", "unknown key '" + key + "' (steps, warmup, repeats, timeout_s)", where);
         }

@@ -64,7 +64,7 @@ public:
         }
         if (digits.size() > 1 && digits[0] == '0')
             fail(line_, "'" + digits + "' has a leading zero: Open MPI would read it as an octal number");
-        if (digits.size() > 18) fail(line_, "'" + digits + "' is too large");
+        if (digits.size() > 18) fail(line_, "'" + digits + "' is too large (at most 18 digits)");
         last_line_ = line_;
         return {std::stoull(digits), line_};
     }
@@ -103,7 +103,8 @@ private:
 };
 
 int to_int(const Tokens& t, const Token& tok, const std::string& what) {
-    if (tok.value > static_cast<std::uint64_t>(INT_MAX)) t.fail(tok.line, what + " " + std::to_string(tok.value) + " is too large");
+    if (tok.value > static_cast<std::uint64_t>(INT_MAX))
+        t.fail(tok.line, what + " " + std::to_string(tok.value) + " is too large (at most " + std::to_string(INT_MAX) + ")");
     return static_cast<int>(tok.value);
 }
 
@@ -238,7 +239,9 @@ RulesFile parse_rules(std::string_view text, const std::string& source) {
                 }
                 r.faninout = to_int(t, t.next("the fan-in/out of " + at), "fan-in/out");
                 const Token seg = t.next("the segment size of " + at);
-                if (seg.value > static_cast<std::uint64_t>(LONG_MAX)) t.fail(seg.line, "segment size is too large");
+                if (seg.value > static_cast<std::uint64_t>(LONG_MAX))
+            t.fail(seg.line, "segment size " + std::to_string(seg.value) + " is too large (at most " +
+                                 std::to_string(LONG_MAX) + ")");
                 r.segsize = static_cast<long>(seg.value);
                 cr.rules.push_back(r);
             }

@@ -1,82 +1,70 @@
 #include "mdtune/bench/gbench_json.h"
 
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <utility>
 
+#include "json_text.h"
+
 namespace mdtune::bench {
 namespace {
 
 using nlohmann::json;
 
-// Google Benchmark writes non-finite doubles as bare NaN / Infinity (not JSON).
-// They become null here; `shifts` maps offsets in the result back to the input.
-struct Sanitized {
-    std::string text;
-    std::vector<std::pair<std::size_t, long>> shifts;  // (offset in text after a replacement, cumulative growth)
-    std::size_t original_offset(std::size_t pos) const {
-        long growth = 0;
-        for (const auto& [at, g] : shifts)
-            if (at <= pos) growth = g;
-        return static_cast<std::size_t>(std::max<long>(0, static_cast<long>(pos) - growth));
-    }
-};
-
-Sanitized sanitize_non_finite(std::string_view in) {
-    Sanitized s;
-    s.text.reserve(in.size());
-    bool in_string = false;
-    long growth = 0;
-    for (std::size_t i = 0; i < in.size(); ++i) {
-        const char c = in[i];
-        if (in_string) {
-            s.text += c;
-            if (c == '\\' && i + 1 < in.size()) s.text += in[++i];
-            else if (c == '"') in_string = false;
-            continue;
-        }
-        if (c == '"') {
-            in_string = true;
-            s.text += c;
-            continue;
-        }
-        std::size_t len = 0;
-        for (std::string_view tok : {"-Infinity", "Infinity", "-NaN", "NaN"})
-            if (in.substr(i, tok.size()) == tok) {
-                len = tok.size();
-                break;
-            }
-        if (len == 0) {
-            s.text += c;
-            continue;
-        }
-        s.text += "null";
-        growth += 4 - static_cast<long>(len);
-        s.shifts.emplace_back(s.text.size(), growth);
-        i += len - 1;
-    }
-    return s;
-}
-
-std::string line_column(std::string_view text, std::size_t offset) {
-    long line = 1, col = 1;
-    for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-        if (text[i] == '\n') {
-            ++line;
-            col = 1;
-        } else {
-            ++col;
-        }
-    }
-    return "line " + std::to_string(line) + ", column " + std::to_string(col);
+// A bare Infinity of the input (see sanitize_json).
+bool is_infinity(const json& v) {
+    return v.is_string() &&
+           (v.get_ref<const std::string&>() == kPlusInfinity || v.get_ref<const std::string&>() == kMinusInfinity);
 }
 
 std::string type_of(const json& v) {
     if (v.is_null()) return "null";
+    if (is_infinity(v)) return v.get_ref<const std::string&>().substr(1);
     return v.type_name();
+}
+
+// A value for a message: short, and with invalid UTF-8 replaced rather than thrown on.
+std::string dump(const json& v) {
+    std::string out = v.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (out.size() > 80) out = out.substr(0, 77) + "...";
+    return out;
+}
+
+// Parses the sanitized text; every nlohmann error becomes a GbenchError naming the
+// file and the place (parse errors carry a byte offset, number overflows the token).
+json parse_document(std::string_view text, const SanitizedJson& clean, const std::string& source) {
+    if (clean.too_deep_at)
+        throw GbenchError(source + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels at byte offset " +
+                          std::to_string(*clean.too_deep_at) + " (" + line_column(text, *clean.too_deep_at) +
+                          "); Google Benchmark output nests 3 levels");
+    try {
+        return json::parse(clean.text);
+    } catch (const json::parse_error& e) {
+        // e.byte is 1-based: the character at which parsing failed.
+        const std::size_t at = clean.original_offset(e.byte > 0 ? e.byte - 1 : 0);
+        const bool truncated = e.byte >= clean.text.size();
+        std::string what = e.what();
+        const auto colon = what.find(": ", what.find("parse error"));
+        if (colon != std::string::npos) what = what.substr(colon + 2);
+        throw GbenchError(source + ": invalid JSON at byte offset " + std::to_string(at) + " (" +
+                          line_column(text, at) + ")" + (truncated ? ", the file is truncated" : "") + ": " + what);
+    } catch (const json::out_of_range& e) {
+        // "[json.exception.out_of_range.406] number overflow parsing '1e999'"
+        const std::string what = e.what();
+        const auto q = what.find('\'');
+        const std::string token = q == std::string::npos ? "" : what.substr(q + 1, what.rfind('\'') - q - 1);
+        const std::size_t at = token.empty() ? std::string_view::npos : text.find(token);
+        throw GbenchError(source + ": number " + (token.empty() ? "" : "'" + token + "' ") +
+                          (at == std::string_view::npos ? "" : "at " + line_column(text, at) + " ") +
+                          "is out of range: JSON numbers here must fit a double (magnitude below 1.8e308)");
+    } catch (const json::exception& e) {
+        throw GbenchError(source + ": invalid JSON: " + e.what());
+    }
 }
 
 class Checker {
@@ -93,25 +81,35 @@ public:
     }
     std::string text(const json& obj, const std::string& path, const char* key) const {
         const json& v = field(obj, path, key);
-        if (!v.is_string()) fail(path + "." + key, "expected a string, got " + type_of(v));
-        return v.get<std::string>();
+        if (!v.is_string() || is_infinity(v)) fail(path + "." + key, "expected a string, got " + type_of(v));
+        const std::string& s = v.get_ref<const std::string&>();
+        // Names are stored and printed as C strings: a NUL would cut them short.
+        if (const auto nul = s.find('\0'); nul != std::string::npos)
+            fail(path + "." + key, "contains a NUL character (\\u0000) at position " + std::to_string(nul) +
+                                       "; text fields must not contain NUL");
+        return s;
     }
-    long integer(const json& obj, const std::string& path, const char* key, long min) const {
+    // An integer in [min, max]; nlohmann keeps integers above INT64_MAX as unsigned.
+    long integer(const json& obj, const std::string& path, const char* key, long min, long max) const {
         const json& v = field(obj, path, key);
-        if (!v.is_number_integer()) fail(path + "." + key, "expected an integer, got " + type_of(v) + " " + v.dump());
+        if (!v.is_number_integer()) fail(path + "." + key, "expected an integer, got " + type_of(v) + " " + dump(v));
+        if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(max))
+            fail(path + "." + key, std::to_string(v.get<std::uint64_t>()) + " is above the limit " + std::to_string(max));
         const long x = v.get<long>();
         if (x < min) fail(path + "." + key, std::to_string(x) + " is below " + std::to_string(min));
+        if (x > max) fail(path + "." + key, std::to_string(x) + " is above the limit " + std::to_string(max));
         return x;
     }
     double number(const json& obj, const std::string& path, const char* key) const {
         const json& v = field(obj, path, key);
-        if (v.is_null()) fail(path + "." + key, "is NaN");
-        if (!v.is_number()) fail(path + "." + key, "expected a number, got " + type_of(v) + " " + v.dump());
+        if (v.is_null()) fail(path + "." + key, "is NaN; it must be a finite non-negative number");
+        if (is_infinity(v))
+            fail(path + "." + key, "is " + v.get<std::string>().substr(1) + "; it must be a finite non-negative number");
+        if (!v.is_number()) fail(path + "." + key, "expected a number, got " + type_of(v) + " " + dump(v));
         const double x = v.get<double>();
-        if (!std::isfinite(x) || x < 0) fail(path + "." + key, "must be a finite non-negative number, got " + v.dump());
+        if (!std::isfinite(x) || x < 0) fail(path + "." + key, "must be a finite non-negative number, got " + dump(v));
         return x;
     }
-
 private:
     const std::string& source_;
 };
@@ -147,20 +145,7 @@ GbenchReport parse_gbench_json(std::string_view text, const std::string& source)
     report.source = source;
     if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
         throw GbenchError(source + ": empty file (no Google Benchmark JSON; did the benchmark run crash?)");
-    const Sanitized clean = sanitize_non_finite(text);
-    json doc;
-    try {
-        doc = json::parse(clean.text);
-    } catch (const json::parse_error& e) {
-        // e.byte is 1-based: the character at which parsing failed.
-        const std::size_t at = clean.original_offset(e.byte > 0 ? e.byte - 1 : 0);
-        const bool truncated = e.byte >= clean.text.size();
-        std::string what = e.what();
-        const auto colon = what.find(": ", what.find("parse error"));
-        if (colon != std::string::npos) what = what.substr(colon + 2);
-        throw GbenchError(source + ": invalid JSON at byte offset " + std::to_string(at) + " (" +
-                          line_column(text, at) + ")" + (truncated ? ", the file is truncated" : "") + ": " + what);
-    }
+    const json doc = parse_document(text, sanitize_json(text), source);
 
     const Checker check(source);
     if (!doc.is_object()) check.fail("(top level)", "expected an object with \"context\" and \"benchmarks\", got " + type_of(doc));
@@ -168,7 +153,7 @@ GbenchReport parse_gbench_json(std::string_view text, const std::string& source)
     if (!context.is_object()) check.fail("context", "expected an object, got " + type_of(context));
     report.context_json = context.dump();
     for (const auto& [k, v] : context.items())
-        if (v.is_string()) report.context[k] = v.get<std::string>();
+        if (v.is_string() && !is_infinity(v)) report.context[k] = v.get<std::string>();
     const json& benchmarks = check.field(doc, "(top level)", "benchmarks");
     if (!benchmarks.is_array()) check.fail("benchmarks", "expected an array, got " + type_of(benchmarks));
 
@@ -193,15 +178,15 @@ GbenchReport parse_gbench_json(std::string_view text, const std::string& source)
             r.error = e.get<bool>();
             if (r.error && b.contains("error_message")) r.error_message = check.text(b, path, "error_message");
         }
-        if (b.contains("repetitions")) r.repetitions = static_cast<int>(check.integer(b, path, "repetitions", 0));
-        if (b.contains("threads")) r.threads = static_cast<int>(check.integer(b, path, "threads", 1));
+        if (b.contains("repetitions")) r.repetitions = static_cast<int>(check.integer(b, path, "repetitions", 0, INT_MAX));
+        if (b.contains("threads")) r.threads = static_cast<int>(check.integer(b, path, "threads", 1, INT_MAX));
         if (b.contains("label")) r.label = check.text(b, path, "label");
         if (r.type == RunType::Aggregate) {
             r.aggregate_name = b.contains("aggregate_name") ? check.text(b, path, "aggregate_name") : "";
             report.runs.push_back(std::move(r));  // not used by the gate: no further checks
             continue;
         }
-        r.iterations = check.integer(b, path, "iterations", 0);
+        r.iterations = check.integer(b, path, "iterations", 0, LONG_MAX);
         r.time_unit = check.text(b, path, "time_unit");
         try {
             seconds_per_unit(r.time_unit);
@@ -214,7 +199,7 @@ GbenchReport parse_gbench_json(std::string_view text, const std::string& source)
             if (r.iterations == 0) check.fail(path + ".iterations", "is 0 for a run without error");
         }
         if (b.contains("repetition_index")) {
-            r.repetition_index = static_cast<int>(check.integer(b, path, "repetition_index", 0));
+            r.repetition_index = static_cast<int>(check.integer(b, path, "repetition_index", 0, INT_MAX - 1));
         } else {
             r.repetition_index = next_index[r.run_name];
         }
@@ -224,7 +209,7 @@ GbenchReport parse_gbench_json(std::string_view text, const std::string& source)
                        "repetition " + std::to_string(r.repetition_index) + " of '" + r.run_name + "' appears twice");
         for (const auto& [k, v] : b.items()) {
             if (reserved_keys().count(k)) continue;
-            if (v.is_null()) r.counters[k] = std::nan("");
+            if (v.is_null() || is_infinity(v)) r.counters[k] = std::nan("");
             else if (v.is_number()) r.counters[k] = v.get<double>();
             // Other types (future string fields) are not counters: ignored.
         }

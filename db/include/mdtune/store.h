@@ -19,6 +19,13 @@ struct DbError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// A file mdtune will not use, refused before anything was written to it: not a
+// database, corrupt, another program's database, or a newer mdtune schema. Bad
+// input rather than a run-time failure (the CLI exits with 2).
+struct DbRefusedError : DbError {
+    using DbError::DbError;
+};
+
 inline constexpr int kSchemaVersion = 5;
 
 // A trial as stored (and as exported / merged).
@@ -92,8 +99,11 @@ class Store {
 public:
     enum class Mode { ReadWrite, ReadOnly };
     // Opens (creating when missing, in ReadWrite mode) and migrates to
-    // kSchemaVersion. Throws DbError without writing anything when the file is not
-    // a database, is corrupt, or was written by a newer schema.
+    // kSchemaVersion, then switches the file to WAL. Throws DbRefusedError without
+    // writing anything when the file is not a database, is corrupt, holds another
+    // program's tables, or was written by a newer schema. ReadOnly never writes: a
+    // WAL file in a folder this user cannot write is read as immutable when its
+    // -wal file holds nothing.
     explicit Store(const std::string& path, Mode mode = Mode::ReadWrite);
     ~Store();
     Store(const Store&) = delete;

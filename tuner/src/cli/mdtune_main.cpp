@@ -92,6 +92,10 @@ int main(int argc, char** argv) {
     } catch (const mdtune::SpaceError& e) {
         std::cerr << "mdtune: error: " << e.what() << "\n";
         return 2;
+    } catch (const mdtune::DbRefusedError& e) {
+        // A file mdtune will not use (another program's, corrupt, newer): bad input, left untouched.
+        std::cerr << "mdtune: database error: " << e.what() << "\n";
+        return 2;
     } catch (const mdtune::DbError& e) {
         std::cerr << "mdtune: database error: " << e.what() << "\n";
         return 1;
