@@ -116,7 +116,7 @@ TEST_F(Manifests, SweepKeyFollowsTheSpaceText) {
     EXPECT_EQ(sweep_key(a), sweep_key(parse_space(a.text, "other/my space.toml")));
 }
 
-TEST_F(Manifests, SliceProgressCountsTrialsOfThisBuildInTheShard) {
+TEST_F(Manifests, SliceProgressCountsResultsOfAnyBuildButNotFailures) {
     const SearchSpace space = parse_space(
         "[system]\nkind = \"lj\"\nnatoms = 256\n[space]\nnstlist = [10, 20, 40, 80]\n[measure]\nsteps = 30\nwarmup = 10\n",
         "p.toml");
@@ -125,23 +125,25 @@ TEST_F(Manifests, SliceProgressCountsTrialsOfThisBuildInTheShard) {
     const fs::path shard = dir_ / "task-0.db";
     const auto points = slice_points(space, {0, 2});  // default, nstlist 20, 80
     ASSERT_EQ(points.size(), 3u);
-    EXPECT_EQ(slice_progress(space, {0, 2}, shard, hw, "build-a").present, 0u);  // no shard yet
+    EXPECT_EQ(slice_progress(space, {0, 2}, shard, hw).present, 0u);  // no shard yet
     {
         Store store(shard.string());
-        for (std::size_t k = 0; k < 2; ++k) {
+        const TrialStatus statuses[] = {TrialStatus::Ok, TrialStatus::Invalid, TrialStatus::Failed};
+        for (std::size_t k = 0; k < 3; ++k) {
             StoredTrial t;
             t.hardware_id = "hw-node";
             t.system = points[k].system;
             t.config = points[k].config;
             t.measure = points[k].measure;
-            t.build_id = k == 0 ? "build-a" : "build-old";
-            t.result.status = TrialStatus::Failed;  // a failed trial is a recorded trial
+            // The node keys trials by its own launcher and environment: any build id counts.
+            t.build_id = "build-node-" + std::to_string(k);
+            t.result.status = statuses[k];  // a failure is measured again on resubmission
             store.insert_trial(t);
         }
     }
-    const SliceProgress p = slice_progress(space, {0, 2}, shard, hw, "build-a");
+    const SliceProgress p = slice_progress(space, {0, 2}, shard, hw);
     EXPECT_EQ(p.expected, 3u);
-    EXPECT_EQ(p.present, 1u);
+    EXPECT_EQ(p.present, 2u);
     EXPECT_FALSE(p.complete());
 }
 

@@ -15,11 +15,6 @@
 namespace mdtune {
 namespace {
 
-// Not a result: the run did not finish (an invalid run finished and was judged).
-bool is_failure(TrialStatus s) {
-    return s == TrialStatus::Failed || s == TrialStatus::Timeout || s == TrialStatus::Crashed;
-}
-
 TrialKey key_of(const Proposal& p, const SweepContext& ctx) {
     return {ctx.hardware_id, p.system.canonical(), p.config.canonical(), ctx.build_id, p.measure.canonical()};
 }

@@ -20,6 +20,10 @@ std::optional<TrialStatus> parse_trial_status(std::string_view s) {
     return std::nullopt;
 }
 
+bool is_failure(TrialStatus s) {
+    return s == TrialStatus::Failed || s == TrialStatus::Timeout || s == TrialStatus::Crashed;
+}
+
 namespace {
 bool is_water(const std::string& kind) { return kind == "water" || kind == "water-ions"; }
 }  // namespace

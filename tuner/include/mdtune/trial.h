@@ -13,6 +13,8 @@ namespace mdtune {
 enum class TrialStatus { Ok, Invalid, Failed, Timeout, Crashed };
 std::string_view to_string(TrialStatus s);
 std::optional<TrialStatus> parse_trial_status(std::string_view s);
+// Not a result: the run did not finish (an invalid run finished and was judged).
+bool is_failure(TrialStatus s);
 
 // The system a sweep runs: generator kind and size (what mdcore's --system takes).
 struct SystemDescriptor {

@@ -35,7 +35,7 @@ std::map<int, TaskView> task_views(const slurm::SweepManifest& m) {
 }
 
 void print_sweep(const fs::path& folder, const slurm::SweepManifest& m, const std::string& main_db,
-                 const HardwareCaps& caps, const std::string& build) {
+                 const HardwareCaps& caps) {
     std::printf("sweep %s: %s, %d task(s) of up to %d trial(s), %zu submission(s)\n", m.key.c_str(),
                 m.space_source.c_str(), m.tasks, m.trials_per_task, m.submissions.size());
     SearchSpace space;
@@ -49,8 +49,8 @@ void print_sweep(const fs::path& folder, const slurm::SweepManifest& m, const st
     std::size_t in_shards = 0, in_main = 0, expected = 0;
     for (int i = 0; i < m.tasks; ++i) {
         const SliceSpec slice{i, m.tasks};
-        const auto p = slurm::slice_progress(space, slice, slurm::shard_path(folder, i), caps, build);
-        const auto merged = slurm::slice_progress(space, slice, main_db, caps, build);
+        const auto p = slurm::slice_progress(space, slice, slurm::shard_path(folder, i), caps);
+        const auto merged = slurm::slice_progress(space, slice, main_db, caps);
         in_shards += p.present;
         in_main += merged.present;
         expected += p.expected;
@@ -78,8 +78,7 @@ int status_command(const Args& args) {
         return 0;
     }
     const HardwareCaps caps = machine_caps(detect_hardware());
-    const std::string build = current_build_id();
-    for (const auto& [folder, m] : manifests) print_sweep(folder, m, main_db, caps, build);
+    for (const auto& [folder, m] : manifests) print_sweep(folder, m, main_db, caps);
     return 0;
 }
 

@@ -87,12 +87,11 @@ struct SliceTally {
 
 SliceTally tally_slices(const SearchSpace& space, const fs::path& folder, const slurm::SweepManifest& manifest) {
     const HardwareCaps caps = machine_caps(detect_hardware());
-    const std::string build = current_build_id();
     const std::set<int> active = slurm::sbatch_available() ? active_slices(manifest) : std::set<int>{};
     SliceTally t;
     t.active = active.size();
     for (int i = 0; i < manifest.tasks; ++i) {
-        const auto p = slurm::slice_progress(space, {i, manifest.tasks}, slurm::shard_path(folder, i), caps, build);
+        const auto p = slurm::slice_progress(space, {i, manifest.tasks}, slurm::shard_path(folder, i), caps);
         if (p.complete()) ++t.complete;
         else if (!active.count(i)) t.missing.push_back(i);
     }

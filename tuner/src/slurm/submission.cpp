@@ -83,7 +83,7 @@ std::vector<std::pair<fs::path, SweepManifest>> all_manifests(const std::string&
 }
 
 SliceProgress slice_progress(const SearchSpace& space, SliceSpec slice, const fs::path& shard,
-                             const HardwareCaps& hw, const std::string& build_id) {
+                             const HardwareCaps& hw) {
     SliceProgress p;
     p.slice = slice.index;
     std::set<std::string> wanted;
@@ -96,7 +96,7 @@ SliceProgress slice_progress(const SearchSpace& space, SliceSpec slice, const fs
     const Store store(shard.string(), Store::Mode::ReadOnly);
     std::set<std::string> found;
     for (const StoredTrial& t : store.trials())
-        if (t.build_id == build_id) {
+        if (!is_failure(t.result.status)) {
             const std::string k = t.system.canonical() + "|" + t.config.canonical() + "|" + t.measure.canonical();
             if (wanted.count(k)) found.insert(k);
         }

@@ -45,14 +45,17 @@ void save_manifest(const std::filesystem::path& folder, const SweepManifest& m);
 std::vector<std::pair<std::filesystem::path, SweepManifest>> all_manifests(const std::string& main_db);
 
 // How much of one slice its shard holds: points of the slice feasible on `hw`
-// (the submitting machine's view) and how many of them have a trial of this build
-// with the space's measurement settings, whatever their status.
+// (the submitting machine's view) and how many of them have a result (ok or
+// invalid; failures are measured again) with the space's measurement settings.
+// Any build id counts: the array task keys its trials by the node's launcher and
+// environment, which the submitting machine cannot reproduce; the shard folder is
+// this space's alone.
 struct SliceProgress {
     int slice = 0;
     std::size_t expected = 0, present = 0;
     bool complete() const { return present >= expected; }
 };
 SliceProgress slice_progress(const SearchSpace& space, SliceSpec slice, const std::filesystem::path& shard,
-                             const HardwareCaps& hw, const std::string& build_id);
+                             const HardwareCaps& hw);
 
 }  // namespace mdtune::slurm
