@@ -15,10 +15,18 @@ struct SortedState {
     void resize(std::size_t n);
 };
 
+// Single-precision copies of the positions (the kernels' input), written by the
+// update in the same pass so the force step needs no conversion pass; null: none.
+struct FloatCoordinates {
+    float* x = nullptr;
+    float* y = nullptr;
+    float* z = nullptr;
+};
+
 // 2 * kinetic energy of the current velocities (kJ/mol), deterministic for a thread count.
 double twice_kinetic_energy(const SortedState& s, int num_threads);
 
 // Applies the update with velocity scaling lambda; returns 2*KE of the new velocities.
-double leapfrog_update(SortedState& s, double dt, double lambda, int num_threads);
+double leapfrog_update(SortedState& s, double dt, double lambda, int num_threads, FloatCoordinates out = {});
 
 }  // namespace mdcore
