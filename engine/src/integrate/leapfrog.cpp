@@ -16,7 +16,8 @@ double twice_kinetic_energy(const SortedState& s, int num_threads) {
     return sum_over_threads(num_threads, [&](int t, int nt) {
         const std::size_t b = n * t / nt, e = n * (t + 1) / nt;
         double k = 0.0;
-        for (std::size_t i = b; i < e; ++i) k += s.mass[i] * (s.vx[i] * s.vx[i] + s.vy[i] * s.vy[i] + s.vz[i] * s.vz[i]);
+        for (std::size_t i = b; i < e; ++i)
+            k += s.mass[i] * (s.vx[i] * s.vx[i] + s.vy[i] * s.vy[i] + s.vz[i] * s.vz[i]);
         return k;
     });
 }
@@ -26,16 +27,7 @@ double leapfrog_update(SortedState& s, double dt, double lambda, int num_threads
     return sum_over_threads(num_threads, [&](int t, int nt) {
         const std::size_t b = n * t / nt, e = n * (t + 1) / nt;
         double k = 0.0;
-        for (std::size_t i = b; i < e; ++i) {
-            const double a = s.inv_mass[i] * dt;
-            s.vx[i] = lambda * s.vx[i] + a * s.fx[i];
-            s.vy[i] = lambda * s.vy[i] + a * s.fy[i];
-            s.vz[i] = lambda * s.vz[i] + a * s.fz[i];
-            s.x[i] += s.vx[i] * dt;
-            s.y[i] += s.vy[i] * dt;
-            s.z[i] += s.vz[i] * dt;
-            k += s.mass[i] * (s.vx[i] * s.vx[i] + s.vy[i] * s.vy[i] + s.vz[i] * s.vz[i]);
-        }
+        for (std::size_t i = b; i < e; ++i) k += leapfrog_atom(s, i, dt, lambda);
         if (out.x != nullptr)
             for (std::size_t i = b; i < e; ++i) {
                 out.x[i] = static_cast<float>(s.x[i]);

@@ -221,11 +221,16 @@ void settle_velocities(const SettleParameters& p, const std::vector<SettleTriple
 }
 
 double settle_max_deviation(const SettleParameters& p, const std::vector<SettleTriple>& molecules, const double* x,
-                            const double* y, const double* z) {
+                            const double* y, const double* z, const double* box) {
+    auto nearest = [box](Vec3 v) {
+        if (box == nullptr) return v;
+        return Vec3{v.x - box[0] * std::round(v.x / box[0]), v.y - box[1] * std::round(v.y / box[1]),
+                    v.z - box[2] * std::round(v.z / box[2])};
+    };
     double worst = 0.0;
     for (const SettleTriple& t : molecules) {
         const Vec3 o = load(x, y, z, t.o), h1 = load(x, y, z, t.h1), h2 = load(x, y, z, t.h2);
-        const Vec3 d[3] = {h1 - o, h2 - o, h2 - h1};
+        const Vec3 d[3] = {nearest(h1 - o), nearest(h2 - o), nearest(h2 - h1)};
         const double d0[3] = {p.d_oh, p.d_oh, p.d_hh};
         for (int k = 0; k < 3; ++k) {
             const double dev = std::abs(std::sqrt(dot(d[k], d[k])) - d0[k]) / d0[k];

@@ -58,8 +58,9 @@ void settle_positions(const SettleParameters& p, const std::vector<SettleTriple>
 void settle_velocities(const SettleParameters& p, const std::vector<SettleTriple>& molecules, const double* x,
                        const double* y, const double* z, double* vx, double* vy, double* vz, int num_threads);
 
-// Largest relative deviation |d - d0| / d0 over all constrained distances.
+// Largest relative deviation |d - d0| / d0 over all constrained distances. box:
+// the 3 edges, or null; when set, distances are taken between nearest images.
 double settle_max_deviation(const SettleParameters& p, const std::vector<SettleTriple>& molecules, const double* x,
-                            const double* y, const double* z);
+                            const double* y, const double* z, const double* box = nullptr);
 
 }  // namespace mdcore

@@ -75,19 +75,12 @@ double update_free_atoms(const std::vector<int>& slots, std::size_t begin, std::
     double k = 0.0;
     for (std::size_t j = begin; j < end; ++j) {
         const int i = slots[j];
-        const double a = s.inv_mass[i] * dt;
-        s.vx[i] = lambda * s.vx[i] + a * s.fx[i];
-        s.vy[i] = lambda * s.vy[i] + a * s.fy[i];
-        s.vz[i] = lambda * s.vz[i] + a * s.fz[i];
-        s.x[i] += s.vx[i] * dt;
-        s.y[i] += s.vy[i] * dt;
-        s.z[i] += s.vz[i] * dt;
+        k += leapfrog_atom(s, i, dt, lambda);
         if (out.x != nullptr) {
             out.x[i] = static_cast<float>(s.x[i]);
             out.y[i] = static_cast<float>(s.y[i]);
             out.z[i] = static_cast<float>(s.z[i]);
         }
-        k += s.mass[i] * (s.vx[i] * s.vx[i] + s.vy[i] * s.vy[i] + s.vz[i] * s.vz[i]);
     }
     return k;
 }
@@ -98,9 +91,15 @@ double leapfrog_settle_update(const SettleParameters& p, const SettleUpdateList&
                               FloatCoordinates out, const double* box, double dt, double lambda, SimdLevel level,
                               int num_threads) {
     const SettleUpdateKernel kernel = settle_update_kernel(level);
-    const SettleUpdateArgs args{settle_geometry(p), list.molecules.data(),
-                                list.molecule_index.size() == list.molecules.size() ? list.molecule_index.data() : nullptr, &s, out,
-                                {box[0], box[1], box[2]}, dt, lambda};
+    const SettleUpdateArgs args{
+        settle_geometry(p),
+        list.molecules.data(),
+        list.molecule_index.size() == list.molecules.size() ? list.molecule_index.data() : nullptr,
+        &s,
+        out,
+        {box[0], box[1], box[2]},
+        dt,
+        lambda};
     const long nmol = static_cast<long>(list.molecules.size());
     const std::size_t nfree = list.free_slots.size();
     int first_bad = INT_MAX;  // lowest System::settles index that failed

@@ -15,21 +15,19 @@ constexpr int kLanes = 8;  // one AVX-512 register of doubles
 
 // One block of molecules in structure-of-arrays form; [d][lane], d = x, y, z.
 struct alignas(64) Block {
-    double o[3][kLanes];              // reference O position
-    double b0[3][kLanes], c0[3][kLanes];  // reference O->H1, O->H2 (nearest image)
+    double o[3][kLanes], b[3][kLanes], c[3][kLanes];     // x(t) of O, H1, H2 in; x(t+dt) out
+    double sb[3][kLanes], sc[3][kLanes];                 // periodic shifts of H1, H2 from O's image
     double vo[3][kLanes], vb[3][kLanes], vc[3][kLanes];  // v(t-dt/2) in, v(t+dt/2) out
     double fo[3][kLanes], fb[3][kLanes], fc[3][kLanes];  // forces
-    double da[3][kLanes], db[3][kLanes], dc[3][kLanes];  // position change of O, H1, H2
-    double ke[kLanes];                // 2 KE of the molecule
-    double ok[kLanes];                // 1 when solved (double: one element width in the loop)
+    double ke[kLanes];                                   // 2 KE of the molecule
+    double ok[kLanes];  // 1 when solved (double: one element width in the loop)
 };
 
-// round() as a truncating conversion (to int: cvttpd2dq exists at every level),
-// so it vectorises without SSE4.1's roundpd; |d| is a few box edges at most.
-inline double nearest_image(double d, double box, double inv_box) {
-    const double r = d * inv_box;
-    const double n = static_cast<double>(static_cast<int>(r + (r >= 0.0 ? 0.5 : -0.5)));
-    return d - box * n;
+// box * round(d / box) with round() as a truncating conversion (to int:
+// cvttpd2dq exists at every level), so it vectorises without SSE4.1's roundpd.
+inline double image_shift(double d, double box) {
+    const double r = d / box;
+    return box * static_cast<double>(static_cast<int>(r + (r >= 0.0 ? 0.5 : -0.5)));
 }
 
 void gather_block(const SettleUpdateArgs& a, const int* io, const int* ib, const int* ic, Block& k) {
@@ -38,13 +36,15 @@ void gather_block(const SettleUpdateArgs& a, const int* io, const int* ib, const
     const double* v[3] = {s.vx.data(), s.vy.data(), s.vz.data()};
     const float* f[3] = {s.fx.data(), s.fy.data(), s.fz.data()};
     for (int d = 0; d < 3; ++d) {
-        const double box = a.box[d], inv_box = 1.0 / box;
+        const double box = a.box[d];
 #pragma omp simd
         for (int l = 0; l < kLanes; ++l) {
-            const double xo = x[d][io[l]];
+            const double xo = x[d][io[l]], xb = x[d][ib[l]], xc = x[d][ic[l]];
             k.o[d][l] = xo;
-            k.b0[d][l] = nearest_image(x[d][ib[l]] - xo, box, inv_box);
-            k.c0[d][l] = nearest_image(x[d][ic[l]] - xo, box, inv_box);
+            k.b[d][l] = xb;
+            k.c[d][l] = xc;
+            k.sb[d][l] = image_shift(xb - xo, box);
+            k.sc[d][l] = image_shift(xc - xo, box);
             k.vo[d][l] = v[d][io[l]];
             k.vb[d][l] = v[d][ib[l]];
             k.vc[d][l] = v[d][ic[l]];
@@ -58,25 +58,35 @@ void gather_block(const SettleUpdateArgs& a, const int* io, const int* ib, const
 inline double rsqrt(double v) { return 1.0 / std::sqrt(v); }
 inline bool finite(double v) { return std::fabs(v) <= 1.7976931348623157e308; }  // false for inf and NaN
 
-// Leap-frog, then SETTLE in the canonical frame (see settle.cpp), all lanes at once.
+// Leap-frog, then SETTLE in the canonical frame, all lanes at once. Every
+// operation is the reference's (leapfrog_update, then settle_positions) in the
+// same order, and the instances are compiled without FMA contraction, so the
+// results are bit-identical to it at every SIMD level.
 void solve_block(const SettleGeometry& g, double dt, double lambda, Block& k) {
-    const double ao = dt / g.m_o, ah = dt / g.m_h, inv_dt = 1.0 / dt, inv_ra = 1.0 / g.ra;
+    const double ao = (1.0 / g.m_o) * dt, ah = (1.0 / g.m_h) * dt, inv_dt = 1.0 / dt;
     for (int l = 0; l < kLanes; ++l) {
-        double vo[3], vb[3], vc[3], a1[3], b1[3], c1[3], b0[3], c0[3], com[3];
+        double vo[3], vb[3], vc[3], xo[3], xb[3], xc[3], a1[3], b1[3], c1[3], b0[3], c0[3], com[3], ua[3], ub[3],
+            uc[3];
         for (int d = 0; d < 3; ++d) {
             vo[d] = lambda * k.vo[d][l] + ao * k.fo[d][l];
             vb[d] = lambda * k.vb[d][l] + ah * k.fb[d][l];
             vc[d] = lambda * k.vc[d][l] + ah * k.fc[d][l];
-            b0[d] = k.b0[d][l];
-            c0[d] = k.c0[d][l];
-            // Unconstrained positions relative to the reference O.
-            a1[d] = dt * vo[d];
-            b1[d] = b0[d] + dt * vb[d];
-            c1[d] = c0[d] + dt * vc[d];
-            com[d] = g.inv_m_total * (g.m_o * a1[d] + g.m_h * (b1[d] + c1[d]));
-            a1[d] -= com[d];
-            b1[d] -= com[d];
-            c1[d] -= com[d];
+            const double o0 = k.o[d][l];
+            xo[d] = o0 + vo[d] * dt;  // unconstrained x(t+dt)
+            xb[d] = k.b[d][l] + vb[d] * dt;
+            xc[d] = k.c[d][l] + vc[d] * dt;
+            // Relative to the reference O, each H at the image nearest it.
+            b0[d] = (k.b[d][l] - o0) - k.sb[d][l];
+            c0[d] = (k.c[d][l] - o0) - k.sc[d][l];
+            ua[d] = xo[d] - o0;
+            ub[d] = (xb[d] - o0) - k.sb[d][l];
+            uc[d] = (xc[d] - o0) - k.sc[d][l];
+        }
+        for (int d = 0; d < 3; ++d) com[d] = g.inv_m_total * (g.m_o * ua[d] + g.m_h * (ub[d] + uc[d]));
+        for (int d = 0; d < 3; ++d) {
+            a1[d] = ua[d] - com[d];
+            b1[d] = ub[d] - com[d];
+            c1[d] = uc[d] - com[d];
         }
         // Frame: Z normal to the reference plane, X normal to Z and the new O direction.
         double ez[3] = {b0[1] * c0[2] - b0[2] * c0[1], b0[2] * c0[0] - b0[0] * c0[2], b0[0] * c0[1] - b0[1] * c0[0]};
@@ -96,7 +106,7 @@ void solve_block(const SettleGeometry& g, double dt, double lambda, Block& k) {
         const double xb1 = along(ex, b1), yb1 = along(ey, b1), zb1 = along(ez, b1);
         const double xc1 = along(ex, c1), yc1 = along(ey, c1), zc1 = along(ez, c1);
 
-        const double sinphi = za1 * inv_ra;
+        const double sinphi = za1 / g.ra;
         const double cos2phi = 1.0 - sinphi * sinphi;
         const double cosphi = std::sqrt(cos2phi > 0.0 ? cos2phi : 1.0);
         const double sinpsi = (zb1 - zc1) / (2.0 * g.rc * cosphi);
@@ -131,14 +141,14 @@ void solve_block(const SettleGeometry& g, double dt, double lambda, Block& k) {
                         finite(sum);
         double ke = 0.0;
         for (int d = 0; d < 3; ++d) {
-            const double ua = a1[d] + com[d], ub = b1[d] + com[d], uc = c1[d] + com[d];  // unconstrained
-            const double ga = ok ? na[d] : ua, gb = ok ? nb[d] : ub, gc = ok ? nc[d] : uc;
-            k.da[d][l] = ga;
-            k.db[d][l] = gb - b0[d];
-            k.dc[d][l] = gc - c0[d];
-            vo[d] += (ga - ua) * inv_dt;
-            vb[d] += (gb - ub) * inv_dt;
-            vc[d] += (gc - uc) * inv_dt;
+            // A molecule SETTLE cannot solve keeps its unconstrained step.
+            const double o0 = k.o[d][l];
+            k.o[d][l] = ok ? o0 + na[d] : xo[d];
+            k.b[d][l] = ok ? (o0 + nb[d]) + k.sb[d][l] : xb[d];
+            k.c[d][l] = ok ? (o0 + nc[d]) + k.sc[d][l] : xc[d];
+            vo[d] = ok ? vo[d] + inv_dt * (na[d] - ua[d]) : vo[d];
+            vb[d] = ok ? vb[d] + inv_dt * (nb[d] - ub[d]) : vb[d];
+            vc[d] = ok ? vc[d] + inv_dt * (nc[d] - uc[d]) : vc[d];
             k.vo[d][l] = vo[d];
             k.vb[d][l] = vb[d];
             k.vc[d][l] = vc[d];
@@ -156,21 +166,16 @@ void scatter_block(const SettleUpdateArgs& a, const int* io, const int* ib, cons
     float* f[3] = {a.floats.x, a.floats.y, a.floats.z};
     for (int d = 0; d < 3; ++d)
         for (int l = 0; l < count; ++l) {
-            // New H positions from their own image: x_H(t) + change, so a
-            // molecule across the boundary stays split exactly as it was.
-            const double xo = k.o[d][l] + k.da[d][l];
-            const double xb = x[d][ib[l]] + k.db[d][l];
-            const double xc = x[d][ic[l]] + k.dc[d][l];
-            x[d][io[l]] = xo;
-            x[d][ib[l]] = xb;
-            x[d][ic[l]] = xc;
+            x[d][io[l]] = k.o[d][l];
+            x[d][ib[l]] = k.b[d][l];
+            x[d][ic[l]] = k.c[d][l];
             v[d][io[l]] = k.vo[d][l];
             v[d][ib[l]] = k.vb[d][l];
             v[d][ic[l]] = k.vc[d][l];
             if (f[d] != nullptr) {
-                f[d][io[l]] = static_cast<float>(xo);
-                f[d][ib[l]] = static_cast<float>(xb);
-                f[d][ic[l]] = static_cast<float>(xc);
+                f[d][io[l]] = static_cast<float>(k.o[d][l]);
+                f[d][ib[l]] = static_cast<float>(k.b[d][l]);
+                f[d][ic[l]] = static_cast<float>(k.c[d][l]);
             }
         }
 }
