@@ -4,8 +4,11 @@
 //                                           argon fluid's lattice start (no constraints)
 //   BM_Settle/water/<natoms>/threads:<t>    settle_positions() for every molecule of an SPC/E box, with
 //                                           velocity correction and periodic images
-//   BM_Update/water/<natoms>/threads:<t>    MdRunner::update(): leap-frog + SETTLE + kinetic energy, as
-//                                           every MD step of a water box does
+//   BM_Settle/water/<natoms>/threads:<t>    (the plain reference SETTLE, kept as the oracle)
+//   BM_Update/water/<natoms>/threads:<t>    MdRunner::update(): the fused leap-frog + SETTLE + kinetic
+//                                           energy + float coordinates, as every MD step of a water box
+//   BM_Update/water/<natoms>/<level>/threads:<t>  the same at each SIMD level the CPU has (none, avx2,
+//                                           avx512), so each instance of the kernel is tracked
 //
 // Counters: atoms/s (BM_Settle also molecules/s). Sizes: $MDT_BENCH_SIZES for the
 // LJ fluid (default 4000,32000), $MDT_BENCH_WATER_SIZES for water (default 3000).
@@ -25,6 +28,7 @@
 #include "bench_water.h"
 #include "integrate/leapfrog.h"
 #include "integrate/settle.h"
+#include "mdcore/engine.h"
 
 namespace {
 
@@ -101,10 +105,10 @@ void bm_settle(benchmark::State& state, long natoms, int threads) {
     }
 }
 
-void bm_update(benchmark::State& state, long natoms, int threads) {
+void bm_update(benchmark::State& state, long natoms, int threads, mdcore::SimdLevel level) {
     try {
         const mdcore::System& sys = mdbench::water_box(natoms);
-        mdbench::Fixture fx(sys, mdcore::ClusterShape::k4x4, mdcore::SimdLevel::Auto, threads);
+        mdbench::Fixture fx(sys, mdcore::ClusterShape::k4x4, level, threads);
         fx.md->search();  // sorts the state and builds the SETTLE index
         mdcore::SortedState& s = fx.md->state();
         std::fill(s.fx.begin(), s.fx.end(), 0.0f);
@@ -115,7 +119,8 @@ void bm_update(benchmark::State& state, long natoms, int threads) {
             benchmark::ClobberMemory();
         }
         state.counters["atoms/s"] = mdbench::rate(static_cast<double>(sys.natoms()));
-        state.SetLabel("SPC/E leap-frog + SETTLE");
+        state.counters["molecules/s"] = mdbench::rate(static_cast<double>(sys.settles.size()));
+        state.SetLabel("SPC/E leap-frog + SETTLE, " + std::string(mdcore::to_string(level)));
     } catch (const std::exception& e) {
         state.SkipWithError(e.what());
     }
@@ -136,8 +141,15 @@ void register_all() {
                 bm_settle(st, n, threads);
             })->UseRealTime()->Unit(benchmark::kMicrosecond);
             benchmark::RegisterBenchmark(("BM_Update" + suffix).c_str(), [=](benchmark::State& st) {
-                bm_update(st, n, threads);
+                bm_update(st, n, threads, mdcore::SimdLevel::Auto);
             })->UseRealTime()->Unit(benchmark::kMicrosecond);
+            for (mdcore::SimdLevel level : mdcore::available_simd_levels()) {
+                const std::string name = "BM_Update/water/" + std::to_string(n) + "/" +
+                                         std::string(mdcore::to_string(level)) + "/threads:" + std::to_string(threads);
+                benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& st) {
+                    bm_update(st, n, threads, level);
+                })->UseRealTime()->Unit(benchmark::kMicrosecond);
+            }
         }
 }
 

@@ -270,12 +270,12 @@ RunReport run(System& system, const RunConfig& config, const RunControl& control
             break;
         }
         if (steps == 0) {
-            const double ke = 0.5 * twice_kinetic_energy(md.state(), cfg.threads);
+            const double ke = 0.5 * md.twice_kinetic_energy();
             rep.start = rep.end = sample(fe, ke);
             break;
         }
         // Leap-frog: KE(t) is the average of the half-step kinetic energies.
-        const double ke_old = timer.time(Task::Update, [&] { return 0.5 * twice_kinetic_energy(md.state(), cfg.threads); });
+        const double ke_old = timer.time(Task::Update, [&] { return 0.5 * md.twice_kinetic_energy(); });
         const double lambda = cfg.thermostat == Thermostat::VRescale ? thermostat.scaling(ke_old, cfg.dt) : 1.0;
         const double ke_new = timer.time(cfg.constraints ? Task::Constraints : Task::Update,
                                          [&] { return 0.5 * md.update(cfg.dt, lambda); });

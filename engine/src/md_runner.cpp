@@ -32,7 +32,8 @@ MdRunner::MdRunner(System& system, const EffectiveConfig& config)
       config_(config),
       dual_(config.nstprune < config.nstlist && config.rlist_inner < config.rlist),
       nonbonded_(system, config.cluster, config.simd, config.threads, config.rc, config.ewald_beta),
-      settle_params_(settle_parameters(system)) {
+      settle_params_(settle_parameters(system)),
+      settle_role_(settle_atom_roles(system.natoms(), system.settles)) {
     if (config.pme) {
         pme_ = std::make_unique<Pme>(system.box, PmeGrid{config.pme_grid[0], config.pme_grid[1], config.pme_grid[2]},
                                      config.pme_order, config.ewald_beta, system.epsilon_r, config.threads);
@@ -62,7 +63,7 @@ void MdRunner::scatter_to_system() {
 void MdRunner::search() {
     if (!order_.empty()) scatter_to_system();
     // Atoms are wrapped one by one (the grid needs every atom in the box), so a
-    // molecule may straddle the boundary; update() un-splits it around SETTLE.
+    // molecule may straddle the boundary; SETTLE takes each H at its nearest image.
     auto& positions = system_.positions;
 #pragma omp parallel for num_threads(config_.threads) schedule(static)
     for (std::size_t a = 0; a < positions.size(); ++a)
@@ -97,9 +98,9 @@ void MdRunner::search() {
         state_.inv_mass[s] = 1.0 / system_.mass[a];
         charge_[s] = system_.charge[a];
     }
-    settles_.clear();
-    for (const Settle& st : system_.settles) settles_.push_back({slot_of[st.o], slot_of[st.h1], slot_of[st.h2]});
+    build_settle_update_list(order_, slot_of_, settle_role_, system_.settles, settle_list_);
     nonbonded_.set_order(order_);
+    floats_current_ = false;
     search_cluster_pairs(grid_, config_.rlist, system_.exclusions, config_.threads, search_work_, outer_);
     if (dual_) prune();
 }
@@ -115,17 +116,22 @@ void MdRunner::update_float_coordinates() {
         fys[s] = static_cast<float>(state_.y[s]);
         fzs[s] = static_cast<float>(state_.z[s]);
     }
+    floats_current_ = true;
+}
+
+FloatCoordinates MdRunner::float_coordinates() {
+    return {nonbonded_.x().data(), nonbonded_.y().data(), nonbonded_.z().data()};
 }
 
 void MdRunner::prune() {
     if (!dual_) return;
-    update_float_coordinates();
+    if (!floats_current_) update_float_coordinates();
     prune_pair_list(outer_, nonbonded_.prune_kernel(), nonbonded_.coordinates(), config_.rlist_inner, config_.threads,
                     search_work_, inner_);
 }
 
 ForceEnergies MdRunner::compute_nonbonded(EnergyOutput energy) {
-    update_float_coordinates();
+    if (!floats_current_) update_float_coordinates();
     const NonbondedEnergies nb =
         nonbonded_.compute(inner_list(), energy, state_.fx.data(), state_.fy.data(), state_.fz.data());
     ForceEnergies e;
@@ -149,36 +155,37 @@ ForceEnergies MdRunner::compute_forces(EnergyOutput energy) {
 }
 
 double MdRunner::update(double dt, double lambda) {
-    if (settles_.empty()) {
-        leapfrog_update(state_, dt, lambda, config_.threads);
+    twice_ke_valid_ = false;
+    if (system_.settles.empty()) {
+        // Writes every slot's float copy, padding included.
+        twice_ke_ = leapfrog_update(state_, dt, lambda, config_.threads, float_coordinates());
+        floats_current_ = true;
     } else {
-        x_ref_ = state_.x;
-        y_ref_ = state_.y;
-        z_ref_ = state_.z;
-        leapfrog_update(state_, dt, lambda, config_.threads);
-        // SETTLE takes each H at the image nearest its O (molecules may straddle the box).
-        settle_positions(settle_params_, settles_,
-                         {x_ref_.data(), y_ref_.data(), z_ref_.data(), state_.x.data(), state_.y.data(),
-                          state_.z.data(), state_.vx.data(), state_.vy.data(), state_.vz.data(),
-                          system_.box.lengths.data()},
-                         dt, config_.threads);
+        // Padding slots are skipped: their float copies are only valid after a full refresh.
+        const bool floats_were_current = floats_current_;
+        floats_current_ = false;  // stays so if SETTLE throws half-way
+        twice_ke_ = leapfrog_settle_update(settle_params_, settle_list_, state_,
+                                           floats_were_current ? float_coordinates() : FloatCoordinates{},
+                                           system_.box.lengths.data(), dt, lambda, nonbonded_.simd_level(),
+                                           config_.threads);
+        floats_current_ = floats_were_current;
     }
-    return twice_kinetic_energy(state_, config_.threads);
+    twice_ke_valid_ = true;
+    return twice_ke_;
+}
+
+double MdRunner::twice_kinetic_energy() {
+    if (!twice_ke_valid_) {
+        twice_ke_ = mdcore::twice_kinetic_energy(state_, config_.threads);
+        twice_ke_valid_ = true;
+    }
+    return twice_ke_;
 }
 
 double MdRunner::max_constraint_deviation() const {
-    // Deviation is measured on minimum-image bond vectors.
-    if (settles_.empty()) return 0.0;
-    std::vector<double> xs(state_.x.begin(), state_.x.end()), ys(state_.y.begin(), state_.y.end()),
-        zs(state_.z.begin(), state_.z.end());
-    double* cur[3] = {xs.data(), ys.data(), zs.data()};
-    for (const SettleTriple& t : settles_)
-        for (int h : {t.h1, t.h2})
-            for (int d = 0; d < 3; ++d) {
-                const double L = system_.box.lengths[d];
-                cur[d][h] -= L * std::round((cur[d][h] - cur[d][t.o]) / L);
-            }
-    return settle_max_deviation(settle_params_, settles_, xs.data(), ys.data(), zs.data());
+    // On nearest-image bond vectors: molecules may straddle the box.
+    return settle_max_deviation(settle_params_, settle_list_.molecules, state_.x.data(), state_.y.data(),
+                                state_.z.data(), system_.box.lengths.data());
 }
 
 bool MdRunner::forces_finite() const {

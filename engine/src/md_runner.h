@@ -6,6 +6,7 @@
 
 #include "integrate/leapfrog.h"
 #include "integrate/settle.h"
+#include "integrate/settle_update.h"
 #include "mdcore/run_report.h"
 #include "mdcore/system.h"
 #include "nonbonded/nonbonded_force.h"
@@ -38,14 +39,24 @@ public:
     double compute_pme(EnergyOutput energy);
     // Both of the above.
     ForceEnergies compute_forces(EnergyOutput energy);
-    // Leap-frog with velocity scaling lambda, then SETTLE; returns 2 * kinetic energy.
+    // Leap-frog with velocity scaling lambda, then SETTLE, fused in one pass that
+    // also refreshes the kernels' float coordinates; returns 2 * kinetic energy.
     double update(double dt, double lambda);
+    // 2 * kinetic energy of the current velocities: the last update's sum while
+    // nothing else touched the state, else computed.
+    double twice_kinetic_energy();
     // Writes positions and velocities back to the System in input order.
     void scatter_to_system();
     // Forces in input order (after compute_forces).
     std::vector<Vec3> forces_in_input_order() const;
 
-    SortedState& state() { return state_; }
+    // Mutable access: the caller may change positions or velocities, so the float
+    // coordinates and the cached kinetic energy are recomputed when next needed.
+    SortedState& state() {
+        floats_current_ = false;
+        twice_ke_valid_ = false;
+        return state_;
+    }
     const PairList& outer_list() const { return outer_; }
     const PairList& inner_list() const { return dual_ ? inner_ : outer_; }
     const ClusterGrid& grid() const { return grid_; }
@@ -57,6 +68,7 @@ public:
 
 private:
     void update_float_coordinates();
+    FloatCoordinates float_coordinates();
 
     System& system_;
     EffectiveConfig config_;
@@ -73,8 +85,11 @@ private:
     std::vector<int> order_;
     std::vector<int> slot_of_;
     SettleParameters settle_params_;
-    std::vector<SettleTriple> settles_;  // slot indices, rebuilt at each search
-    AlignedVector<double> x_ref_, y_ref_, z_ref_;
+    std::vector<int> settle_role_;   // per atom (settle_update.h), fixed
+    SettleUpdateList settle_list_;   // slot indices, rebuilt at each search
+    bool floats_current_ = false;    // nonbonded_ x/y/z match state_ (every slot)
+    bool twice_ke_valid_ = false;
+    double twice_ke_ = 0.0;
 };
 
 // SETTLE parameters shared by all of a system's rigid molecules; throws when they differ.

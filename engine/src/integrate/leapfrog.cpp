@@ -1,8 +1,8 @@
 #include "integrate/leapfrog.h"
 
-#include <omp.h>
+#include <cstddef>
 
-#include <vector>
+#include "integrate/thread_sum.h"
 
 namespace mdcore {
 
@@ -11,47 +11,29 @@ void SortedState::resize(std::size_t n) {
     for (auto* v : {&fx, &fy, &fz}) v->assign(n, 0.0f);
 }
 
-namespace {
-
-// Per-thread partial sums combined in thread order: reproducible for a thread count.
-template <class Body>
-double parallel_sum(std::size_t n, int num_threads, Body body) {
-    std::vector<double> partial(num_threads, 0.0);
-#pragma omp parallel num_threads(num_threads)
-    {
-        const int t = omp_get_thread_num();
-        const int nt = omp_get_num_threads();
-        const std::size_t begin = n * t / nt, end = n * (t + 1) / nt;
-        partial[t] = body(begin, end);
-    }
-    double sum = 0.0;
-    for (double p : partial) sum += p;
-    return sum;
-}
-
-}  // namespace
-
 double twice_kinetic_energy(const SortedState& s, int num_threads) {
-    return parallel_sum(s.size(), num_threads, [&](std::size_t b, std::size_t e) {
+    const std::size_t n = s.size();
+    return sum_over_threads(num_threads, [&](int t, int nt) {
+        const std::size_t b = n * t / nt, e = n * (t + 1) / nt;
         double k = 0.0;
-        for (std::size_t i = b; i < e; ++i) k += s.mass[i] * (s.vx[i] * s.vx[i] + s.vy[i] * s.vy[i] + s.vz[i] * s.vz[i]);
+        for (std::size_t i = b; i < e; ++i)
+            k += s.mass[i] * (s.vx[i] * s.vx[i] + s.vy[i] * s.vy[i] + s.vz[i] * s.vz[i]);
         return k;
     });
 }
 
-double leapfrog_update(SortedState& s, double dt, double lambda, int num_threads) {
-    return parallel_sum(s.size(), num_threads, [&](std::size_t b, std::size_t e) {
+double leapfrog_update(SortedState& s, double dt, double lambda, int num_threads, FloatCoordinates out) {
+    const std::size_t n = s.size();
+    return sum_over_threads(num_threads, [&](int t, int nt) {
+        const std::size_t b = n * t / nt, e = n * (t + 1) / nt;
         double k = 0.0;
-        for (std::size_t i = b; i < e; ++i) {
-            const double a = s.inv_mass[i] * dt;
-            s.vx[i] = lambda * s.vx[i] + a * s.fx[i];
-            s.vy[i] = lambda * s.vy[i] + a * s.fy[i];
-            s.vz[i] = lambda * s.vz[i] + a * s.fz[i];
-            s.x[i] += s.vx[i] * dt;
-            s.y[i] += s.vy[i] * dt;
-            s.z[i] += s.vz[i] * dt;
-            k += s.mass[i] * (s.vx[i] * s.vx[i] + s.vy[i] * s.vy[i] + s.vz[i] * s.vz[i]);
-        }
+        for (std::size_t i = b; i < e; ++i) k += leapfrog_atom(s, i, dt, lambda);
+        if (out.x != nullptr)
+            for (std::size_t i = b; i < e; ++i) {
+                out.x[i] = static_cast<float>(s.x[i]);
+                out.y[i] = static_cast<float>(s.y[i]);
+                out.z[i] = static_cast<float>(s.z[i]);
+            }
         return k;
     });
 }

@@ -29,32 +29,9 @@ inline void store(double* x, double* y, double* z, int i, Vec3 v) {
     z[i] = v.z;
 }
 
-// Canonical-triangle geometry: O sits ra above the centre of mass on the
-// bisector, the H atoms rb below it and rc to either side.
-struct Geometry {
-    double m_o, m_h, inv_m_total;
-    double ra, rb, rc;
-};
-
-Geometry make_geometry(const SettleParameters& p) {
-    if (!(p.mass_o > 0.0 && p.mass_h > 0.0 && p.d_oh > 0.0 && p.d_hh > 0.0 && 2.0 * p.d_oh > p.d_hh)) {
-        throw std::invalid_argument("SETTLE: invalid masses or distances (need d_hh < 2 d_oh)");
-    }
-    Geometry g{};
-    g.m_o = p.mass_o;
-    g.m_h = p.mass_h;
-    const double m_total = p.mass_o + 2.0 * p.mass_h;
-    g.inv_m_total = 1.0 / m_total;
-    g.rc = 0.5 * p.d_hh;
-    const double height = std::sqrt(p.d_oh * p.d_oh - g.rc * g.rc);
-    g.ra = 2.0 * p.mass_h * height / m_total;
-    g.rb = height - g.ra;
-    return g;
-}
-
 // One molecule. b0,c0: reference O->H1, O->H2; a1,b1,c1: unconstrained
 // positions. Writes the constrained positions; false if there is no solution.
-bool settle_one(const Geometry& g, Vec3 b0, Vec3 c0, Vec3 a1, Vec3 b1, Vec3 c1, Vec3& a3, Vec3& b3, Vec3& c3) {
+bool settle_one(const SettleGeometry& g, Vec3 b0, Vec3 c0, Vec3 a1, Vec3 b1, Vec3 c1, Vec3& a3, Vec3& b3, Vec3& c3) {
     const Vec3 com = g.inv_m_total * (g.m_o * a1 + g.m_h * (b1 + c1));
     const Vec3 a1d = a1 - com, b1d = b1 - com, c1d = c1 - com;
 
@@ -123,9 +100,25 @@ bool settle_one(const Geometry& g, Vec3 b0, Vec3 c0, Vec3 a1, Vec3 b1, Vec3 c1, 
 
 }  // namespace
 
+SettleGeometry settle_geometry(const SettleParameters& p) {
+    if (!(p.mass_o > 0.0 && p.mass_h > 0.0 && p.d_oh > 0.0 && p.d_hh > 0.0 && 2.0 * p.d_oh > p.d_hh)) {
+        throw std::invalid_argument("SETTLE: invalid masses or distances (need d_hh < 2 d_oh)");
+    }
+    SettleGeometry g{};
+    g.m_o = p.mass_o;
+    g.m_h = p.mass_h;
+    const double m_total = p.mass_o + 2.0 * p.mass_h;
+    g.inv_m_total = 1.0 / m_total;
+    g.rc = 0.5 * p.d_hh;
+    const double height = std::sqrt(p.d_oh * p.d_oh - g.rc * g.rc);
+    g.ra = 2.0 * p.mass_h * height / m_total;
+    g.rb = height - g.ra;
+    return g;
+}
+
 void settle_positions(const SettleParameters& p, const std::vector<SettleTriple>& molecules, const SettleArrays& a,
                       double dt, int num_threads) {
-    const Geometry g = make_geometry(p);
+    const SettleGeometry g = settle_geometry(p);
     const int n = static_cast<int>(molecules.size());
     const bool fix_v = a.vx != nullptr && a.vy != nullptr && a.vz != nullptr;
     const double inv_dt = 1.0 / dt;
@@ -170,7 +163,7 @@ void settle_positions(const SettleParameters& p, const std::vector<SettleTriple>
 
 void settle_velocities(const SettleParameters& p, const std::vector<SettleTriple>& molecules, const double* x,
                        const double* y, const double* z, double* vx, double* vy, double* vz, int num_threads) {
-    const Geometry g = make_geometry(p);
+    const SettleGeometry g = settle_geometry(p);
     const double inv_m[3] = {1.0 / g.m_o, 1.0 / g.m_h, 1.0 / g.m_h};
     // Constraint k joins atoms (first[k], second[k]); impulse +lambda_k r_k on
     // the first atom and -lambda_k r_k on the second, so momentum is conserved.
@@ -228,11 +221,16 @@ void settle_velocities(const SettleParameters& p, const std::vector<SettleTriple
 }
 
 double settle_max_deviation(const SettleParameters& p, const std::vector<SettleTriple>& molecules, const double* x,
-                            const double* y, const double* z) {
+                            const double* y, const double* z, const double* box) {
+    auto nearest = [box](Vec3 v) {
+        if (box == nullptr) return v;
+        return Vec3{v.x - box[0] * std::round(v.x / box[0]), v.y - box[1] * std::round(v.y / box[1]),
+                    v.z - box[2] * std::round(v.z / box[2])};
+    };
     double worst = 0.0;
     for (const SettleTriple& t : molecules) {
         const Vec3 o = load(x, y, z, t.o), h1 = load(x, y, z, t.h1), h2 = load(x, y, z, t.h2);
-        const Vec3 d[3] = {h1 - o, h2 - o, h2 - h1};
+        const Vec3 d[3] = {nearest(h1 - o), nearest(h2 - o), nearest(h2 - h1)};
         const double d0[3] = {p.d_oh, p.d_oh, p.d_hh};
         for (int k = 0; k < 3; ++k) {
             const double dev = std::abs(std::sqrt(dot(d[k], d[k])) - d0[k]) / d0[k];

@@ -1,6 +1,8 @@
 #pragma once
 // SETTLE (Miyamoto & Kollman, J. Comput. Chem. 13, 952 (1992)): analytic
 // constraint solution for rigid 3-site molecules (water), on SoA coordinate arrays.
+// settle_positions() is the plain one-molecule-at-a-time reference; the MD step
+// uses the fused, vectorised leap-frog + SETTLE of settle_update.h, tested against it.
 #include <vector>
 
 namespace mdcore {
@@ -11,6 +13,15 @@ struct SettleParameters {
     double d_oh = 0.1;       // nm
     double d_hh = 0.163299;  // nm
 };
+
+// Canonical-triangle geometry: O sits ra above the centre of mass on the
+// bisector, the H atoms rb below it and rc to either side.
+struct SettleGeometry {
+    double m_o, m_h, inv_m_total;
+    double ra, rb, rc;
+};
+// Throws std::invalid_argument for non-positive masses or an impossible triangle.
+SettleGeometry settle_geometry(const SettleParameters& p);
 
 // Indices into the SoA arrays (not necessarily input order).
 struct SettleTriple {
@@ -47,8 +58,9 @@ void settle_positions(const SettleParameters& p, const std::vector<SettleTriple>
 void settle_velocities(const SettleParameters& p, const std::vector<SettleTriple>& molecules, const double* x,
                        const double* y, const double* z, double* vx, double* vy, double* vz, int num_threads);
 
-// Largest relative deviation |d - d0| / d0 over all constrained distances.
+// Largest relative deviation |d - d0| / d0 over all constrained distances. box:
+// the 3 edges, or null; when set, distances are taken between nearest images.
 double settle_max_deviation(const SettleParameters& p, const std::vector<SettleTriple>& molecules, const double* x,
-                            const double* y, const double* z);
+                            const double* y, const double* z, const double* box = nullptr);
 
 }  // namespace mdcore

@@ -1,0 +1,122 @@
+#include "integrate/settle_update.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <climits>
+#include <stdexcept>
+#include <string>
+
+#include "integrate/thread_sum.h"
+
+namespace mdcore {
+
+// One instance per compiled SIMD level (settle_update_<level>.cpp).
+double settle_update_none(const SettleUpdateArgs& args, int begin, int end, int* first_bad);
+#ifdef MDT_SIMD_AVX2
+double settle_update_avx2(const SettleUpdateArgs& args, int begin, int end, int* first_bad);
+#endif
+#ifdef MDT_SIMD_AVX512
+double settle_update_avx512(const SettleUpdateArgs& args, int begin, int end, int* first_bad);
+#endif
+
+SettleUpdateKernel settle_update_kernel(SimdLevel level) {
+    switch (level) {
+#ifdef MDT_SIMD_AVX512
+        case SimdLevel::Avx512:
+            return settle_update_avx512;
+#endif
+#ifdef MDT_SIMD_AVX2
+        case SimdLevel::Avx2:
+            return settle_update_avx2;
+#endif
+        case SimdLevel::None:
+            return settle_update_none;
+        default:
+            throw std::invalid_argument("SETTLE update: SIMD level " + std::string(to_string(level)) +
+                                        " is not compiled in");
+    }
+}
+
+std::vector<int> settle_atom_roles(std::size_t natoms, const std::vector<Settle>& settles) {
+    std::vector<int> role(natoms, kFreeAtom);
+    for (std::size_t m = 0; m < settles.size(); ++m) {
+        role[settles[m].o] = static_cast<int>(m);
+        role[settles[m].h1] = role[settles[m].h2] = kCoveredH;
+    }
+    return role;
+}
+
+void build_settle_update_list(const std::vector<int>& order, const std::vector<int>& slot_of,
+                              const std::vector<int>& atom_role, const std::vector<Settle>& settles,
+                              SettleUpdateList& list) {
+    list.molecules.clear();
+    list.molecule_index.clear();
+    list.free_slots.clear();
+    for (std::size_t s = 0; s < order.size(); ++s) {
+        const int a = order[s];
+        if (a < 0) continue;  // padding
+        const int role = atom_role[a];
+        if (role == kFreeAtom) {
+            list.free_slots.push_back(static_cast<int>(s));
+        } else if (role >= 0) {
+            const Settle& m = settles[role];
+            list.molecules.push_back({static_cast<int>(s), slot_of[m.h1], slot_of[m.h2]});
+            list.molecule_index.push_back(role);
+        }
+    }
+}
+
+namespace {
+
+// Plain leap-frog for the atoms outside any SETTLE, slots [begin, end) of `slots`.
+double update_free_atoms(const std::vector<int>& slots, std::size_t begin, std::size_t end, SortedState& s,
+                         FloatCoordinates out, double dt, double lambda) {
+    double k = 0.0;
+    for (std::size_t j = begin; j < end; ++j) {
+        const int i = slots[j];
+        k += leapfrog_atom(s, i, dt, lambda);
+        if (out.x != nullptr) {
+            out.x[i] = static_cast<float>(s.x[i]);
+            out.y[i] = static_cast<float>(s.y[i]);
+            out.z[i] = static_cast<float>(s.z[i]);
+        }
+    }
+    return k;
+}
+
+}  // namespace
+
+double leapfrog_settle_update(const SettleParameters& p, const SettleUpdateList& list, SortedState& s,
+                              FloatCoordinates out, const double* box, double dt, double lambda, SimdLevel level,
+                              int num_threads) {
+    const SettleUpdateKernel kernel = settle_update_kernel(level);
+    const SettleUpdateArgs args{
+        settle_geometry(p),
+        list.molecules.data(),
+        list.molecule_index.size() == list.molecules.size() ? list.molecule_index.data() : nullptr,
+        &s,
+        out,
+        {box[0], box[1], box[2]},
+        dt,
+        lambda};
+    const long nmol = static_cast<long>(list.molecules.size());
+    const std::size_t nfree = list.free_slots.size();
+    int first_bad = INT_MAX;  // lowest System::settles index that failed
+    const double twice_ke = sum_over_threads(num_threads, [&](int t, int nt) {
+        int bad = -1;
+        double k = kernel(args, static_cast<int>(nmol * t / nt), static_cast<int>(nmol * (t + 1) / nt), &bad);
+        k += update_free_atoms(list.free_slots, nfree * t / nt, nfree * (t + 1) / nt, s, out, dt, lambda);
+        if (bad >= 0) {
+#pragma omp critical(mdcore_settle_failure)
+            first_bad = std::min(first_bad, bad);
+        }
+        return k;
+    });
+    if (first_bad != INT_MAX)
+        throw std::runtime_error("SETTLE: no solution for molecule " + std::to_string(first_bad) +
+                                 " (it moved too far in one step)");
+    return twice_ke;
+}
+
+}  // namespace mdcore
