@@ -8,6 +8,7 @@ pkg_check_modules(FFTW3F REQUIRED IMPORTED_TARGET fftw3f)   # libfftw3-dev
 find_library(FFTW3F_OMP_LIBRARY NAMES fftw3f_omp REQUIRED)
 find_package(Eigen3 3.3 REQUIRED NO_MODULE)                  # libeigen3-dev
 find_package(SQLite3 REQUIRED)                               # libsqlite3-dev
+find_package(CLI11 2.1 REQUIRED CONFIG)                      # libcli11-dev (command lines of mdcore, mdtune)
 if(MDT_BUILD_TESTS)
   find_package(GTest REQUIRED)                               # libgtest-dev
 endif()
