@@ -58,7 +58,8 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
     const F twelfth = S::set1(1.0f / 12.0f);
     const F shift6 = S::set1(in.rc_inv6);
     const F shift12 = S::set1(in.rc_inv12);
-    const F beta = S::set1(in.ewald_beta);
+    const simd::ScaledH beta_hp(simd::kHP, in.ewald_beta);  // beta H(w) in one rational function
+    const simd::ScaledG beta_gp(simd::kGP, in.ewald_beta);  // beta G(w)
     const F beta2 = S::set1(in.ewald_beta * in.ewald_beta);
     const F ewald_shift = S::set1(in.ewald_shift);
     double e_lj = 0.0, e_coul = 0.0;
@@ -126,11 +127,11 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
             const F rinv_k = kMasked ? S::select(interact, rinv) : rinv;
             const F qq = S::mul(S::load(qi_p + r * W), S::template load_j<M>(in.q + j0 + jo));
             const F w = S::mul(beta2, S::select(wco, r2));
-            const F beta_h = S::mul(beta, simd::ewald_force_h<S>(w));
+            const F beta_h = simd::ewald_force_h<S>(w, beta_hp);
             fr = S::fma(qq, S::fnma(beta_h, w, rinv_k), fr);
             if constexpr (kEnergy) {
                 const F shift = kMasked ? S::select(interact, ewald_shift) : ewald_shift;
-                const F v = S::mul(qq, S::sub(S::fnma(beta, simd::ewald_potential_g<S>(w), rinv_k), shift));
+                const F v = S::mul(qq, S::sub(S::sub(rinv_k, simd::ewald_potential_g<S>(w, beta_gp)), shift));
                 vc = S::add(vc, S::select(wco, v));
             }
         }
@@ -253,6 +254,7 @@ void prune_kernel(const PruneInput& in, int i_begin, int i_end, unsigned char* k
     constexpr int W = S::width;
     constexpr int P = N * M;
     constexpr int R = P / W;
+    constexpr std::uint32_t kFullMask = P == 32 ? 0xffffffffu : (1u << P) - 1;
     alignas(64) float xi_p[P], yi_p[P], zi_p[P];
     const PairList& list = *in.list;
     const SortedCoordinates& c = in.coords;
@@ -269,7 +271,10 @@ void prune_kernel(const PruneInput& in, int i_begin, int i_end, unsigned char* k
             const JEntry& je = list.j[e];
             const int j0 = je.cj * M;
             const float* s = c.shift[je.shift];
-            int any = 0;
+            // Full entries (the common case) need no mask; one popcount per entry.
+            const std::uint32_t bits = je.mask | je.excluded;
+            const bool full = bits == kFullMask;
+            B hit{};
             for (int r = 0; r < R; ++r) {
                 constexpr int step = W <= M ? W : 0;
                 const int jo = step == 0 ? 0 : (r * step) % M;
@@ -277,10 +282,11 @@ void prune_kernel(const PruneInput& in, int i_begin, int i_end, unsigned char* k
                 const F dy = S::sub(S::load(yi_p + r * W), S::add(S::template load_j<M>(c.y + j0 + jo), S::set1(s[1])));
                 const F dz = S::sub(S::load(zi_p + r * W), S::add(S::template load_j<M>(c.z + j0 + jo), S::set1(s[2])));
                 const F r2 = S::fma(dx, dx, S::fma(dy, dy, S::mul(dz, dz)));
-                const B on = S::land(S::lt(r2, r2max), S::mask_from_bits(je.mask | je.excluded, r));
-                any += S::popcount(on);
+                B on = S::lt(r2, r2max);
+                if (!full) on = S::land(on, S::mask_from_bits(bits, r));
+                hit = r == 0 ? on : S::lor(hit, on);
             }
-            keep[e] = any > 0;
+            keep[e] = S::popcount(hit) > 0;
         }
     }
 }
