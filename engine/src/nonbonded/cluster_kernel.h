@@ -14,14 +14,15 @@ namespace mdcore {
 
 // Which registers of an i-entry get LJ: bit r set when an i-atom of register r has
 // LJ parameters. Registers of charged atoms without LJ (water hydrogens) skip the
-// LJ terms, as GROMACS' half-LJ kernels do; per register for up to two registers
-// (the 2xMM layouts), else all or nothing, so the variant count stays small.
+// LJ terms, as GROMACS' half-LJ kernels do. With up to two registers per cluster
+// pair (the 2xMM layouts) each subset is its own compiled variant; with more, a
+// mixed entry tests its bits per register (the same outcome for all j-entries of
+// the i-entry, so the branch is predicted).
 template <int N, int M, int W>
 struct LjRegisterSets {
     static constexpr int P = N * M;
     static constexpr int R = P / W;
     static constexpr unsigned kAll = R >= 32 ? ~0u : (1u << R) - 1;
-    static constexpr bool kPerRegister = R <= 2;
     // Bit per register, from a per-i-atom predicate.
     template <class HasLj>
     static unsigned of(HasLj has_lj) {
@@ -29,10 +30,10 @@ struct LjRegisterSets {
         for (int i = 0; i < N; ++i)
             if (has_lj(i))
                 for (int r = i * M / W; r <= ((i + 1) * M - 1) / W; ++r) bits |= 1u << r;
-        if constexpr (!kPerRegister) bits = bits ? kAll : 0u;
         return bits;
     }
 };
+enum class LjMode { None, All, PerRegisterBits };
 
 template <class S, int N, int M, LjCombination Comb, CoulombType Coul, EnergyOutput Energy>
 void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput& out) {
@@ -66,13 +67,14 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
     long pairs_in = 0;
     F fix[R], fiy[R], fiz[R];
     F vlj = S::zero(), vc = S::zero();
+    unsigned lj_regs = LjSets::kAll;  // of the current i-entry
 
     // One register of one cluster pair: pairs r*W .. r*W+W-1. Masked entries (some
     // pair excluded or absent) check the interaction masks; the common full entry
     // needs only the cut-off. 1/r is zeroed outside the cut-off, so every force
     // term, written as force times r and scaled by 1/r^2, vanishes there without
     // further masking (GROMACS' trick).
-    auto pair_register = [&]<bool kMasked, bool kLj>(int r, const JEntry& je, int j0, const F (&sh)[3],
+    auto pair_register = [&]<bool kMasked, LjMode kLj>(int r, const JEntry& je, int j0, const F (&sh)[3],
                                                      F& fjx, F& fjy, F& fjz) __attribute__((always_inline)) {
         // Lanes of register r cover j offsets (r*W) % M .. when W <= M.
         constexpr int step = W <= M ? W : 0;
@@ -97,7 +99,7 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
             rinv2 = S::select(wco, S::rcp(r2));
         }
         F fr = S::zero();  // force times r
-        if constexpr (kLj) {
+        if (kLj == LjMode::All || (kLj == LjMode::PerRegisterBits && ((lj_regs >> r) & 1u))) {
             const F rinv2_lj = kMasked && kCoulomb ? S::select(interact, rinv2) : rinv2;
             F c6, c12;
             if constexpr (Comb == LjCombination::Geometric) {
@@ -154,18 +156,24 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
         }
     };
 
-    // All registers of one j-entry; LjRegs: the registers that compute LJ.
+    // All registers of one j-entry. kLjRegs: the registers that compute LJ, known
+    // at compile time, or kLjBits: read from lj_regs.
+    constexpr unsigned kLjBits = ~0u - 1;  // never a register set (R <= 2 there)
     auto entry = [&]<bool kMasked, unsigned kLjRegs>(const JEntry& je) __attribute__((always_inline)) {
         const int j0 = je.cj * M;
         const float* s = in.shift[je.shift];
         const F sh[3] = {S::set1(s[0]), S::set1(s[1]), S::set1(s[2])};
         F fjx = S::zero(), fjy = S::zero(), fjz = S::zero();
-        if constexpr (kLjRegs == 0 || kLjRegs == LjSets::kAll) {
+        if constexpr (kLjRegs == kLjBits) {
             for (int r = 0; r < R; ++r)
-                pair_register.template operator()<kMasked, kLjRegs != 0>(r, je, j0, sh, fjx, fjy, fjz);
+                pair_register.template operator()<kMasked, LjMode::PerRegisterBits>(r, je, j0, sh, fjx, fjy, fjz);
+        } else if constexpr (kLjRegs == 0 || kLjRegs == LjSets::kAll) {
+            constexpr LjMode mode = kLjRegs == 0 ? LjMode::None : LjMode::All;
+            for (int r = 0; r < R; ++r) pair_register.template operator()<kMasked, mode>(r, je, j0, sh, fjx, fjy, fjz);
         } else {
             [&]<int... r>(std::integer_sequence<int, r...>) {
-                (pair_register.template operator()<kMasked, ((kLjRegs >> r) & 1u) != 0>(r, je, j0, sh, fjx, fjy, fjz),
+                (pair_register.template operator()<kMasked, ((kLjRegs >> r) & 1u) ? LjMode::All : LjMode::None>(
+                     r, je, j0, sh, fjx, fjy, fjz),
                  ...);
             }(std::make_integer_sequence<int, R>{});
         }
@@ -207,7 +215,7 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
         if constexpr (!kCoulomb) {
             j_loop.template operator()<LjSets::kAll>(ei);  // no charges: every atom has LJ
         } else {
-            const unsigned lj_regs = LjSets::of([&](int i) {
+            lj_regs = LjSets::of([&](int i) {
                 const int a = i0 + i;
                 if constexpr (Comb == LjCombination::Geometric) return in.c6s[a] != 0.0f || in.c12s[a] != 0.0f;
                 else return in.type_has_lj == nullptr || in.type_has_lj[in.type[a]] != 0;
@@ -216,9 +224,11 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
                 j_loop.template operator()<LjSets::kAll>(ei);
             } else if (lj_regs == 0) {
                 j_loop.template operator()<0u>(ei);
-            } else if constexpr (LjSets::kPerRegister && R == 2) {
+            } else if constexpr (R == 2) {
                 if (lj_regs == 1u) j_loop.template operator()<1u>(ei);
                 else j_loop.template operator()<2u>(ei);
+            } else if constexpr (R > 2) {
+                j_loop.template operator()<kLjBits>(ei);
             }
         }
 
