@@ -2,6 +2,9 @@
 // One LJ cluster-pair kernel template for every shape (N x M) and SIMD backend S.
 // Pair p = i*M + j of a cluster pair lives in lane p % W of register p / W, so
 // i-data is laid out per i-cluster once and j-data is a (broadcast) load per entry.
+// With W = 2M this is GROMACS' 2xMM layout: 4x8 on AVX-512 holds i-atoms 0,1 in one
+// 16-lane register and 2,3 in the other, the 8 j-atoms duplicated in both halves
+// (4x4 on AVX2 is the same with 8 lanes; 8x4 on AVX-512 puts four i-atoms in each).
 // Included only by the per-instantiation translation units.
 #include <cstdint>
 #include <utility>
