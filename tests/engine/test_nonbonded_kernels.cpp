@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "md_runner.h"
 #include "mdcore/engine.h"
 #include "nonbonded/reference_kernel.h"
 #include "test_systems.h"
@@ -63,6 +64,21 @@ Magnitudes magnitudes(const System& sys, double rc) {
 constexpr double kForceTolerance = 1e-4;
 constexpr double kEnergyTolerance = 1e-5;
 
+// The force-only kernels (what every step but the energy steps runs) on the same
+// single-list set-up as compute_forces().
+std::vector<Vec3> force_only_forces(const System& sys, const RunConfig& cfg) {
+    System copy = sys;
+    RunControl control;
+    control.steps = 0;
+    EffectiveConfig ec = resolve_config(copy, cfg, control);
+    ec.nstprune = ec.nstlist;
+    ec.rlist_inner = ec.rlist;
+    MdRunner md(copy, ec);
+    md.search();
+    md.compute_nonbonded(EnergyOutput::No);
+    return md.forces_in_input_order();
+}
+
 void expect_matches_reference(const System& sys, const Case& c) {
     RunConfig cfg;
     cfg.cluster = c.shape;
@@ -72,14 +88,18 @@ void expect_matches_reference(const System& sys, const Case& c) {
     const ReferenceResult ref = reference_lj_forces(sys, sys.rc);
     const Magnitudes mag = magnitudes(sys, sys.rc);
     EXPECT_NEAR(got.lj, ref.lj, kEnergyTolerance * mag.energy_abs + 1e-9) << name(c);
-    int bad = 0;
-    for (std::size_t a = 0; a < sys.natoms(); ++a)
-        for (int k = 0; k < 3; ++k) {
-            const double tol = kForceTolerance * mag.force_abs[a] + 1e-6;
-            if (std::abs(got.forces[a][k] - ref.forces[a][k]) > tol && bad++ < 5)
-                ADD_FAILURE() << name(c) << " atom " << a << " dim " << k << ": " << got.forces[a][k] << " vs "
-                              << ref.forces[a][k] << " (tol " << tol << ")";
-        }
+    auto expect_forces = [&](const std::vector<Vec3>& forces, const char* path) {
+        int bad = 0;
+        for (std::size_t a = 0; a < sys.natoms(); ++a)
+            for (int k = 0; k < 3; ++k) {
+                const double tol = kForceTolerance * mag.force_abs[a] + 1e-6;
+                if (std::abs(forces[a][k] - ref.forces[a][k]) > tol && bad++ < 5)
+                    ADD_FAILURE() << name(c) << " " << path << " atom " << a << " dim " << k << ": " << forces[a][k]
+                                  << " vs " << ref.forces[a][k] << " (tol " << tol << ")";
+            }
+    };
+    expect_forces(got.forces, "energy kernel");
+    expect_forces(force_only_forces(sys, cfg), "force-only kernel");
 }
 
 TEST(NonbondedKernels, JitteredLatticeUnevenCount) {
@@ -161,6 +181,68 @@ TEST(NonbondedKernels, ExclusionsAreHonoured) {
         sys.exclusions[a + 1].push_back(static_cast<int>(a));
     }
     for (const Case& c : all_cases()) expect_matches_reference(sys, c);
+}
+
+TEST(PruneKernels, EveryLevelKeepsExactlyTheEntriesWithAPairInside) {
+    // The outer list of a jittered lattice with exclusions (masked entries) pruned to
+    // 0.8 rlist by every shape's prune kernel at every SIMD level, against a double
+    // check of the same float coordinates: an entry is kept when a listed pair
+    // (interacting or excluded) lies inside, up to float rounding at the radius.
+    System sys = testing::lj_system(997, 0.8442, 0.04, 11);
+    sys.exclusions.assign(sys.natoms(), {});
+    for (std::size_t a = 0; a + 1 < sys.natoms(); a += 2) {
+        sys.exclusions[a].push_back(static_cast<int>(a + 1));
+        sys.exclusions[a + 1].push_back(static_cast<int>(a));
+    }
+    for (const Case& c : all_cases()) {
+        RunConfig rc;
+        rc.cluster = c.shape;
+        rc.simd = c.simd;
+        rc.threads = 2;
+        System copy = sys;
+        const EffectiveConfig cfg = resolve_config(copy, rc, RunControl{});
+        MdRunner md(copy, cfg);
+        md.search();
+        const PairList& list = md.outer_list();
+        const std::size_t n = md.state().size();
+        std::vector<float> x(n), y(n), z(n);
+        for (std::size_t s = 0; s < n; ++s) {
+            x[s] = static_cast<float>(md.state().x[s]);
+            y[s] = static_cast<float>(md.state().y[s]);
+            z[s] = static_cast<float>(md.state().z[s]);
+        }
+        float shift[kNumShifts][3];
+        fill_shift_table(md.grid().box(), shift);
+        const double r_inner = 0.8 * list.rlist;
+        const PruneInput in{{x.data(), y.data(), z.data(), shift}, &list, static_cast<float>(r_inner * r_inner)};
+        std::vector<unsigned char> keep(list.j.size(), 2);
+        kernel_set(c.simd, c.shape).prune(in, 0, static_cast<int>(list.i.size()), keep.data());
+
+        const int ni = list.cluster_i, nj = list.cluster_j;
+        int bad = 0, kept = 0;
+        for (const IEntry& ei : list.i)
+            for (int e = ei.j_begin; e < ei.j_end; ++e) {
+                const JEntry& je = list.j[e];
+                double r2_min = 1e30;
+                for (int p = 0; p < ni * nj; ++p) {
+                    if (!((je.mask | je.excluded) >> p & 1u)) continue;
+                    const int a = ei.ci * ni + p / nj, b = je.cj * nj + p % nj;
+                    const double dx = double(x[a]) - (double(x[b]) + shift[je.shift][0]);
+                    const double dy = double(y[a]) - (double(y[b]) + shift[je.shift][1]);
+                    const double dz = double(z[a]) - (double(z[b]) + shift[je.shift][2]);
+                    r2_min = std::min(r2_min, dx * dx + dy * dy + dz * dz);
+                }
+                const double ratio = r2_min / (r_inner * r_inner);
+                const bool must_keep = ratio < 1 - 1e-5, must_drop = ratio > 1 + 1e-5;
+                kept += keep[e] == 1;
+                if ((keep[e] > 1 || (must_keep && keep[e] != 1) || (must_drop && keep[e] != 0)) && bad++ < 5)
+                    ADD_FAILURE() << name(c) << " entry " << e << ": keep " << int(keep[e]) << ", closest pair at "
+                                  << std::sqrt(ratio) << " r_inner";
+            }
+        // Both outcomes occur, so neither "keep all" nor "drop all" passes.
+        EXPECT_GT(kept, 0) << name(c);
+        EXPECT_LT(kept, static_cast<int>(list.j.size())) << name(c);
+    }
 }
 
 }  // namespace

@@ -2,14 +2,41 @@
 // One LJ cluster-pair kernel template for every shape (N x M) and SIMD backend S.
 // Pair p = i*M + j of a cluster pair lives in lane p % W of register p / W, so
 // i-data is laid out per i-cluster once and j-data is a (broadcast) load per entry.
+// With W = 2M this is GROMACS' 2xMM layout: 4x8 on AVX-512 holds i-atoms 0,1 in one
+// 16-lane register and 2,3 in the other, the 8 j-atoms duplicated in both halves
+// (4x4 on AVX2 is the same with 8 lanes; 8x4 on AVX-512 puts four i-atoms in each).
 // Included only by the per-instantiation translation units.
 #include <cstdint>
+#include <utility>
 
 #include "nonbonded/kernel_args.h"
 #include "nonbonded/simd/simd_math.h"
 #include "pairlist/cluster_pair_search.h"
 
 namespace mdcore {
+
+// Which registers of an i-entry get LJ: bit r set when an i-atom of register r has
+// LJ parameters. Registers of charged atoms without LJ (water hydrogens) skip the
+// LJ terms, as GROMACS' half-LJ kernels do. With up to two registers per cluster
+// pair (the 2xMM layouts) each subset is its own compiled variant; with more, a
+// mixed entry tests its bits per register (the same outcome for all j-entries of
+// the i-entry, so the branch is predicted).
+template <int N, int M, int W>
+struct LjRegisterSets {
+    static constexpr int P = N * M;
+    static constexpr int R = P / W;
+    static constexpr unsigned kAll = R >= 32 ? ~0u : (1u << R) - 1;
+    // Bit per register, from a per-i-atom predicate.
+    template <class HasLj>
+    static unsigned of(HasLj has_lj) {
+        unsigned bits = 0;
+        for (int i = 0; i < N; ++i)
+            if (has_lj(i))
+                for (int r = i * M / W; r <= ((i + 1) * M - 1) / W; ++r) bits |= 1u << r;
+        return bits;
+    }
+};
+enum class LjMode { None, All, PerRegisterBits };
 
 template <class S, int N, int M, LjCombination Comb, CoulombType Coul, EnergyOutput Energy>
 void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput& out) {
@@ -22,6 +49,9 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
     constexpr int R = P / W;
     static_assert(W <= M || W % M == 0, "j pattern must tile a register");
     constexpr bool kCoulomb = Coul == CoulombType::Ewald;
+    constexpr bool kEnergy = Energy == EnergyOutput::Yes;
+    constexpr std::uint32_t kFullMask = P == 32 ? 0xffffffffu : (1u << P) - 1;
+    using LjSets = LjRegisterSets<N, M, W>;
 
     alignas(64) float xi_p[P], yi_p[P], zi_p[P], c6i_p[P], c12i_p[P], qi_p[P];
     alignas(64) std::int32_t ti_p[P];
@@ -32,12 +62,140 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
     const F twelfth = S::set1(1.0f / 12.0f);
     const F shift6 = S::set1(in.rc_inv6);
     const F shift12 = S::set1(in.rc_inv12);
-    const F beta = S::set1(in.ewald_beta);
+    const simd::ScaledH beta_hp(simd::kHP, in.ewald_beta);  // beta H(w) in one rational function
+    const simd::ScaledG beta_gp(simd::kGP, in.ewald_beta);  // beta G(w)
     const F beta2 = S::set1(in.ewald_beta * in.ewald_beta);
-    const F beta3 = S::set1(in.ewald_beta * in.ewald_beta * in.ewald_beta);
     const F ewald_shift = S::set1(in.ewald_shift);
     double e_lj = 0.0, e_coul = 0.0;
     long pairs_in = 0;
+    F fix[R], fiy[R], fiz[R];
+    F vlj = S::zero(), vc = S::zero();
+    unsigned lj_regs = LjSets::kAll;  // of the current i-entry
+
+    // One register of one cluster pair: pairs r*W .. r*W+W-1. Masked entries (some
+    // pair excluded or absent) check the interaction masks; the common full entry
+    // needs only the cut-off. 1/r is zeroed outside the cut-off, so every force
+    // term, written as force times r and scaled by 1/r^2, vanishes there without
+    // further masking (GROMACS' trick).
+    auto pair_register = [&]<bool kMasked, LjMode kLj>(int r, const JEntry& je, int j0, const F (&sh)[3],
+                                                     F& fjx, F& fjy, F& fjz) __attribute__((always_inline)) {
+        // Lanes of register r cover j offsets (r*W) % M .. when W <= M.
+        constexpr int step = W <= M ? W : 0;
+        const int jo = step == 0 ? 0 : (r * step) % M;
+        const F dx = S::sub(S::load(xi_p + r * W), S::add(S::template load_j<M>(in.x + j0 + jo), sh[0]));
+        const F dy = S::sub(S::load(yi_p + r * W), S::add(S::template load_j<M>(in.y + j0 + jo), sh[1]));
+        const F dz = S::sub(S::load(zi_p + r * W), S::add(S::template load_j<M>(in.z + j0 + jo), sh[2]));
+        const F r2 = S::fma(dx, dx, S::fma(dy, dy, S::mul(dz, dz)));
+        // Within the cut-off and computed: interacting, or excluded with Ewald (erf correction).
+        B wco = S::lt(r2, rc2);
+        B interact = wco;
+        if constexpr (kMasked) {
+            interact = S::mask_from_bits(je.mask, r);
+            wco = S::land(wco, kCoulomb ? S::lor(interact, S::mask_from_bits(je.excluded, r)) : interact);
+        }
+        const B on = kMasked ? S::land(wco, interact) : wco;  // interacting within the cut-off
+        F rinv{}, rinv2;
+        if constexpr (kCoulomb) {
+            rinv = S::select(wco, S::rsqrt(r2));
+            rinv2 = S::mul(rinv, rinv);
+        } else {
+            rinv2 = S::select(wco, S::rcp(r2));
+        }
+        F fr = S::zero();  // force times r
+        if (kLj == LjMode::All || (kLj == LjMode::PerRegisterBits && ((lj_regs >> r) & 1u))) {
+            const F rinv2_lj = kMasked && kCoulomb ? S::select(interact, rinv2) : rinv2;
+            F c6, c12;
+            if constexpr (Comb == LjCombination::Geometric) {
+                c6 = S::mul(S::load(c6i_p + r * W), S::template load_j<M>(in.c6s + j0 + jo));
+                c12 = S::mul(S::load(c12i_p + r * W), S::template load_j<M>(in.c12s + j0 + jo));
+            } else {
+                const I idx = S::add_int(S::load_int(ti_p + r * W), S::template load_j_int<M>(in.type + j0 + jo));
+                c6 = S::gather(in.c6_table, idx);
+                c12 = S::gather(in.c12_table, idx);
+            }
+            const F rinv6 = S::mul(S::mul(rinv2_lj, rinv2_lj), rinv2_lj);
+            fr = S::mul(rinv6, S::fms(c12, rinv6, c6));  // 12 c12 / r^12 - 6 c6 / r^6
+            if constexpr (kEnergy) {
+                // c12 (r^-12 - rc^-12) - c6 (r^-6 - rc^-6), zero outside the cut-off.
+                const F e12 = S::mul(twelfth, S::mul(c12, S::fms(rinv6, rinv6, shift12)));
+                const F e6 = S::mul(sixth, S::mul(c6, S::sub(rinv6, shift6)));
+                vlj = S::add(vlj, S::select(on, S::sub(e12, e6)));
+            }
+        }
+        if constexpr (kEnergy) pairs_in += S::popcount(on);
+        if constexpr (kCoulomb) {
+            // Included pairs: qq erfc(br)/r (shifted); excluded pairs within rc get
+            // the correction -qq erf(br)/r. Both are qq (k/r - erf(br)/r) with k = 1
+            // for included pairs, 0 for excluded (see simd_math.h). Force times r:
+            // qq (k/r - beta^3 H(w) r^2) = qq (k/r - beta H(w) w). w is masked so
+            // far pairs (padding) stay in the range of the rational functions.
+            const F rinv_k = kMasked ? S::select(interact, rinv) : rinv;
+            const F qq = S::mul(S::load(qi_p + r * W), S::template load_j<M>(in.q + j0 + jo));
+            const F w = S::mul(beta2, S::select(wco, r2));
+            const F beta_h = simd::ewald_force_h<S>(w, beta_hp);
+            fr = S::fma(qq, S::fnma(beta_h, w, rinv_k), fr);
+            if constexpr (kEnergy) {
+                const F shift = kMasked ? S::select(interact, ewald_shift) : ewald_shift;
+                const F v = S::mul(qq, S::sub(S::sub(rinv_k, simd::ewald_potential_g<S>(w, beta_gp)), shift));
+                vc = S::add(vc, S::select(wco, v));
+            }
+        }
+        const F fscal = S::mul(fr, rinv2);
+        fix[r] = S::fma(fscal, dx, fix[r]);
+        fiy[r] = S::fma(fscal, dy, fiy[r]);
+        fiz[r] = S::fma(fscal, dz, fiz[r]);
+        if constexpr (W >= M) {
+            fjx = S::fma(fscal, dx, fjx);
+            fjy = S::fma(fscal, dy, fjy);
+            fjz = S::fma(fscal, dz, fjz);
+        } else {
+            // Narrow registers: each holds distinct j, update memory directly.
+            const F t[3] = {S::mul(fscal, dx), S::mul(fscal, dy), S::mul(fscal, dz)};
+            float* f[3] = {out.fx, out.fy, out.fz};
+            for (int d = 0; d < 3; ++d) {
+                S::store(tmp, t[d]);
+                for (int l = 0; l < W; ++l) f[d][j0 + jo + l] -= tmp[l];
+            }
+        }
+    };
+
+    // All registers of one j-entry. kLjRegs: the registers that compute LJ, known
+    // at compile time, or kLjBits: read from lj_regs.
+    constexpr unsigned kLjBits = ~0u - 1;  // never a register set (R <= 2 there)
+    auto entry = [&]<bool kMasked, unsigned kLjRegs>(const JEntry& je) __attribute__((always_inline)) {
+        const int j0 = je.cj * M;
+        const float* s = in.shift[je.shift];
+        const F sh[3] = {S::set1(s[0]), S::set1(s[1]), S::set1(s[2])};
+        F fjx = S::zero(), fjy = S::zero(), fjz = S::zero();
+        if constexpr (kLjRegs == kLjBits) {
+            for (int r = 0; r < R; ++r)
+                pair_register.template operator()<kMasked, LjMode::PerRegisterBits>(r, je, j0, sh, fjx, fjy, fjz);
+        } else if constexpr (kLjRegs == 0 || kLjRegs == LjSets::kAll) {
+            constexpr LjMode mode = kLjRegs == 0 ? LjMode::None : LjMode::All;
+            for (int r = 0; r < R; ++r) pair_register.template operator()<kMasked, mode>(r, je, j0, sh, fjx, fjy, fjz);
+        } else {
+            [&]<int... r>(std::integer_sequence<int, r...>) {
+                (pair_register.template operator()<kMasked, ((kLjRegs >> r) & 1u) ? LjMode::All : LjMode::None>(
+                     r, je, j0, sh, fjx, fjy, fjz),
+                 ...);
+            }(std::make_integer_sequence<int, R>{});
+        }
+        if constexpr (W >= M) {
+            S::template fold_sub<M>(fjx, out.fx + j0);
+            S::template fold_sub<M>(fjy, out.fy + j0);
+            S::template fold_sub<M>(fjz, out.fz + j0);
+        }
+    };
+
+    auto j_loop = [&]<unsigned kLjRegs>(const IEntry& ei) __attribute__((always_inline)) {
+        for (int e = ei.j_begin; e < ei.j_end; ++e) {
+            const JEntry& je = list.j[e];
+            if (je.mask == kFullMask && je.excluded == 0)
+                entry.template operator()<false, kLjRegs>(je);
+            else
+                entry.template operator()<true, kLjRegs>(je);
+        }
+    };
 
     for (int ie = i_begin; ie < i_end; ++ie) {
         const IEntry& ei = list.i[ie];
@@ -55,113 +213,45 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
             }
             if constexpr (kCoulomb) qi_p[p] = in.q[a];
         }
-        F fix[R], fiy[R], fiz[R];
         for (int r = 0; r < R; ++r) fix[r] = fiy[r] = fiz[r] = S::zero();
-        F vlj = S::zero(), vc = S::zero();
 
-        for (int e = ei.j_begin; e < ei.j_end; ++e) {
-            const JEntry& je = list.j[e];
-            const int j0 = je.cj * M;
-            const float* s = in.shift[je.shift];
-            F fjx = S::zero(), fjy = S::zero(), fjz = S::zero();
-            for (int r = 0; r < R; ++r) {
-                // Lanes of register r cover j offsets (r*W) % M .. when W <= M.
-                constexpr int step = W <= M ? W : 0;
-                const int jo = step == 0 ? 0 : (r * step) % M;
-                const F xj = S::add(S::template load_j<M>(in.x + j0 + jo), S::set1(s[0]));
-                const F yj = S::add(S::template load_j<M>(in.y + j0 + jo), S::set1(s[1]));
-                const F zj = S::add(S::template load_j<M>(in.z + j0 + jo), S::set1(s[2]));
-                const F dx = S::sub(S::load(xi_p + r * W), xj);
-                const F dy = S::sub(S::load(yi_p + r * W), yj);
-                const F dz = S::sub(S::load(zi_p + r * W), zj);
-                const F r2 = S::fma(dx, dx, S::fma(dy, dy, S::mul(dz, dz)));
-                const B in_rc = S::lt(r2, rc2);
-                const B on = S::land(in_rc, S::mask_from_bits(je.mask, r));
-                F c6, c12;
-                if constexpr (Comb == LjCombination::Geometric) {
-                    c6 = S::mul(S::load(c6i_p + r * W), S::template load_j<M>(in.c6s + j0 + jo));
-                    c12 = S::mul(S::load(c12i_p + r * W), S::template load_j<M>(in.c12s + j0 + jo));
-                } else {
-                    const I idx = S::add_int(S::load_int(ti_p + r * W), S::template load_j_int<M>(in.type + j0 + jo));
-                    c6 = S::gather(in.c6_table, idx);
-                    c12 = S::gather(in.c12_table, idx);
-                }
-                F rinv2, rinv;
-                if constexpr (kCoulomb) {
-                    rinv = S::rsqrt(r2);
-                    rinv2 = S::mul(rinv, rinv);
-                } else {
-                    rinv2 = S::rcp(r2);
-                }
-                const F rinv6 = S::mul(S::mul(rinv2, rinv2), rinv2);
-                const F v6 = S::mul(c6, rinv6);                  // 6 c6 / r^6
-                const F v12 = S::mul(S::mul(c12, rinv6), rinv6); // 12 c12 / r^12
-                F fscal = S::select(on, S::mul(S::sub(v12, v6), rinv2));
-                if constexpr (Energy == EnergyOutput::Yes) {
-                    // c12 (r^-12 - rc^-12) - c6 (r^-6 - rc^-6), zero outside the cut-off.
-                    const F e12 = S::mul(twelfth, S::sub(v12, S::mul(c12, shift12)));
-                    const F e6 = S::mul(sixth, S::sub(v6, S::mul(c6, shift6)));
-                    vlj = S::add(vlj, S::select(on, S::sub(e12, e6)));
-                    pairs_in += S::popcount(on);
-                }
-                if constexpr (kCoulomb) {
-                    // Included pairs: qq erfc(br)/r (shifted); excluded pairs within rc
-                    // get the correction -qq erf(br)/r. Both are qq (k/r - erf(br)/r) with
-                    // k = 1 for included pairs, 0 for excluded (see simd_math.h).
-                    const B excl = S::land(in_rc, S::mask_from_bits(je.excluded, r));
-                    const B any = S::lor(on, excl);
-                    const F qq = S::mul(S::load(qi_p + r * W), S::template load_j<M>(in.q + j0 + jo));
-                    const F w = S::mul(beta2, r2);
-                    const F k_rinv = S::select(on, rinv);
-                    const F fc = S::mul(qq, S::fnma(beta3, simd::ewald_force_h<S>(w), S::mul(k_rinv, rinv2)));
-                    fscal = S::add(fscal, S::select(any, fc));
-                    if constexpr (Energy == EnergyOutput::Yes) {
-                        const F v = S::mul(qq, S::sub(S::fnma(beta, simd::ewald_potential_g<S>(w), k_rinv),
-                                                      S::select(on, ewald_shift)));
-                        vc = S::add(vc, S::select(any, v));
-                    }
-                }
-                const F tx = S::mul(fscal, dx), ty = S::mul(fscal, dy), tz = S::mul(fscal, dz);
-                fix[r] = S::add(fix[r], tx);
-                fiy[r] = S::add(fiy[r], ty);
-                fiz[r] = S::add(fiz[r], tz);
-                if constexpr (W >= M) {
-                    fjx = S::add(fjx, tx);
-                    fjy = S::add(fjy, ty);
-                    fjz = S::add(fjz, tz);
-                } else {
-                    // Narrow registers: each holds distinct j, update memory directly.
-                    for (int l = 0; l < W; ++l) {
-                        S::store(tmp, tx);
-                        out.fx[j0 + jo + l] -= tmp[l];
-                        S::store(tmp, ty);
-                        out.fy[j0 + jo + l] -= tmp[l];
-                        S::store(tmp, tz);
-                        out.fz[j0 + jo + l] -= tmp[l];
-                    }
-                }
-            }
-            if constexpr (W >= M) {
-                S::template fold_sub<M>(fjx, out.fx + j0);
-                S::template fold_sub<M>(fjy, out.fy + j0);
-                S::template fold_sub<M>(fjz, out.fz + j0);
+        if constexpr (!kCoulomb) {
+            j_loop.template operator()<LjSets::kAll>(ei);  // no charges: every atom has LJ
+        } else {
+            lj_regs = LjSets::of([&](int i) {
+                const int a = i0 + i;
+                if constexpr (Comb == LjCombination::Geometric) return in.c6s[a] != 0.0f || in.c12s[a] != 0.0f;
+                else return in.type_has_lj == nullptr || in.type_has_lj[in.type[a]] != 0;
+            });
+            if (lj_regs == LjSets::kAll) {
+                j_loop.template operator()<LjSets::kAll>(ei);
+            } else if (lj_regs == 0) {
+                j_loop.template operator()<0u>(ei);
+            } else if constexpr (R == 2) {
+                if (lj_regs == 1u) j_loop.template operator()<1u>(ei);
+                else j_loop.template operator()<2u>(ei);
+            } else if constexpr (R > 2) {
+                j_loop.template operator()<kLjBits>(ei);
             }
         }
+
         // Reduce the i-forces over the j lanes of each i.
-        auto reduce_i = [&](F* f, float* dst) {
-            for (int r = 0; r < R; ++r) S::store(tmp + r * W, f[r]);
-            for (int i = 0; i < N; ++i) {
-                float sum = 0.0f;
-                for (int j = 0; j < M; ++j) sum += tmp[i * M + j];
-                dst[i0 + i] += sum;
+        for (int r = 0; r < R; ++r) {
+            if constexpr (W >= M) {
+                S::template add_group_sums<M>(fix[r], out.fx + i0 + r * (W / M));
+                S::template add_group_sums<M>(fiy[r], out.fy + i0 + r * (W / M));
+                S::template add_group_sums<M>(fiz[r], out.fz + i0 + r * (W / M));
+            } else {
+                const int i = i0 + r * W / M;
+                out.fx[i] += S::hsum(fix[r]);
+                out.fy[i] += S::hsum(fiy[r]);
+                out.fz[i] += S::hsum(fiz[r]);
             }
-        };
-        reduce_i(fix, out.fx);
-        reduce_i(fiy, out.fy);
-        reduce_i(fiz, out.fz);
-        if constexpr (Energy == EnergyOutput::Yes) {
+        }
+        if constexpr (kEnergy) {
             e_lj += S::hsum(vlj);
             if constexpr (kCoulomb) e_coul += S::hsum(vc);
+            vlj = vc = S::zero();
         }
     }
     out.e_lj += e_lj;
@@ -177,6 +267,7 @@ void prune_kernel(const PruneInput& in, int i_begin, int i_end, unsigned char* k
     constexpr int W = S::width;
     constexpr int P = N * M;
     constexpr int R = P / W;
+    constexpr std::uint32_t kFullMask = P == 32 ? 0xffffffffu : (1u << P) - 1;
     alignas(64) float xi_p[P], yi_p[P], zi_p[P];
     const PairList& list = *in.list;
     const SortedCoordinates& c = in.coords;
@@ -193,7 +284,10 @@ void prune_kernel(const PruneInput& in, int i_begin, int i_end, unsigned char* k
             const JEntry& je = list.j[e];
             const int j0 = je.cj * M;
             const float* s = c.shift[je.shift];
-            int any = 0;
+            // Full entries (the common case) need no mask; one popcount per entry.
+            const std::uint32_t bits = je.mask | je.excluded;
+            const bool full = bits == kFullMask;
+            B hit{};
             for (int r = 0; r < R; ++r) {
                 constexpr int step = W <= M ? W : 0;
                 const int jo = step == 0 ? 0 : (r * step) % M;
@@ -201,10 +295,11 @@ void prune_kernel(const PruneInput& in, int i_begin, int i_end, unsigned char* k
                 const F dy = S::sub(S::load(yi_p + r * W), S::add(S::template load_j<M>(c.y + j0 + jo), S::set1(s[1])));
                 const F dz = S::sub(S::load(zi_p + r * W), S::add(S::template load_j<M>(c.z + j0 + jo), S::set1(s[2])));
                 const F r2 = S::fma(dx, dx, S::fma(dy, dy, S::mul(dz, dz)));
-                const B on = S::land(S::lt(r2, r2max), S::mask_from_bits(je.mask | je.excluded, r));
-                any += S::popcount(on);
+                B on = S::lt(r2, r2max);
+                if (!full) on = S::land(on, S::mask_from_bits(bits, r));
+                hit = r == 0 ? on : S::lor(hit, on);
             }
-            keep[e] = any > 0;
+            keep[e] = S::popcount(hit) > 0;
         }
     }
 }

@@ -24,6 +24,9 @@ struct KernelInput {
     const float* c6_table;
     const float* c12_table;
     int ntypes;
+    // Per type: 1 when any LJ parameter of the type is non-zero (table combination;
+    // null means every type has LJ). Lets the kernels skip LJ for i-atoms without it.
+    const std::uint8_t* type_has_lj = nullptr;
     LjCombination combination;
     // Charges times sqrt(kCoulomb / epsilon_r), so q_i q_j is the prefactor.
     const float* q;

@@ -32,9 +32,11 @@ NonbondedForce::NonbondedForce(const System& system, ClusterShape shape, SimdLev
     const int nt = system.lj.ntypes;
     c6_table_.resize(nt * nt);
     c12_table_.resize(nt * nt);
+    type_has_lj_.assign(nt, 0);
     for (int k = 0; k < nt * nt; ++k) {
         c6_table_[k] = static_cast<float>(6.0 * system.lj.c6[k]);
         c12_table_[k] = static_cast<float>(12.0 * system.lj.c12[k]);
+        if (c6_table_[k] != 0.0f || c12_table_[k] != 0.0f) type_has_lj_[k / nt] = 1;
     }
     set_box(system.box);
 }
@@ -77,6 +79,7 @@ NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput ene
     in.c6_table = c6_table_.data();
     in.c12_table = c12_table_.data();
     in.ntypes = system_.lj.ntypes;
+    in.type_has_lj = type_has_lj_.data();
     in.combination = combination_;
     in.q = q_.data();
     in.ewald_beta = static_cast<float>(beta_);

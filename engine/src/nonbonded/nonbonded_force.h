@@ -2,6 +2,7 @@
 // Runs the cluster kernels over a pair list with OpenMP: each thread owns a force
 // buffer over all sorted slots and a balanced contiguous block of i-entries; the
 // buffers are then summed in parallel over slot ranges (no serial reduction).
+#include <cstdint>
 #include <vector>
 
 #include "mdcore/run_config.h"
@@ -54,6 +55,7 @@ private:
     AlignedVector<float> x_, y_, z_, c6s_, c12s_, q_;
     AlignedVector<std::int32_t> type_;
     std::vector<float> c6_table_, c12_table_;
+    std::vector<std::uint8_t> type_has_lj_;
     float shift_[kNumShifts][3];
     std::vector<AlignedVector<float>> thread_f_;  // per thread: 3 * padded slots
 };

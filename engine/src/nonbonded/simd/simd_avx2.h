@@ -34,6 +34,7 @@ struct Avx2 {
     static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
     static F fma(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
     static F fnma(F a, F b, F c) { return _mm256_fnmadd_ps(a, b, c); }
+    static F fms(F a, F b, F c) { return _mm256_fmsub_ps(a, b, c); }
     static B lt(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
     static B land(B a, B b) { return _mm256_and_ps(a, b); }
     static B lor(B a, B b) { return _mm256_or_ps(a, b); }
@@ -69,6 +70,18 @@ struct Avx2 {
             _mm_storeu_ps(out, _mm_sub_ps(_mm_loadu_ps(out), s));
         } else {
             _mm256_storeu_ps(out, _mm256_sub_ps(_mm256_loadu_ps(out), v));
+        }
+    }
+    // dst[g] += sum of lane group g (M lanes each): the i-force of each i-atom.
+    template <int M> static void add_group_sums(F v, float* dst) {
+        static_assert(M == 4 || M == 8);
+        if constexpr (M == 4) {
+            __m128 s = _mm_hadd_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+            s = _mm_hadd_ps(s, s);  // [sum lo, sum hi, sum lo, sum hi]
+            const __m128 old = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(dst)));
+            _mm_store_sd(reinterpret_cast<double*>(dst), _mm_castps_pd(_mm_add_ps(old, s)));
+        } else {
+            dst[0] += hsum(v);
         }
     }
 };

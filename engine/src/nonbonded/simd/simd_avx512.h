@@ -34,6 +34,7 @@ struct Avx512 {
     static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
     static F fma(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }
     static F fnma(F a, F b, F c) { return _mm512_fnmadd_ps(a, b, c); }
+    static F fms(F a, F b, F c) { return _mm512_fmsub_ps(a, b, c); }
     static B lt(F a, F b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
     static B land(B a, B b) { return static_cast<B>(a & b); }
     static B lor(B a, B b) { return static_cast<B>(a | b); }
@@ -61,6 +62,24 @@ struct Avx512 {
         } else {
             const __m256 s = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
             _mm256_storeu_ps(out, _mm256_sub_ps(_mm256_loadu_ps(out), s));
+        }
+    }
+    // dst[g] += sum of lane group g (M lanes each): the i-force of each i-atom.
+    template <int M> static void add_group_sums(F v, float* dst) {
+        static_assert(M == 4 || M == 8);
+        if constexpr (M == 4) {
+            // Sum within each 128-bit lane, then gather lane 0 of the four.
+            F s = _mm512_add_ps(v, _mm512_permute_ps(v, _MM_SHUFFLE(1, 0, 3, 2)));
+            s = _mm512_add_ps(s, _mm512_permute_ps(s, _MM_SHUFFLE(2, 3, 0, 1)));
+            const __m128 g = _mm512_castps512_ps128(
+                _mm512_permutexvar_ps(_mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), s));
+            _mm_storeu_ps(dst, _mm_add_ps(_mm_loadu_ps(dst), g));
+        } else {
+            const __m256 h = _mm256_hadd_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
+            __m128 s = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+            s = _mm_hadd_ps(s, s);  // [sum lo half, sum hi half, ...]
+            const __m128 old = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(dst)));
+            _mm_store_sd(reinterpret_cast<double*>(dst), _mm_castps_pd(_mm_add_ps(old, s)));
         }
     }
 };

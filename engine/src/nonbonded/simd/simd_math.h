@@ -9,6 +9,8 @@
 // the 1/r computation. Coefficients from scripts/fit_ewald_correction.py, fitted
 // on w in [0, 16] (z <= 4, i.e. ewald_rtol >= 1e-8): max relative error 6.7e-8 (G)
 // and 1.7e-7 (H), at single-precision rounding level.
+#include <iterator>
+
 namespace mdcore::simd {
 
 inline constexpr float kEwaldMaxW = 16.0f;
@@ -28,16 +30,27 @@ typename S::F horner(typename S::F w, const float (&c)[N]) {
     return p;
 }
 
-// H(w) for the force.
+// Numerator coefficients times a scale s, so s H(w) or s G(w) costs no multiply.
+template <int N>
+struct ScaledNumerator {
+    float c[N];
+    ScaledNumerator(const float (&base)[N], float s) {
+        for (int k = 0; k < N; ++k) c[k] = base[k] * s;
+    }
+};
+using ScaledH = ScaledNumerator<std::size(kHP)>;
+using ScaledG = ScaledNumerator<std::size(kGP)>;
+
+// s H(w) for the force (hp = {kHP, s}).
 template <class S>
-typename S::F ewald_force_h(typename S::F w) {
-    return S::mul(horner<S>(w, kHP), S::rcp(horner<S>(w, kHQ)));
+typename S::F ewald_force_h(typename S::F w, const ScaledH& hp) {
+    return S::mul(horner<S>(w, hp.c), S::rcp(horner<S>(w, kHQ)));
 }
 
-// G(w) for the potential.
+// s G(w) for the potential (gp = {kGP, s}).
 template <class S>
-typename S::F ewald_potential_g(typename S::F w) {
-    return S::mul(horner<S>(w, kGP), S::rcp(horner<S>(w, kGQ)));
+typename S::F ewald_potential_g(typename S::F w, const ScaledG& gp) {
+    return S::mul(horner<S>(w, gp.c), S::rcp(horner<S>(w, kGQ)));
 }
 
 }  // namespace mdcore::simd

@@ -28,6 +28,7 @@ struct Scalar {
     static F mul(F a, F b) { return a * b; }
     static F fma(F a, F b, F c) { return a * b + c; }
     static F fnma(F a, F b, F c) { return c - a * b; }
+    static F fms(F a, F b, F c) { return a * b - c; }
     static B lt(F a, F b) { return a < b; }
     static B land(B a, B b) { return a && b; }
     static B lor(B a, B b) { return a || b; }
@@ -40,6 +41,8 @@ struct Scalar {
     static void store(float* p, F v) { *p = v; }
     // out[0..M) -= sum over the M-lane groups of v (only used with W >= M).
     template <int M> static void fold_sub(F v, float* out) { static_assert(M == 1); out[0] -= v; }
+    // dst[g] += sum of lane group g (M lanes each; only used with W >= M).
+    template <int M> static void add_group_sums(F v, float* dst) { static_assert(M == 1); dst[0] += v; }
 };
 
 }  // namespace mdcore::simd
