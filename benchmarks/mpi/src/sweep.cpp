@@ -492,17 +492,6 @@ double EvalReport::geomean_speedup(std::optional<Collective> c, bool median) con
     return n ? std::exp(s / double(n)) : 1.0;
 }
 
-std::string digest(const std::string& text) {
-    std::uint64_t h = 1469598103934665603ull;
-    for (unsigned char ch : text) {
-        h ^= ch;
-        h *= 1099511628211ull;
-    }
-    char buf[17];
-    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-    return buf;
-}
-
 EvalReport evaluate_rules(const std::string& rules_path, const LaunchContext& ctx, const EvalOptions& opt,
                           const std::function<void(const std::string&)>& log, const std::function<bool()>& stop) {
     EvalReport rep;

@@ -1,9 +1,7 @@
 // `mdtune mpi`: benchmark Open MPI's collective algorithms, learn the best one
 // per (nodes, ranks per node, message size), write and check a rules file.
-#include <signal.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -23,6 +21,8 @@
 #include "mdtune/mpi/selection.h"
 #include "mdtune/mpi/sweep.h"
 #include "mdtune/mpi_store.h"
+#include "mdtune/process/digest.h"
+#include "mdtune/process/stop_signals.h"
 
 namespace mdtune::cli {
 
@@ -50,16 +50,6 @@ constexpr const char* kMpiUsage =
     "           [--launcher ...] [--hostfile F] [--ppn P] [--timeout S] [--binary PATH]\n"
     "           measures the rules file against Open MPI's defaults (alternating runs)\n";
 
-std::atomic<bool> g_stop{false};
-void on_signal(int) { g_stop = true; }
-bool stop_requested_here() { return g_stop.load(); }
-
-void install_signals() {
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
-}
 
 // "--np 2 4 8" and "--np 2,4,8" both work: words after a list flag are joined.
 Args join_list_flags(const Args& args, const std::set<std::string>& list_flags) {
@@ -303,7 +293,7 @@ int sweep(const Args& args) {
     Store store(opts.text("db").value_or("mdtune.db"));
     store.put_hardware(hw.id, hw.to_json());
     MpiStore ms(store);
-    install_signals();
+    process::stop_on_signals();
 
     std::string colls;
     for (auto c : so.collectives) colls += (colls.empty() ? "" : ",") + std::string(mpi::name(c));
@@ -326,7 +316,7 @@ int sweep(const Args& args) {
             }
             std::fflush(stdout);
         },
-        stop_requested_here);
+        process::stop_requested);
     if (rep.sweep_id == 0) {
         std::fprintf(stderr, "mdtune: error: no MPI run could start (see above); is %s built and mpirun on PATH?\n",
                      so.binary.c_str());
@@ -585,7 +575,7 @@ int evaluate(const Args& args) {
     const HardwareInfo hw = detect_hardware();
     Store store(opts.text("db").value_or("mdtune.db"));
     store.put_hardware(hw.id, hw.to_json());
-    install_signals();
+    process::stop_on_signals();
 
     std::printf("mdtune mpi evaluate %s: Open MPI's defaults against the rules file, %d alternating rounds\n",
                 rules_path.c_str(), eo.rounds);
@@ -596,13 +586,13 @@ int evaluate(const Args& args) {
             std::printf("  %s\n", s.c_str());
             std::fflush(stdout);
         },
-        stop_requested_here);
+        process::stop_requested);
     if (!rep.canary_applied) std::printf("warning: %s\n", rep.canary_note.c_str());
     if (rep.points.empty()) {
         std::fprintf(stderr, "mdtune: error: no size was measured both ways\n");
         return rep.interrupted ? 130 : 1;
     }
-    const std::string dig = mpi::digest(text);
+    const std::string dig = process::fnv1a_hex(text);  // identifies the rules file in the database
     std::vector<MpiRulesEval> rows;
     for (const auto& p : rep.points) {
         MpiRulesEval r;

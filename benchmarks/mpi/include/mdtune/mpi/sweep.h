@@ -164,7 +164,4 @@ struct EvalReport {
 EvalReport evaluate_rules(const std::string& rules_path, const LaunchContext& ctx, const EvalOptions& opt,
                           const std::function<void(const std::string&)>& log, const std::function<bool()>& stop);
 
-// FNV-1a 64 of the text, hex: identifies a rules file in the database.
-std::string digest(const std::string& text);
-
 }  // namespace mdtune::mpi

@@ -1,8 +1,8 @@
-#include "digest.h"
+#include "mdtune/process/digest.h"
 
 #include <cstdio>
 
-namespace mdtune {
+namespace mdtune::process {
 
 void Fnv1a::update(std::string_view bytes) {
     for (unsigned char c : bytes) {
@@ -17,10 +17,10 @@ std::string Fnv1a::hex() const {
     return buf;
 }
 
-std::string fnv1a_hex(std::string_view text) {
-    Fnv1a d;
+std::string fnv1a_hex(std::string_view text, std::uint64_t offset_basis) {
+    Fnv1a d(offset_basis);
     d.update(text);
     return d.hex();
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::process
