@@ -1,6 +1,7 @@
 #pragma once
 // The regression gate: per benchmark, baseline vs candidate medians, relative
-// change, a Mann-Whitney U p-value and a verdict.
+// change, a Mann-Whitney U p-value and a verdict (the statistics are in
+// models, mdtune/models/statistics.h).
 //
 // Verdicts (statistical mode, wall time):
 //   too noisy    fewer than min_repetitions (5) on either side, or so few that
@@ -89,7 +90,5 @@ std::string format_report(const GateReport& report, ReportFormat format);
 double parse_threshold(std::string_view text);
 // Value in seconds or instructions, for people: "12.35 us", "4.21 M".
 std::string format_value(double v, bool instructions);
-// Two-sided standard normal quantile: z with P(|Z| > z) = alpha.
-double normal_two_sided_quantile(double alpha);
 
 }  // namespace mdtune::bench

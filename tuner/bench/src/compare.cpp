@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "mdtune/bench/mann_whitney.h"
+#include "mdtune/models/statistics.h"
 
 namespace mdtune::bench {
 namespace {
@@ -38,12 +38,6 @@ std::string pvalue_text(double p) {
     return buf;
 }
 
-// Smallest two-sided p-value a U test with these sizes can give (complete separation).
-double min_p_value(std::size_t n1, std::size_t n2) {
-    double log_choose = std::lgamma(static_cast<double>(n1 + n2) + 1) - std::lgamma(static_cast<double>(n1) + 1) -
-                        std::lgamma(static_cast<double>(n2) + 1);
-    return std::min(1.0, 2.0 * std::exp(-log_choose));
-}
 
 int severity(Verdict v) {
     switch (v) {
@@ -67,34 +61,9 @@ std::string_view to_string(Verdict v) {
     return "?";
 }
 
-double normal_two_sided_quantile(double alpha) {
-    if (!(alpha > 0 && alpha < 1)) throw std::invalid_argument("alpha must be in (0, 1)");
-    double lo = 0, hi = 40;  // erfc(z / sqrt 2) falls monotonically from 1
-    for (int i = 0; i < 200; ++i) {
-        const double mid = 0.5 * (lo + hi);
-        (std::erfc(mid / std::sqrt(2.0)) > alpha ? lo : hi) = mid;
-    }
-    return 0.5 * (lo + hi);
-}
 
-double quantile(std::vector<double> v, double q) {
-    if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
-    std::sort(v.begin(), v.end());
-    const double pos = q * static_cast<double>(v.size() - 1);
-    const auto i = static_cast<std::size_t>(std::floor(pos));
-    if (i + 1 >= v.size()) return v.back();
-    return v[i] + (pos - static_cast<double>(i)) * (v[i + 1] - v[i]);
-}
 
-double median(std::span<const double> values) { return quantile({values.begin(), values.end()}, 0.5); }
 
-double relative_spread(std::span<const double> values) {
-    if (values.size() < 2) return 0.0;
-    const std::vector<double> v(values.begin(), values.end());
-    const double m = quantile(v, 0.5);
-    if (!(m > 0)) return std::numeric_limits<double>::infinity();
-    return (quantile(v, 0.75) - quantile(v, 0.25)) / m;
-}
 
 namespace {
 
@@ -120,20 +89,14 @@ void decide(BenchComparison& c, double p, const GateOptions& o) {
     }
 }
 
-// Holm (1979): sort the m p-values, multiply the i-th smallest by m - i, keep
-// the sequence non-decreasing. Controls the family-wise error at alpha with no
-// assumption about how the benchmarks depend on each other.
-void holm_adjust(std::vector<BenchComparison>& rows, const GateOptions& o) {
+// Holm's correction over the tested benchmarks of one comparison.
+void decide_family_wise(std::vector<BenchComparison>& rows, const GateOptions& o) {
     std::vector<BenchComparison*> tested;
+    std::vector<double> p;
     for (auto& c : rows)
-        if (c.tested) tested.push_back(&c);
-    std::sort(tested.begin(), tested.end(), [](const auto* a, const auto* b) { return a->p_value < b->p_value; });
-    const std::size_t m = tested.size();
-    double running = 0;
-    for (std::size_t i = 0; i < m; ++i) {
-        running = std::max(running, std::min(1.0, static_cast<double>(m - i) * tested[i]->p_value));
-        decide(*tested[i], running, o);
-    }
+        if (c.tested) tested.push_back(&c), p.push_back(c.p_value);
+    const std::vector<double> adjusted = stats::holm_adjust(p);
+    for (std::size_t i = 0; i < tested.size(); ++i) decide(*tested[i], adjusted[i], o);
 }
 
 }  // namespace
@@ -149,14 +112,14 @@ BenchComparison compare_benchmark(const std::string& name, std::span<const doubl
         c.reason = "no values on one side";
         return c;
     }
-    c.median_baseline = median(baseline);
-    c.median_candidate = median(candidate);
+    c.median_baseline = stats::median(baseline);
+    c.median_candidate = stats::median(candidate);
     c.change = c.median_baseline > 0 ? c.median_candidate / c.median_baseline - 1.0 : 0.0;
-    const MannWhitney mw = mann_whitney_u(baseline, candidate);
+    const stats::MannWhitney mw = stats::mann_whitney_u(baseline, candidate);
     c.p_value = c.p_adjusted = mw.p_value;
     c.exact_p = mw.exact;
-    c.spread_baseline = relative_spread(baseline);
-    c.spread_candidate = relative_spread(candidate);
+    c.spread_baseline = stats::relative_spread(baseline);
+    c.spread_candidate = stats::relative_spread(candidate);
     const bool beyond = std::abs(c.change) > o.threshold;
     const Verdict direction = c.change > 0 ? Verdict::Regression : Verdict::Improvement;
 
@@ -175,7 +138,7 @@ BenchComparison compare_benchmark(const std::string& name, std::span<const doubl
         return c;
     }
 
-    const double z = normal_two_sided_quantile(o.alpha) + kZPower80;
+    const double z = stats::normal_two_sided_quantile(o.alpha) + kZPower80;
     const double sb = c.spread_baseline / kIqrPerSigma, sc = c.spread_candidate / kIqrPerSigma;
     c.resolution = z * kRankEfficiency *
                    std::sqrt(sb * sb / static_cast<double>(c.n_baseline) + sc * sc / static_cast<double>(c.n_candidate));
@@ -186,7 +149,7 @@ BenchComparison compare_benchmark(const std::string& name, std::span<const doubl
                    std::to_string(n_min) + " a side needed";
         return c;
     }
-    if (min_p_value(c.n_baseline, c.n_candidate) >= o.alpha) {
+    if (stats::mann_whitney_min_p(c.n_baseline, c.n_candidate) >= o.alpha) {
         c.verdict = Verdict::TooNoisy;
         c.reason = "too few repetitions to reach p < " + pvalue_text(o.alpha);
         return c;
@@ -220,7 +183,7 @@ GateReport run_gate(const Samples& baseline, const Samples& candidate, const Gat
     }
     for (const auto& [name, values] : candidate)
         if (!baseline.count(name)) rep.only_candidate.push_back(name);
-    if (options.family_wise && !options.exact_counts) holm_adjust(rep.rows, options);
+    if (options.family_wise && !options.exact_counts) decide_family_wise(rep.rows, options);
     rep.geomean_ratio = rep.geomean_count ? std::exp(log_sum / static_cast<double>(rep.geomean_count)) : 1.0;
     std::stable_sort(rep.rows.begin(), rep.rows.end(), [](const auto& a, const auto& b) {
         if (severity(a.verdict) != severity(b.verdict)) return severity(a.verdict) < severity(b.verdict);

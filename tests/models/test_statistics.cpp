@@ -1,5 +1,5 @@
-// The U test against independent oracles: textbook values, and brute-force
-// enumeration of all rank assignments (the permutation distribution).
+// The statistics unit of models: the U test against independent oracles (textbook
+// values, brute-force enumeration of all rank assignments), order statistics, Holm.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,9 +7,9 @@
 #include <numeric>
 #include <vector>
 
-#include "mdtune/bench/mann_whitney.h"
+#include "mdtune/models/statistics.h"
 
-namespace mdtune::bench {
+namespace mdtune::stats {
 namespace {
 
 // U of a vs b by definition: pairs a > b, ties 1/2.
@@ -111,5 +111,34 @@ TEST(MannWhitney, LargeSamplesUseTheNormalApproximation) {
     EXPECT_GT(r.p_value, 0.0);
 }
 
+TEST(OrderStatistics, MediansAndSpread) {
+    const std::vector<double> v{5, 1, 3, 2, 4};
+    EXPECT_DOUBLE_EQ(median(v), 3.0);
+    EXPECT_DOUBLE_EQ(relative_spread(v), 2.0 / 3.0);  // IQR 4 - 2
+    const std::vector<double> even{1, 2, 3, 4};
+    EXPECT_DOUBLE_EQ(median(even), 2.5);
+    EXPECT_NEAR(normal_two_sided_quantile(0.05), 1.959964, 1e-5);
+}
+
+TEST(MannWhitney, SmallestPValueIsCompleteSeparation) {
+    const std::vector<double> a{1, 2, 3, 4, 5}, b{6, 7, 8, 9, 10};
+    EXPECT_NEAR(mann_whitney_min_p(5, 5), mann_whitney_u(a, b).p_value, 1e-12);
+    EXPECT_DOUBLE_EQ(mann_whitney_min_p(1, 1), 1.0);
+}
+
+// Holm by hand: sorted 0.01, 0.02, 0.04 (x3, x2, x1) -> 0.03, 0.04, 0.04 (kept
+// non-decreasing), returned in the input's order; capped at 1.
+TEST(Holm, StepDownAdjustmentInInputOrder) {
+    const std::vector<double> p{0.04, 0.01, 0.02};
+    const std::vector<double> adjusted = holm_adjust(p);
+    ASSERT_EQ(adjusted.size(), 3u);
+    EXPECT_NEAR(adjusted[0], 0.04, 1e-15);
+    EXPECT_NEAR(adjusted[1], 0.03, 1e-15);
+    EXPECT_NEAR(adjusted[2], 0.04, 1e-15);
+    const std::vector<double> big{0.6, 0.5};
+    EXPECT_EQ(holm_adjust(big), (std::vector<double>{1.0, 1.0}));
+    EXPECT_TRUE(holm_adjust(std::vector<double>{}).empty());
+}
+
 }  // namespace
-}  // namespace mdtune::bench
+}  // namespace mdtune::stats

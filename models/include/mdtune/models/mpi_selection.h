@@ -1,7 +1,9 @@
 #pragma once
 // Learning which Open MPI algorithm to use: one ridge regression of log latency
 // per (collective, algorithm variant) on features of (nodes, ranks per node,
-// message size); the predicted best is the argmin over the variants valid for
+// message size), fitted by the models' ridge solver (fit_ridge, with row weights
+// for Huber reweighting and a per-column penalty) and validated by its grouped
+// cross-validation (leave_one_key_out); the predicted best is the argmin over the variants valid for
 // the communicator. Judged by regret — the measured latency of the predicted
 // variant over the measured best — on layouts (or sizes) held out of the fit.
 #include <cstdint>
@@ -11,8 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "mdtune/mpi/catalog.h"
+#include "mdtune/models/mpi_catalog.h"
 #include "mdtune/mpi_store.h"
+#include "mdtune/ridge.h"
 
 namespace mdtune::mpi {
 
@@ -73,7 +76,7 @@ class LatencyModel {
 public:
     // False (and unusable) with fewer than 3 observations.
     bool fit(const std::vector<const Observation*>& obs, const FitOptions& opt);
-    bool fitted() const { return !coef_.empty(); }
+    bool fitted() const { return fitted_; }
     double predict_us(const Site& s) const;
     std::size_t rows() const { return rows_; }
     double rms_log_error() const { return rms_; }  // on the training rows
@@ -84,7 +87,8 @@ private:
     std::size_t shared_terms() const;  // the leading features: size and oversubscription only
     FeatureSet set_ = FeatureSet::Spline;
     int cores_ = 0;
-    std::vector<double> mean_, scale_, coef_;
+    RidgeFit fit_;  // on features()[1...]: the solver keeps the intercept
+    bool fitted_ = false;
     double x_lo_ = 0, x_hi_ = 0, q_lo_ = 0, q_hi_ = 0, m_lo_ = 0, m_hi_ = 0, rms_ = 0;
     std::size_t rows_ = 0;
 };

@@ -86,7 +86,4 @@ struct RuleDecision {
 };
 std::optional<RuleDecision> lookup(const RulesFile& rules, int collective_id, int comm_size, std::uint64_t msg_size);
 
-// "4 KiB", "1 MiB", "24 B": for comments and tables.
-std::string format_bytes(std::uint64_t bytes);
-
 }  // namespace mdtune::mpi

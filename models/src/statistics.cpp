@@ -1,11 +1,13 @@
-#include "mdtune/bench/mann_whitney.h"
+#include "mdtune/models/statistics.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
-namespace mdtune::bench {
+namespace mdtune::stats {
 namespace {
 
 // Null distribution of U for sizes (m, n), as probabilities, by the recurrence on
@@ -93,4 +95,55 @@ MannWhitney mann_whitney_u(std::span<const double> a, std::span<const double> b)
     return r;
 }
 
-}  // namespace mdtune::bench
+// ---- order statistics, normal quantile, Holm -----------------------------------
+
+double normal_two_sided_quantile(double alpha) {
+    if (!(alpha > 0 && alpha < 1)) throw std::invalid_argument("alpha must be in (0, 1)");
+    double lo = 0, hi = 40;  // erfc(z / sqrt 2) falls monotonically from 1
+    for (int i = 0; i < 200; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (std::erfc(mid / std::sqrt(2.0)) > alpha ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+double quantile(std::vector<double> v, double q) {
+    if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+    std::sort(v.begin(), v.end());
+    const double pos = q * static_cast<double>(v.size() - 1);
+    const auto i = static_cast<std::size_t>(std::floor(pos));
+    if (i + 1 >= v.size()) return v.back();
+    return v[i] + (pos - static_cast<double>(i)) * (v[i + 1] - v[i]);
+}
+
+double median(std::span<const double> values) { return quantile({values.begin(), values.end()}, 0.5); }
+
+double relative_spread(std::span<const double> values) {
+    if (values.size() < 2) return 0.0;
+    const std::vector<double> v(values.begin(), values.end());
+    const double m = quantile(v, 0.5);
+    if (!(m > 0)) return std::numeric_limits<double>::infinity();
+    return (quantile(v, 0.75) - quantile(v, 0.25)) / m;
+}
+
+double mann_whitney_min_p(std::size_t n1, std::size_t n2) {
+    double log_choose = std::lgamma(static_cast<double>(n1 + n2) + 1) - std::lgamma(static_cast<double>(n1) + 1) -
+                        std::lgamma(static_cast<double>(n2) + 1);
+    return std::min(1.0, 2.0 * std::exp(-log_choose));
+}
+
+std::vector<double> holm_adjust(std::span<const double> p_values) {
+    std::vector<std::size_t> order(p_values.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p_values[a] < p_values[b]; });
+    const std::size_t m = order.size();
+    std::vector<double> adjusted(m);
+    double running = 0;
+    for (std::size_t i = 0; i < m; ++i) {
+        running = std::max(running, std::min(1.0, static_cast<double>(m - i) * p_values[order[i]]));
+        adjusted[order[i]] = running;
+    }
+    return adjusted;
+}
+
+}  // namespace mdtune::stats

@@ -1,13 +1,15 @@
-#include "mdtune/mpi/selection.h"
+#include "mdtune/models/mpi_selection.h"
 
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "mdtune/mpi/rules_file.h"
+#include "mdtune/validation.h"
+
 
 namespace mdtune::mpi {
 namespace {
@@ -161,11 +163,11 @@ std::vector<double> LatencyModel::features(const Site& s) const {
 }
 
 bool LatencyModel::fit(const std::vector<const Observation*>& obs, const FitOptions& opt) {
-    coef_.clear();
+    fitted_ = false;
     set_ = opt.features;
     cores_ = opt.cores_per_node;
     rows_ = obs.size();
-    if (obs.size() < 3) return false;
+    if (obs.size() < 3 || !(opt.ridge > 0)) return false;
     x_lo_ = q_lo_ = m_lo_ = std::numeric_limits<double>::infinity();
     x_hi_ = q_hi_ = m_hi_ = -std::numeric_limits<double>::infinity();
     for (const auto* o : obs) {
@@ -176,66 +178,52 @@ bool LatencyModel::fit(const std::vector<const Observation*>& obs, const FitOpti
         q_lo_ = std::min(q_lo_, q), q_hi_ = std::max(q_hi_, q);
         m_lo_ = std::min(m_lo_, m), m_hi_ = std::max(m_hi_, m);
     }
+    // Log latency on the features after the leading 1 (the solver's intercept).
     const std::size_t n = obs.size();
-    const std::size_t k = features(obs[0]->site).size();
+    const std::size_t k = features(obs[0]->site).size() - 1;
     Eigen::MatrixXd X(n, k);
     Eigen::VectorXd y(n);
     for (std::size_t i = 0; i < n; ++i) {
         const auto f = features(obs[i]->site);
-        for (std::size_t j = 0; j < k; ++j) X(i, j) = f[j];
+        for (std::size_t j = 0; j < k; ++j) X(i, j) = f[j + 1];
         y(i) = std::log(obs[i]->latency_us);
     }
-    // Standardise all but the intercept; a constant column (one node only, one
-    // layout only) is switched off rather than divided by zero.
-    mean_.assign(k, 0.0);
-    scale_.assign(k, 1.0);
-    for (std::size_t j = 1; j < k; ++j) {
-        const double mu = X.col(j).mean();
-        const double sd = std::sqrt((X.col(j).array() - mu).square().mean());
-        mean_[j] = mu;
-        scale_[j] = sd > 1e-9 ? 1.0 / sd : 0.0;
-        X.col(j) = (X.col(j).array() - mu) * scale_[j];
+    // The penalty (per unit of row weight) shrinks what depends on the layout
+    // towards one shared size curve; the size terms only get a token one
+    // (conditioning). Huber reweighting: one run hit by a burst of load, many
+    // times slower, must not bend a variant's whole curve (2 % scale floor).
+    RidgeOptions ro;
+    ro.lambda = opt.ridge;
+    ro.lambda_per_weight = true;
+    ro.penalty_factor = Eigen::VectorXd::Ones(static_cast<Eigen::Index>(k));
+    for (std::size_t j = 0; j + 1 < shared_terms(); ++j) ro.penalty_factor(static_cast<Eigen::Index>(j)) = 1e-6 / opt.ridge;
+    ro.huber_passes = std::max(0, opt.robust_passes);
+    ro.huber_sigma_floor = 0.02;
+    fit_ = fit_ridge(X, y, ro);
+    if (!fit_.beta.allFinite() || !std::isfinite(fit_.intercept)) return false;
+    fitted_ = true;
+    double sum = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double r = fit_.predict(X.row(static_cast<Eigen::Index>(i)).transpose()) - y(i);
+        sum += r * r;
     }
-    // Ridge with Huber weights (iteratively reweighted): one run hit by a burst
-    // of load, many times slower, must not bend a variant's whole curve.
-    Eigen::VectorXd w = Eigen::VectorXd::Ones(static_cast<Eigen::Index>(n));
-    Eigen::VectorXd beta;
-    for (int pass = 0; pass < std::max(1, opt.robust_passes + 1); ++pass) {
-        const Eigen::MatrixXd Xw = w.asDiagonal() * X;
-        Eigen::MatrixXd A = X.transpose() * Xw;
-        // The penalty shrinks what depends on the layout towards one shared size
-        // curve; the size terms themselves only get a token one (conditioning).
-        for (std::size_t j = 1; j < k; ++j)
-            A(j, j) += scale_[j] > 0 ? (j < shared_terms() ? 1e-6 : opt.ridge) * w.sum() : 1.0;
-        beta = A.ldlt().solve(Xw.transpose() * y);
-        if (!beta.allFinite()) return false;
-        if (pass == opt.robust_passes) break;
-        const Eigen::VectorXd r = (X * beta - y).cwiseAbs();
-        std::vector<double> sorted(r.data(), r.data() + r.size());
-        std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(n / 2), sorted.end());
-        const double sigma = std::max(1.4826 * sorted[n / 2], 0.02);  // MAD; 2 % floor
-        const double c = 1.345 * sigma;
-        for (Eigen::Index i = 0; i < r.size(); ++i) w(i) = r(i) <= c ? 1.0 : c / r(i);
-    }
-    coef_.assign(beta.data(), beta.data() + k);
-    const Eigen::VectorXd resid = X * beta - y;
-    rms_ = std::sqrt(resid.squaredNorm() / double(n));
+    rms_ = std::sqrt(sum / double(n));
     return true;
 }
 
 double LatencyModel::predict_us(const Site& s) const {
     const auto f = features(s);
-    double y = coef_[0];
-    for (std::size_t j = 1; j < f.size(); ++j) y += coef_[j] * (f[j] - mean_[j]) * scale_[j];
-    return std::exp(y);
+    return std::exp(fit_.predict(Eigen::Map<const Eigen::VectorXd>(f.data() + 1, static_cast<Eigen::Index>(f.size() - 1))));
 }
 
 std::string LatencyModel::to_json() const {
     nlohmann::json j = {{"features", describe(set_)},
                         {"cores_per_node", cores_},
-                        {"coefficients", coef_},
-                        {"mean", mean_},
-                        {"scale", scale_},
+                        {"intercept", fit_.intercept},
+                        {"coefficients", vector_to_json(fit_.beta)},  // on standardised features
+                        {"mean", vector_to_json(fit_.mean)},
+                        {"scale", vector_to_json(fit_.scale)},
+                        {"lambda", fit_.lambda},
                         {"log2_bytes_range", {x_lo_, x_hi_}},
                         {"log2_ppn_range", {q_lo_, q_hi_}},
                         {"log2_nodes_range", {m_lo_, m_hi_}},
@@ -378,23 +366,28 @@ std::map<std::pair<Collective, Site>, SiteTable> tabulate(const std::vector<Obse
 }
 
 CvReport cross_validate(const std::vector<Observation>& data, CvGroup group, const FitOptions& opt) {
-    const auto key = [group](const Site& s) -> std::uint64_t {
-        return group == CvGroup::Layout ? (static_cast<std::uint64_t>(s.nodes) << 32) | static_cast<std::uint64_t>(s.ppn)
-                                        : s.bytes;
-    };
-    std::set<std::uint64_t> keys;
-    for (const auto& o : data) keys.insert(key(o.site));
+    // Keys that sort as the numbers do: folds go by layout (nodes, ppn) or by size.
+    std::vector<std::string> keys;
+    keys.reserve(data.size());
+    for (const auto& o : data) {
+        char key[48];
+        if (group == CvGroup::Layout) std::snprintf(key, sizeof key, "%010d/%010d", o.site.nodes, o.site.ppn);
+        else std::snprintf(key, sizeof key, "%020llu", static_cast<unsigned long long>(o.site.bytes));
+        keys.emplace_back(key);
+    }
     const auto table = tabulate(data);
     CvReport r;
     r.group = group;
-    for (const std::uint64_t g : keys) {
+    for (const Fold& fold : leave_one_key_out(keys)) {
+        if (fold.train.empty()) continue;
         std::vector<Observation> train;
-        for (const auto& o : data)
-            if (key(o.site) != g) train.push_back(o);
-        if (train.empty()) continue;
+        train.reserve(fold.train.size());
+        for (const std::size_t i : fold.train) train.push_back(data[i]);
+        std::set<Site> held_out;
+        for (const std::size_t i : fold.test) held_out.insert(data[i].site);
         ++r.folds;
         const SelectionModel model = SelectionModel::fit(train, opt);
-        evaluate_sites(model, table, [&](const Site& s) { return key(s) == g; }, r.points);
+        evaluate_sites(model, table, [&](const Site& s) { return held_out.count(s) > 0; }, r.points);
     }
     return summarise(std::move(r));
 }

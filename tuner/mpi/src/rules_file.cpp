@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "mdtune/mpi/catalog.h"
+#include "mdtune/models/mpi_catalog.h"
 
 namespace mdtune::mpi {
 namespace {
@@ -116,20 +116,6 @@ void check_algorithm(int collective_id, int algorithm, const std::string& where)
 }
 
 }  // namespace
-
-std::string format_bytes(std::uint64_t b) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB"};
-    int u = 0;
-    double v = static_cast<double>(b);
-    while (u < 3 && v >= 1024) {
-        v /= 1024;
-        ++u;
-    }
-    char buf[32];
-    if (v == static_cast<double>(static_cast<long>(v))) std::snprintf(buf, sizeof buf, "%ld %s", static_cast<long>(v), units[u]);
-    else std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
-    return buf;
-}
 
 void validate(const RulesFile& rules) {
     if (rules.collectives.size() > static_cast<std::size_t>(kMaxCollectives))

@@ -58,4 +58,7 @@ std::uint64_t rule_message_size(Collective c, std::uint64_t bytes, int ranks);
 // Highest collective id 4.1 accepts (COLLCOUNT - 1).
 inline constexpr int kRulesMaxCollectiveId = 21;
 
+// "4 KiB", "1 MiB", "24 B": message sizes for comments and tables.
+std::string format_bytes(std::uint64_t bytes);
+
 }  // namespace mdtune::mpi

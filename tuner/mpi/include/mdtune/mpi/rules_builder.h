@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "mdtune/mpi/rules_file.h"
-#include "mdtune/mpi/selection.h"
+#include "mdtune/models/mpi_selection.h"
 
 namespace mdtune::mpi {
 

@@ -1,6 +1,7 @@
-#include "mdtune/mpi/catalog.h"
+#include "mdtune/models/mpi_catalog.h"
 
 #include <array>
+#include <cstdio>
 #include <sstream>
 #include <stdexcept>
 
@@ -112,6 +113,20 @@ bool valid_for_ranks(Collective c, int id, int ranks) {
 
 std::uint64_t rule_message_size(Collective c, std::uint64_t bytes, int ranks) {
     return info(c).rule_size_times_ranks ? bytes * static_cast<std::uint64_t>(ranks) : bytes;
+}
+
+std::string format_bytes(std::uint64_t b) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB"};
+    int u = 0;
+    double v = static_cast<double>(b);
+    while (u < 3 && v >= 1024) {
+        v /= 1024;
+        ++u;
+    }
+    char buf[32];
+    if (v == static_cast<double>(static_cast<long>(v))) std::snprintf(buf, sizeof buf, "%ld %s", static_cast<long>(v), units[u]);
+    else std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+    return buf;
 }
 
 }  // namespace mdtune::mpi

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "mdtune/mpi/catalog.h"
-#include "mdtune/mpi/selection.h"
+#include "mdtune/models/mpi_catalog.h"
+#include "mdtune/models/mpi_selection.h"
 #include "mdtune/mpi_store.h"
 
 namespace mdtune::mpi {

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "mdtune/bench/gbench_json.h"
+#include "mdtune/models/statistics.h"
 
 namespace mdtune::bench {
 
@@ -27,8 +28,8 @@ std::vector<HistoryEntry> build_history(const std::vector<BenchSeriesPoint>& poi
     }
     for (std::size_t i = 0; i < out.size(); ++i) {
         HistoryEntry& e = out[i];
-        e.median = median(e.values);
-        e.spread = relative_spread(e.values);
+        e.median = stats::median(e.values);
+        e.spread = stats::relative_spread(e.values);
         if (i == 0) continue;
         e.has_previous = true;
         e.vs_previous = compare_benchmark("", out[i - 1].values, e.values, options);
