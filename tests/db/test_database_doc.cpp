@@ -3,9 +3,7 @@
 // a database written through the store and returns the rows worked out here by hand.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -13,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "../common/temp_dir_test.h"
 #include "mdtune/store.h"
 
-namespace fs = std::filesystem;
 using namespace mdtune;
 
 namespace {
@@ -137,16 +135,7 @@ Result run_query(sqlite3* db, const std::string& sql) {
     return r;
 }
 
-class DatabaseDoc : public ::testing::Test {
-protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("mdt_dbdoc_" + std::to_string(::getpid()));
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-    fs::path dir_;
-};
+using DatabaseDoc = mdtest::TempDirTest;
 
 // Two machines, two water sizes, every trial status, a baseline (default config)
 // per sweep and system, one trial outside any sweep and one build without trials.
@@ -242,7 +231,7 @@ const std::vector<Result>& expected_results() {
 }
 
 TEST_F(DatabaseDoc, ListsEveryTableAndColumnOfTheSchemaAndNoOther) {
-    Store store((dir_ / "empty.db").string());
+    Store store(path("empty.db"));
     const Columns schema = schema_columns(store.handle());
     const Columns documented = documented_columns(read_doc());
     ASSERT_FALSE(schema.empty());
@@ -258,7 +247,7 @@ TEST_F(DatabaseDoc, NamesTheCurrentSchemaVersion) {
 }
 
 TEST_F(DatabaseDoc, EveryQueryReturnsTheRowsOfItsDescription) {
-    Store store((dir_ / "mdtune.db").string());
+    Store store(path("mdtune.db"));
     fill(store);
     const std::vector<std::string> queries = sql_blocks(read_doc());
     const std::vector<Result>& expected = expected_results();
@@ -274,10 +263,10 @@ TEST_F(DatabaseDoc, EveryQueryReturnsTheRowsOfItsDescription) {
 
 // `db merge` output answers every query as its input does.
 TEST_F(DatabaseDoc, QueriesAnswerTheSameOnAMergedFile) {
-    Store whole((dir_ / "whole.db").string());
+    Store whole(path("whole.db"));
     fill(whole);
-    Store merged((dir_ / "merged.db").string());
-    merged.merge_from((dir_ / "whole.db").string());
+    Store merged(path("merged.db"));
+    merged.merge_from(path("whole.db"));
     const std::vector<std::string> queries = sql_blocks(read_doc());
     for (std::size_t q = 0; q < queries.size(); ++q) {
         SCOPED_TRACE("query " + std::to_string(q + 1));
