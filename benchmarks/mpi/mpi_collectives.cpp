@@ -35,7 +35,7 @@
 #include <string>
 #include <vector>
 
-#include "mdtune/mpi/catalog.h"
+#include "mdtune/models/mpi_catalog.h"
 
 namespace {
 
@@ -54,6 +54,32 @@ struct Options {
     double max_seconds = 2.0;  // per size: caps iterations for slow (oversubscribed) cases
     bool probe = false;        // report the layout and library only
 };
+
+constexpr const char* kUsage =
+    "usage: mpirun -np N mpi_collectives --collective C --sizes B[,B...] [options]\n"
+    "       mpi_collectives --probe     (layout and library only)\n"
+    "Latency of one MPI collective per message size; rank 0 writes JSON lines to stdout.\n"
+    "Normally launched by `mdtune mpi sweep` / `mdtune mpi evaluate`, which set the\n"
+    "coll_tuned MCA parameters the --selection/--algorithm labels must match.\n"
+    "  --collective C      allreduce | alltoall | bcast | allgather | reduce_scatter\n"
+    "  --sizes B,...       message sizes in bytes, each in [4, 2^30]\n"
+    "  --selection S       forced | default | rules (default: default)\n"
+    "  --algorithm ID      coll_tuned algorithm id (with --selection forced)\n"
+    "  --segsize BYTES     segment size label of the forced algorithm\n"
+    "  --budget-bytes X    bytes moved per rank per size; sets the iterations (default 64 MiB)\n"
+    "  --min-iters N       at least N timed iterations (default 5)\n"
+    "  --max-iters N       at most N timed iterations (default 1000)\n"
+    "  --warmup-frac X     warm-up iterations as a fraction of the timed ones (default 0.1)\n"
+    "  --max-seconds S     per size, cap on the time spent (default 2)\n"
+    "  --probe             report the layout and library only\n"
+    "  --help              this text\n";
+
+// --help is answered before MPI_Init, so it works without mpirun.
+bool wants_help(int argc, char** argv) {
+    for (int k = 1; k < argc; ++k)
+        if (std::strcmp(argv[k], "--help") == 0 || std::strcmp(argv[k], "-h") == 0) return true;
+    return false;
+}
 
 struct ArgError : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -595,6 +621,10 @@ json measure(const Options& o, const World& w, Bench& bench, std::uint64_t size)
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (wants_help(argc, argv)) {
+        std::fputs(kUsage, stdout);
+        return 0;
+    }
     MPI_Init(&argc, &argv);
     World w;
     MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
@@ -650,7 +680,7 @@ int main(int argc, char** argv) {
     } catch (const ArgError& e) {
         if (w.rank == 0) {
             emit({{"type", "error"}, {"message", e.what()}});
-            std::fprintf(stderr, "mpi_collectives: %s\n", e.what());
+            std::fprintf(stderr, "mpi_collectives: %s (see mpi_collectives --help)\n", e.what());
         }
         exit_code = 2;
     }

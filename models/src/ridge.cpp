@@ -1,98 +1,9 @@
-// Ridge regression: the solver (SVD, GCV, leave-one-out residuals) and the model.
+// The ridge performance model: its features and serialisation (the solver is ridge_solver.cpp).
 #include "mdtune/ridge.h"
 
 #include <cmath>
-#include <limits>
 
 namespace mdtune {
-
-double RidgeFit::predict(const Eigen::VectorXd& x) const {
-    const Eigen::VectorXd z = (x - mean).cwiseQuotient(scale);
-    return intercept + z.dot(beta);
-}
-
-double RidgeFit::leverage_of(const Eigen::VectorXd& x) const {
-    const Eigen::VectorXd z = (x - mean).cwiseQuotient(scale);
-    return 1.0 / static_cast<double>(std::max<std::size_t>(1, n)) + z.dot(leverage * z);
-}
-
-Eigen::VectorXd RidgeFit::raw_coefficients() const { return beta.cwiseQuotient(scale); }
-
-double RidgeFit::raw_intercept() const { return intercept - raw_coefficients().dot(mean); }
-
-RidgeFit fit_ridge(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, std::optional<double> lambda) {
-    const Eigen::Index n = X.rows(), p = X.cols();
-    if (n < 2) throw ModelError("ridge: need at least 2 samples, got " + std::to_string(n));
-    RidgeFit f;
-    f.n = static_cast<std::size_t>(n);
-    f.mean = X.colwise().mean().transpose();
-    f.scale.resize(p);
-    Eigen::MatrixXd Z(n, p);
-    for (Eigen::Index j = 0; j < p; ++j) {
-        const Eigen::VectorXd c = X.col(j).array() - f.mean(j);
-        const double sd = std::sqrt(c.squaredNorm() / static_cast<double>(n));
-        // Constant columns (one hardware, one system kind) carry no information.
-        f.scale(j) = sd > 1e-12 * std::max(1.0, std::abs(f.mean(j))) ? sd : 1.0;
-        Z.col(j) = sd > 1e-12 * std::max(1.0, std::abs(f.mean(j))) ? Eigen::VectorXd(c / sd) : Eigen::VectorXd::Zero(n);
-    }
-    const double ymean = y.mean();
-    const Eigen::VectorXd yc = y.array() - ymean;
-    f.intercept = ymean;
-
-    const Eigen::BDCSVD<Eigen::MatrixXd> svd(Z, Eigen::ComputeThinU | Eigen::ComputeThinV);
-    const Eigen::VectorXd s = svd.singularValues();
-    const Eigen::MatrixXd& U = svd.matrixU();
-    const Eigen::MatrixXd& V = svd.matrixV();
-    const Eigen::VectorXd uty = U.transpose() * yc;
-    const Eigen::VectorXd s2 = s.cwiseProduct(s);
-    // Residual of the part of y outside the column space of Z.
-    const double outside = std::max(0.0, yc.squaredNorm() - uty.squaredNorm());
-
-    auto gcv = [&](double lam) {
-        double rss = outside, df = 1.0;  // intercept
-        for (Eigen::Index k = 0; k < s.size(); ++k) {
-            const double shrink = lam / (s2(k) + lam);
-            rss += shrink * shrink * uty(k) * uty(k);
-            df += s2(k) / (s2(k) + lam);
-        }
-        const double dof = static_cast<double>(n) - df;
-        return dof > 1e-9 ? static_cast<double>(n) * rss / (dof * dof) : std::numeric_limits<double>::infinity();
-    };
-    if (lambda) {
-        f.lambda = *lambda;
-    } else {
-        double best = std::numeric_limits<double>::infinity();
-        f.lambda = 1.0;
-        for (int k = 0; k <= 44; ++k) {
-            const double lam = static_cast<double>(n) * std::pow(10.0, -8.0 + 0.25 * k);
-            const double g = gcv(lam);
-            if (g < best) {
-                best = g;
-                f.lambda = lam;
-            }
-        }
-    }
-    const double lam = f.lambda;
-    Eigen::VectorXd d(s.size()), a(s.size());
-    for (Eigen::Index k = 0; k < s.size(); ++k) {
-        d(k) = s(k) / (s2(k) + lam);
-        a(k) = s2(k) / ((s2(k) + lam) * (s2(k) + lam));
-    }
-    f.beta = V * d.cwiseProduct(uty);
-    f.leverage = V * a.asDiagonal() * V.transpose();
-
-    // Leave-one-out residuals of a linear smoother: e_i / (1 - h_ii).
-    const Eigen::VectorXd fitted = Z * f.beta;
-    double sum = 0;
-    for (Eigen::Index i = 0; i < n; ++i) {
-        double h = 1.0 / static_cast<double>(n);
-        for (Eigen::Index k = 0; k < s.size(); ++k) h += U(i, k) * U(i, k) * s2(k) / (s2(k) + lam);
-        const double e = (yc(i) - fitted(i)) / std::max(1e-6, 1.0 - h);
-        sum += e * e;
-    }
-    f.sigma_loo = std::sqrt(sum / static_cast<double>(n));
-    return f;
-}
 
 const std::vector<std::string>& RidgeModel::feature_names() {
     static const std::vector<std::string> names{

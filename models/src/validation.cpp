@@ -18,30 +18,35 @@ std::string group_of(const Sample& s, Grouping g) {
     return g == Grouping::BySize ? size_bucket(s.features.natoms) : s.hardware_id;
 }
 
-std::vector<Fold> leave_one_group_out(const std::vector<Sample>& samples, Grouping g) {
+std::vector<Fold> leave_one_key_out(const std::vector<std::string>& keys,
+                                    const std::function<bool(const std::string&, const std::string&)>& before) {
     std::map<std::string, std::vector<std::size_t>> members;
-    std::vector<std::string> order;  // groups by size, not by text, for the size buckets
-    for (std::size_t i = 0; i < samples.size(); ++i) {
-        const std::string key = group_of(samples[i], g);
-        if (!members.count(key)) order.push_back(key);
-        members[key].push_back(i);
+    std::vector<std::string> order;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        if (!members.count(keys[i])) order.push_back(keys[i]);
+        members[keys[i]].push_back(i);
     }
-    if (g == Grouping::BySize)
-        std::sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
-            return std::stol(a) < std::stol(b);
-        });
-    else
-        std::sort(order.begin(), order.end());
+    if (before) std::sort(order.begin(), order.end(), before);
+    else std::sort(order.begin(), order.end());
     std::vector<Fold> folds;
     for (const std::string& key : order) {
         Fold f;
         f.group = key;
         f.test = members[key];
-        for (std::size_t i = 0; i < samples.size(); ++i)
-            if (group_of(samples[i], g) != key) f.train.push_back(i);
+        for (std::size_t i = 0; i < keys.size(); ++i)
+            if (keys[i] != key) f.train.push_back(i);
         folds.push_back(std::move(f));
     }
     return folds;
+}
+
+std::vector<Fold> leave_one_group_out(const std::vector<Sample>& samples, Grouping g) {
+    std::vector<std::string> keys;
+    keys.reserve(samples.size());
+    for (const Sample& s : samples) keys.push_back(group_of(s, g));
+    if (g == Grouping::ByHardware) return leave_one_key_out(keys);
+    // Size buckets by size, not by text.
+    return leave_one_key_out(keys, [](const std::string& a, const std::string& b) { return std::stol(a) < std::stol(b); });
 }
 
 double median_of(std::vector<double> v) {

@@ -229,14 +229,5 @@ TEST(Gate, ThresholdIsAPercentage) {
     EXPECT_THROW(parse_threshold("x%"), std::invalid_argument);
 }
 
-TEST(Gate, MediansAndSpread) {
-    const std::vector<double> v{5, 1, 3, 2, 4};
-    EXPECT_DOUBLE_EQ(median(v), 3.0);
-    EXPECT_DOUBLE_EQ(relative_spread(v), 2.0 / 3.0);  // IQR 4 - 2
-    const std::vector<double> even{1, 2, 3, 4};
-    EXPECT_DOUBLE_EQ(median(even), 2.5);
-    EXPECT_NEAR(normal_two_sided_quantile(0.05), 1.959964, 1e-5);
-}
-
 }  // namespace
 }  // namespace mdtune::bench

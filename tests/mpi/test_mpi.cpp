@@ -11,10 +11,10 @@
 #include <fstream>
 #include <random>
 
-#include "mdtune/mpi/catalog.h"
+#include "mdtune/models/mpi_catalog.h"
 #include "mdtune/mpi/rules_builder.h"
 #include "mdtune/mpi/rules_file.h"
-#include "mdtune/mpi/selection.h"
+#include "mdtune/models/mpi_selection.h"
 #include "mdtune/mpi/sweep.h"
 #include "mdtune/mpi_store.h"
 

@@ -4,13 +4,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include "mdtune/mpi/rules_file.h"
 #include "mdtune/mpi_store.h"
 #include "../common/run_command.h"
+#include "synthetic_mpi_db.h"
 
 namespace {
 
@@ -32,35 +32,9 @@ protected:
     void TearDown() override { fs::remove_all(dir_); }
     std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
-    // allreduce and alltoall at 2-8 ranks: algorithm 3 wins small messages,
-    // algorithm 4 large ones, the default is 10 % behind the best.
     std::string synthetic_db() const {
         const std::string db = path("mpi.db");
-        Store store(db);
-        MpiStore ms(store);
-        std::vector<MpiMeasurement> rows;
-        for (const char* coll : {"allreduce", "alltoall"})
-            for (int ppn : {2, 3, 4, 6, 8})
-                for (long b = 8; b <= (4L << 20); b *= 4)
-                    for (int alg : {0, 3, 4}) {
-                        MpiMeasurement m;
-                        m.hardware_id = "hw-test";
-                        m.mpi_library = "Open MPI 4.1.4";
-                        m.nodes = 1;
-                        m.ppn = m.ranks = ppn;
-                        m.collective = coll;
-                        m.selection = alg ? "forced" : "default";
-                        m.algorithm = alg;
-                        m.bytes = b;
-                        m.iterations = 10;
-                        const double small = 2.0 * ppn + double(b) * 0.004 * ppn;
-                        const double large = 30.0 * ppn + double(b) * 0.002 * ppn;
-                        m.lat_median_us = alg == 3 ? small : alg == 4 ? large : 1.1 * std::min(small, large);
-                        m.lat_min_us = m.lat_avg_us = m.lat_max_us = m.lat_median_us;
-                        m.status = "ok";
-                        rows.push_back(m);
-                    }
-        ms.put_measurements(rows);
+        mdtest::write_synthetic_mpi_db(db);
         return db;
     }
     fs::path dir_;

@@ -13,8 +13,10 @@
 
 #include "../common/process_probe.h"
 #include "mdtune/process/command_line.h"
+#include "mdtune/process/digest.h"
 #include "mdtune/process/identity.h"
 #include "mdtune/process/launcher.h"
+#include "mdtune/process/stop_signals.h"
 
 namespace mdtune::process {
 namespace {
@@ -182,6 +184,37 @@ TEST(ProcessIdentity, TellsRunningFromGoneAndUnknown) {
     ProcessIdentity elsewhere = self;
     elsewhere.host = "another-host.example";
     EXPECT_EQ(liveness(elsewhere), Liveness::Unknown);
+}
+
+// Ids stored in existing databases depend on these values: the published FNV-1a 64
+// vectors (hardware ids) and the same function from the ids' own offset basis.
+TEST(Digest, MatchesFnv1aVectorsForBothOffsetBases) {
+    EXPECT_EQ(fnv1a_hex("", kFnvOffsetBasis), "cbf29ce484222325");
+    EXPECT_EQ(fnv1a_hex("a", kFnvOffsetBasis), "af63dc4c8601ec8c");
+    EXPECT_EQ(fnv1a_hex("foobar", kFnvOffsetBasis), "85944171f73967e8");
+    EXPECT_EQ(fnv1a_hex(""), "14650fb0739d0383");
+    EXPECT_EQ(fnv1a_hex("a"), "44bd8ad473cd9906");
+    Fnv1a pieces;  // streaming gives the digest of the concatenation
+    pieces.update("foo");
+    pieces.update("bar");
+    EXPECT_EQ(pieces.hex(), fnv1a_hex("foobar"));
+}
+
+// In a child, so the process-wide flag stays clear for the other tests.
+TEST(StopSignals, SigintAndSigtermSetTheFlagInsteadOfKilling) {
+    for (int sig : {SIGINT, SIGTERM}) {
+        const pid_t child = fork();
+        if (child == 0) {
+            if (stop_requested()) _exit(3);
+            stop_on_signals();
+            raise(sig);
+            _exit(stop_requested() ? 0 : 4);
+        }
+        int status = 0;
+        ASSERT_EQ(waitpid(child, &status, 0), child);
+        ASSERT_TRUE(WIFEXITED(status)) << "signal " << sig << " killed the process";
+        EXPECT_EQ(WEXITSTATUS(status), 0) << "signal " << sig;
+    }
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 // fail: a missing piece is reported as empty/zero so the tuner can still run.
 #include "mdtune/hardware.h"
 
+#include "mdtune/process/digest.h"
+
 #include <hwloc.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -427,16 +429,7 @@ std::string hardware_id(const HardwareInfo& info) {
     // Multi-node trials are other hardware; one node keeps the ids of old databases.
     if (info.node_count > 1) s << "nodes=" << info.node_count << '\n';
 
-    // FNV-1a 64: tiny, dependency-free and stable across platforms and releases
-    // (std::hash is neither); collisions do not matter at this scale.
-    std::uint64_t h = 0xcbf29ce484222325ULL;
-    for (unsigned char c : s.str()) {
-        h ^= c;
-        h *= 0x100000001b3ULL;
-    }
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-    return std::string("hw-") + hex;
+    return "hw-" + process::fnv1a_hex(s.str(), process::kFnvOffsetBasis);
 }
 
 std::string HardwareInfo::to_json() const {

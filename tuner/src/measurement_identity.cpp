@@ -9,7 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "digest.h"
+#include "mdtune/process/digest.h"
 #include "mdtune/runner.h"
 #include "mdtune/sweep.h"
 
@@ -43,7 +43,7 @@ std::string resolve_executable(const std::string& name) {
 std::string file_digest(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw MdcoreNotFound("--mdcore: cannot read '" + path + "'");
-    Fnv1a d;
+    process::Fnv1a d;
     char buf[1 << 16];
     while (in.read(buf, sizeof buf) || in.gcount() > 0) d.update(std::string_view(buf, static_cast<std::size_t>(in.gcount())));
     return d.hex();
@@ -101,7 +101,7 @@ std::string measurement_build_json(const MeasurementIdentity& identity) {
 }
 
 std::string measurement_build_id(const MeasurementIdentity& identity) {
-    return "build-" + fnv1a_hex(measurement_build_json(identity));
+    return "build-" + process::fnv1a_hex(measurement_build_json(identity));
 }
 
 }  // namespace mdtune

@@ -14,16 +14,9 @@ double load_average_1min() {
     return 0.0;
 }
 
-namespace {
-std::atomic<bool> g_stop{false};
-}  // namespace
-
 bool drift_breaks_tolerance(double drift, double drift_stderr, double tolerance) {
     return tolerance > 0 && std::abs(drift) - 2.0 * std::max(0.0, drift_stderr) > tolerance;
 }
-
-void request_stop() { g_stop.store(true); }
-bool stop_requested() { return g_stop.load(); }
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "digest.h"
+#include "mdtune/process/digest.h"
 #include "mdcore/engine.h"
 #include "trial_claims.h"
 
@@ -32,7 +32,7 @@ std::string current_build_json() {
         .dump();
 }
 
-std::string current_build_id() { return "build-" + fnv1a_hex(current_build_json()); }
+std::string current_build_id() { return "build-" + process::fnv1a_hex(current_build_json()); }
 
 SweepSummary run_sweep(const SearchSpace& space, Store& store, Runner& runner, Strategy& strategy,
                        const SweepContext& ctx, const std::string& sweep_name, const StopCondition* stop,

@@ -21,6 +21,7 @@ struct RidgeFit {
     double sigma_loo = 0;         // RMS of leave-one-out residuals
     Eigen::MatrixXd leverage;     // A with var(prediction) ~ sigma^2 (1 + 1/n + z' A z)
     std::size_t n = 0;
+    std::vector<bool> constant;   // per column: constant in the training data (its beta is 0)
 
     double predict(const Eigen::VectorXd& x) const;
     double leverage_of(const Eigen::VectorXd& x) const;  // 1/n + z' A z
@@ -29,6 +30,20 @@ struct RidgeFit {
     double raw_intercept() const;
 };
 
+struct RidgeOptions {
+    std::optional<double> lambda;  // fixed; chosen by GCV over 1e-8 .. 1e3 (x n) when empty
+    // A fixed lambda per unit of row weight (x n unweighted): the same smoothing for any number of rows.
+    bool lambda_per_weight = false;
+    // Per column, a factor (> 0) on lambda: some terms free, others held to a shared curve. Empty: all 1.
+    Eigen::VectorXd penalty_factor;
+    // Iteratively reweighted passes after the plain fit with Huber weights, so a few rows
+    // hit by a burst of load do not bend the whole fit; the robust scale is 1.4826 x the
+    // median absolute residual, at least huber_sigma_floor.
+    int huber_passes = 0;
+    double huber_sigma_floor = 0.0;
+};
+
+RidgeFit fit_ridge(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const RidgeOptions& options);
 // lambda: fixed, or chosen by GCV over 1e-8 .. 1e3 (x n) when empty.
 RidgeFit fit_ridge(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, std::optional<double> lambda = std::nullopt);
 

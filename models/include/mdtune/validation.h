@@ -5,6 +5,7 @@
 // and regret — for every (hardware, system) of a held-out group, how much slower
 // the config the model ranks first is than the best config measured there.
 #include <cstddef>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -27,6 +28,10 @@ struct Fold {
 };
 // One fold per group; no sample of a fold's group is in its training set.
 std::vector<Fold> leave_one_group_out(const std::vector<Sample>& samples, Grouping g);
+// The same for any data: keys[i] is the group of item i; one fold per distinct key,
+// in the order `before` gives the keys (text order by default).
+std::vector<Fold> leave_one_key_out(const std::vector<std::string>& keys,
+                                    const std::function<bool(const std::string&, const std::string&)>& before = {});
 
 struct SystemRegret {
     std::string hardware_id;

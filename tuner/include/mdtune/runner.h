@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "mdtune/process/stop_signals.h"
 #include "mdtune/strategy.h"
 
 namespace mdtune {
@@ -53,9 +54,9 @@ bool drift_breaks_tolerance(double drift, double drift_stderr, double tolerance)
 // 1-minute load average (from /proc/loadavg), 0 when unavailable.
 double load_average_1min();
 
-// Set from signal handlers (SIGINT/SIGTERM): the subprocess runner then stops the
-// run in flight and reports it Failed with "interrupted", and sweeps stop.
-void request_stop();
-bool stop_requested();
+// Set by the SIGINT/SIGTERM handlers (process::stop_on_signals): the subprocess runner
+// then stops the run in flight and reports it Failed with "interrupted", and sweeps stop.
+using process::request_stop;
+using process::stop_requested;
 
 }  // namespace mdtune

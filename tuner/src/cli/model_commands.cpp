@@ -1,6 +1,5 @@
 // mdtune fit | predict | tune | compare: the models as users meet them. The
 // work is in the models library; this file parses flags and prints.
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,6 +22,7 @@
 #include "mdtune/model_record.h"
 #include "mdtune/model_store.h"
 #include "mdtune/predictor.h"
+#include "mdtune/process/stop_signals.h"
 #include "mdtune/selection.h"
 #include "mdtune/svg_plot.h"
 #include "mdtune/sweep.h"
@@ -246,8 +246,6 @@ nlohmann::json ranked_json(const RankedConfig& r, const SystemDescriptor& system
 }
 
 // ---- tune ------------------------------------------------------------------------
-
-void on_signal(int) { request_stop(); }
 
 // Steps for about `target_ms` of measured time per repeat at the predicted speed.
 long auto_steps(double predicted_ms, double target_ms) {
@@ -549,10 +547,7 @@ int tune_command(const Args& args) {
     auto strategy = make_model_guided(system, candidates, m);
     const auto runner = make_subprocess_runner(mdcore);
     auto stop = stop_after_trials(budget);
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
+    process::stop_on_signals();
     const SweepSummary summary =
         run_sweep(space, store, *runner, *strategy, ctx, "tune " + system.canonical(), stop.get(),
                   [](const SweepProgress& p) {

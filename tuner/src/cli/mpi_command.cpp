@@ -1,28 +1,27 @@
 // `mdtune mpi`: benchmark Open MPI's collective algorithms, learn the best one
-// per (nodes, ranks per node, message size), write and check a rules file.
-#include <signal.h>
+// per (nodes, ranks per node, message size), write and check a rules file. The
+// work is in tuner/mpi (mdtune/mpi/commands.h, sweep.h); this file parses flags
+// (parse_*_args) and prints results (print_*), kept apart.
 #include <unistd.h>
 
-#include <atomic>
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <map>
+#include <optional>
 #include <set>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "mdcore/cli_args.h"
 #include "mdtune/hardware.h"
-#include "mdtune/mpi/catalog.h"
-#include "mdtune/mpi/rules_builder.h"
+#include "mdtune/models/mpi_catalog.h"
+#include "mdtune/models/mpi_selection.h"
+#include "mdtune/mpi/commands.h"
 #include "mdtune/mpi/rules_file.h"
-#include "mdtune/mpi/selection.h"
 #include "mdtune/mpi/sweep.h"
 #include "mdtune/mpi_store.h"
+#include "mdtune/process/stop_signals.h"
 
 namespace mdtune::cli {
 
@@ -50,16 +49,6 @@ constexpr const char* kMpiUsage =
     "           [--launcher ...] [--hostfile F] [--ppn P] [--timeout S] [--binary PATH]\n"
     "           measures the rules file against Open MPI's defaults (alternating runs)\n";
 
-std::atomic<bool> g_stop{false};
-void on_signal(int) { g_stop = true; }
-bool stop_requested_here() { return g_stop.load(); }
-
-void install_signals() {
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
-}
 
 // "--np 2 4 8" and "--np 2,4,8" both work: words after a list flag are joined.
 Args join_list_flags(const Args& args, const std::set<std::string>& list_flags) {
@@ -177,65 +166,6 @@ std::string pct(double share) {
     return b;
 }
 
-// The data one hardware id has, with the MPI library chosen: this machine's when
-// it has rows for it, else the one with the most rows.
-struct Dataset {
-    std::string hardware_id, mpi_library;
-    int cores_per_node = 0;  // from the stored hardware record
-    std::vector<MpiMeasurement> rows;
-    std::vector<mpi::Observation> obs;
-};
-
-Dataset load_dataset(Store& store, const std::string& hardware, const std::vector<mpi::Collective>& colls) {
-    if (store.schema_version() < 4)
-        throw UsageError(store.path() + " has no MPI tables yet (schema " + std::to_string(store.schema_version()) +
-                         "); run `mdtune mpi sweep --db " + store.path() + "` first");
-    MpiStore ms(store);
-    const HardwareInfo hw = detect_hardware();
-    Dataset d;
-    d.hardware_id = hardware == "this" ? hw.id : hardware;
-    MpiFilter f;
-    f.hardware_id = d.hardware_id;
-    std::vector<MpiMeasurement> all = ms.measurements(f);
-    if (all.empty() && hardware == "this") {
-        // The fingerprint can drift (memory size on a VM): a database of one machine is still that machine.
-        std::set<std::string> ids;
-        for (const auto& m : ms.measurements()) ids.insert(m.hardware_id);
-        if (ids.size() == 1) {
-            std::fprintf(stderr, "mdtune: note: no MPI rows for this machine's id %s; using the only hardware in %s, %s\n",
-                         d.hardware_id.c_str(), store.path().c_str(), ids.begin()->c_str());
-            d.hardware_id = *ids.begin();
-            f.hardware_id = d.hardware_id;
-            all = ms.measurements(f);
-        }
-    }
-    std::map<std::string, std::size_t> per_library;
-    for (const auto& m : all) ++per_library[m.mpi_library];
-    if (per_library.empty())
-        throw UsageError("no MPI measurements for hardware " + d.hardware_id + " in " + store.path() +
-                         " (run `mdtune mpi sweep` first, or pass --hardware ID)");
-    d.mpi_library = per_library.begin()->first;
-    for (const auto& [lib, n] : per_library)
-        if (n > per_library[d.mpi_library]) d.mpi_library = lib;
-    if (per_library.count(hw.mpi_library)) d.mpi_library = hw.mpi_library;
-    for (auto& m : all) {
-        if (m.mpi_library != d.mpi_library) continue;
-        const auto c = mpi::parse_collective(m.collective);
-        if (!c || std::find(colls.begin(), colls.end(), *c) == colls.end()) continue;
-        d.rows.push_back(m);
-    }
-    d.obs = mpi::observations_from(d.rows);
-    // Cores of the measured machine (what oversubscription is relative to).
-    if (const auto json = store.hardware_json(d.hardware_id)) {
-        try {
-            d.cores_per_node = nlohmann::json::parse(*json).value("physical_cores", 0);
-        } catch (const std::exception&) {
-        }
-    }
-    if (d.cores_per_node == 0 && d.hardware_id == hw.id) d.cores_per_node = hw.physical_cores;
-    return d;
-}
-
 void print_cv(const char* title, const mpi::CvReport& cv) {
     std::printf("%s (%zu folds):\n", title, cv.folds);
     std::printf("  %-15s %7s %10s %12s %10s %14s %12s\n", "collective", "points", "within 5%", "geo regret",
@@ -249,16 +179,6 @@ void print_cv(const char* title, const mpi::CvReport& cv) {
     };
     for (const auto& [c, s] : cv.per_collective) row(std::string(mpi::name(c)), s);
     row("all", cv.overall);
-}
-
-std::string ridge_text(const mpi::SelectionModel& m, const std::vector<mpi::Collective>& colls) {
-    std::string s = "ridge";
-    for (const auto c : colls) {
-        char b[64];
-        std::snprintf(b, sizeof b, " %s %g", std::string(mpi::name(c)).c_str(), m.ridge(c));
-        s += b;
-    }
-    return s;
 }
 
 mpi::FitOptions fit_opts(const mdcore::cli::ArgMap& opts) {
@@ -303,7 +223,7 @@ int sweep(const Args& args) {
     Store store(opts.text("db").value_or("mdtune.db"));
     store.put_hardware(hw.id, hw.to_json());
     MpiStore ms(store);
-    install_signals();
+    process::stop_on_signals();
 
     std::string colls;
     for (auto c : so.collectives) colls += (colls.empty() ? "" : ",") + std::string(mpi::name(c));
@@ -326,7 +246,7 @@ int sweep(const Args& args) {
             }
             std::fflush(stdout);
         },
-        stop_requested_here);
+        process::stop_requested);
     if (rep.sweep_id == 0) {
         std::fprintf(stderr, "mdtune: error: no MPI run could start (see above); is %s built and mpirun on PATH?\n",
                      so.binary.c_str());
@@ -341,7 +261,12 @@ int sweep(const Args& args) {
 
 // ---- rules ------------------------------------------------------------------
 
-int rules(const Args& args) {
+struct RulesArgs {
+    std::string db;
+    mpi::RulesRequest request;
+};
+
+RulesArgs parse_rules_args(const Args& args) {
     const mdcore::cli::ArgMap opts(join_list_flags(args, {"collectives", "comm-sizes"}),
                                    {{"out", true}, {"collectives", true}, {"db", true}, {"hardware", true},
                                     {"comm-sizes", true}, {"ppn", true}, {"ridge", true}, {"cv", true},
@@ -349,211 +274,167 @@ int rules(const Args& args) {
     if (!opts.has("out")) throw UsageError("mpi rules needs --out FILE");
     const std::string cv_group = opts.text("cv").value_or("layout");
     if (cv_group != "layout" && cv_group != "size") throw UsageError("--cv: '" + cv_group + "' (layout, size)");
-    const auto colls = collectives_opt(opts);
-    mpi::FitOptions fit = fit_opts(opts);
+    RulesArgs a;
+    a.db = opts.text("db").value_or("mdtune.db");
+    mpi::RulesRequest& r = a.request;
+    r.out = *opts.text("out");
+    r.collectives = collectives_opt(opts);
+    r.hardware = opts.text("hardware").value_or("this");
+    r.cv_group = cv_group == "size" ? mpi::CvGroup::Size : mpi::CvGroup::Layout;
+    r.fit = fit_opts(opts);
+    r.guard = !opts.has("no-guard");
+    if (opts.has("comm-sizes")) r.comm_sizes = parse_int_list("comm-sizes", *opts.text("comm-sizes"), 1, 1 << 24);
+    r.ppn = static_cast<int>(opts.integer("ppn", 1, 100000).value_or(0));
+    return a;
+}
 
-    const std::string db = opts.text("db").value_or("mdtune.db");
-    if (access(db.c_str(), F_OK) != 0) throw UsageError("--db: no database at '" + db + "' (run `mdtune mpi sweep` first)");
-    Store store(db);
-    const Dataset d = load_dataset(store, opts.text("hardware").value_or("this"), colls);
-    if (d.obs.empty()) throw UsageError("no measurements of the requested collectives for hardware " + d.hardware_id);
-    fit.cores_per_node = d.cores_per_node;
-    const mpi::SelectionModel model = mpi::SelectionModel::fit(d.obs, fit);
-    const mpi::CvReport cv =
-        mpi::cross_validate(d.obs, cv_group == "size" ? mpi::CvGroup::Size : mpi::CvGroup::Layout, fit);
+void print_note(const mpi::Dataset& d) {
+    if (!d.note.empty()) std::fprintf(stderr, "mdtune: note: %s\n", d.note.c_str());
+}
 
-    // Guard: a collective whose model does not beat Open MPI's default on held-out
-    // message sizes is left to Open MPI (no rules for it) rather than shipped.
-    const mpi::CvReport guard_cv =
-        cv_group == "size" ? cv : mpi::cross_validate(d.obs, mpi::CvGroup::Size, fit);
-    std::vector<std::string> guard_notes;
-    mpi::RulesOptions ro;
-    for (const auto c : colls) {
-        const auto it = guard_cv.per_collective.find(c);
-        if (it == guard_cv.per_collective.end()) continue;
-        const mpi::CvSummary& s = it->second;
-        char note[200];
-        std::snprintf(note, sizeof note, "%s: held-out geometric-mean regret %.3f, Open MPI's default %.3f",
-                      std::string(mpi::name(c)).c_str(), s.geomean_regret, s.default_geomean_regret);
-        const bool keep =
-            opts.has("no-guard") || s.default_points == 0 || s.geomean_regret < s.default_geomean_regret;
-        if (keep) ro.collectives.push_back(c);
-        guard_notes.push_back(std::string(note) + (keep ? "" : ": left to Open MPI's default (no rules)"));
-    }
-    if (ro.collectives.empty())
+void print_rules(const mpi::RulesResult& r, const mpi::RulesRequest& request) {
+    if (std::none_of(r.guard.begin(), r.guard.end(), [](const auto& g) { return g.kept; }))
         std::printf("note: no collective's model beats Open MPI's default on held-out sizes; the file has no rules\n");
-    if (opts.has("comm-sizes")) ro.comm_sizes = parse_int_list("comm-sizes", *opts.text("comm-sizes"), 1, 1 << 24);
-    ro.ppn = static_cast<int>(opts.integer("ppn", 1, 100000).value_or(0));
-    char held[256];
-    std::snprintf(held, sizeof held,
-                  "held-out regret (%s groups): %s of %zu points within 5%% of the best, geometric mean %.3f; "
-                  "Open MPI's default %s, %.3f",
-                  cv_group.c_str(), pct(cv.overall.share_within5()).c_str(), cv.overall.points,
-                  cv.overall.geomean_regret, pct(cv.overall.default_share_within5()).c_str(),
-                  cv.overall.default_geomean_regret);
-    ro.header = {
-        "Open MPI coll_tuned dynamic rules (classic format of Open MPI 4.1), written by mdtune mpi rules",
-        "use: mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename THIS_FILE ...",
-        "hardware " + d.hardware_id + ", " + d.mpi_library + ", " + std::to_string(d.rows.size()) + " measurements",
-        "model: per (collective, algorithm) ridge regression of log latency on features of (nodes, ranks per "
-        "node, message size), " + ridge_text(model, colls) + "; " + mpi::describe(fit.features),
-        held,
-        "format: counts, then per collective: id, number of communicator sizes; per size: size, number of",
-        "message rules; per rule: message size, algorithm (0 = Open MPI's default), fan-in/out, segment size.",
-        "Message sizes are Open MPI's: bytes of the buffer for allreduce/bcast/reduce_scatter, bytes per rank",
-        "times ranks for allgather/alltoall. '#' starts a comment (Open MPI's reader skips to the line end)."};
-    for (const auto& n : guard_notes) ro.header.push_back("guard, one message size held out at a time: " + n);
-    const mpi::RulesFile file = mpi::build_rules(model, d.obs, ro);
-    const std::string out = *opts.text("out");
-    mpi::write_rules_file(out, file);
-    mpi::read_rules_file(out);  // what we wrote must parse back
-
-    MpiStore ms(store);
-    for (const auto c : model.collectives()) {
-        MpiModelRow row;
-        row.hardware_id = d.hardware_id;
-        row.mpi_library = d.mpi_library;
-        row.collective = std::string(mpi::name(c));
-        row.feature_set = mpi::describe(fit.features);
-        row.model_json = model.to_json(c);
-        row.cv_json = cv.to_json();
-        row.training_rows = static_cast<long>(model.training_rows(c));
-        ms.put_model(row);
-    }
-
-    std::printf("mdtune mpi rules: hardware %s, %s, %zu measurements\n", d.hardware_id.c_str(), d.mpi_library.c_str(),
-                d.rows.size());
-    std::printf("model: %s, %s, default kept within %.0f%% of the predicted best\n", mpi::describe(fit.features).c_str(),
-                ridge_text(model, colls).c_str(), 100 * fit.prefer_default);
-    print_cv(cv_group == "size" ? "held-out regret, one message size left out at a time"
-                                : "held-out regret, one (nodes, ranks per node) layout left out at a time",
-             cv);
-    for (const auto& n : guard_notes) std::printf("guard (sizes held out): %s\n", n.c_str());
-    std::size_t n_rules = 0, n_comm = 0;
-    for (const auto& c : file.collectives) {
-        n_comm += c.comm_rules.size();
-        for (const auto& cr : c.comm_rules) n_rules += cr.rules.size();
-    }
-    std::printf("wrote %s: %zu collectives, %zu communicator sizes, %zu message rules\n", out.c_str(),
-                file.collectives.size(), n_comm, n_rules);
+    std::printf("mdtune mpi rules: hardware %s, %s, %zu measurements\n", r.data.hardware_id.c_str(),
+                r.data.mpi_library.c_str(), r.data.rows.size());
+    std::printf("model: %s, %s, default kept within %.0f%% of the predicted best\n", mpi::describe(r.fit.features).c_str(),
+                mpi::describe_ridge(r.model, request.collectives).c_str(), 100 * r.fit.prefer_default);
+    print_cv(request.cv_group == mpi::CvGroup::Size ? "held-out regret, one message size left out at a time"
+                                                    : "held-out regret, one (nodes, ranks per node) layout left out at a time",
+             r.cv);
+    for (const auto& g : r.guard) std::printf("guard (sizes held out): %s\n", g.note().c_str());
+    std::printf("wrote %s: %zu collectives, %zu communicator sizes, %zu message rules\n", request.out.c_str(),
+                r.file.collectives.size(), r.comm_sizes, r.message_rules);
     std::printf("use:   mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename %s ...\n",
-                out.c_str());
-    std::printf("check: mdtune mpi evaluate --rules %s\n", out.c_str());
+                request.out.c_str());
+    std::printf("check: mdtune mpi evaluate --rules %s\n", request.out.c_str());
+}
+
+int rules(const Args& args) {
+    const RulesArgs a = parse_rules_args(args);
+    if (access(a.db.c_str(), F_OK) != 0)
+        throw UsageError("--db: no database at '" + a.db + "' (run `mdtune mpi sweep` first)");
+    Store store(a.db);
+    const mpi::RulesResult r = mpi::write_rules(store, detect_hardware(), a.request);
+    print_note(r.data);
+    print_rules(r, a.request);
     return 0;
 }
 
 // ---- show -------------------------------------------------------------------
 
-int show(const Args& args) {
+struct ShowArgs {
+    std::string db;
+    mpi::ShowRequest request;
+};
+
+ShowArgs parse_show_args(const Args& args) {
     const mdcore::cli::ArgMap opts(join_list_flags(args, {"collectives", "np"}),
                                    {{"db", true}, {"hardware", true}, {"collectives", true}, {"np", true},
                                     {"rules", true}, {"ridge", true}, {"features", true}, {"prefer-default", true},
                                     {"worst", true}});
-    const auto colls = collectives_opt(opts);
-    std::optional<std::vector<int>> only_ranks;
-    if (opts.has("np")) only_ranks = parse_int_list("np", *opts.text("np"), 1, 1 << 20);
-    mpi::FitOptions fit = fit_opts(opts);
-    std::optional<mpi::RulesFile> rules_file;
-    if (opts.has("rules")) rules_file = mpi::read_rules_file(*opts.text("rules"));
+    ShowArgs a;
+    a.db = opts.text("db").value_or("mdtune.db");
+    mpi::ShowRequest& r = a.request;
+    r.collectives = collectives_opt(opts);
+    r.hardware = opts.text("hardware").value_or("this");
+    if (opts.has("np")) r.only_ranks = parse_int_list("np", *opts.text("np"), 1, 1 << 20);
+    r.fit = fit_opts(opts);
+    if (opts.has("rules")) r.rules = mpi::read_rules_file(*opts.text("rules"));
+    r.worst = static_cast<std::size_t>(opts.integer("worst", 1, 100000).value_or(0));
+    return a;
+}
 
-    Store store(opts.text("db").value_or("mdtune.db"), Store::Mode::ReadOnly);
-    const Dataset d = load_dataset(store, opts.text("hardware").value_or("this"), colls);
-    fit.cores_per_node = d.cores_per_node;
-    const mpi::SelectionModel model = mpi::SelectionModel::fit(d.obs, fit);
-    const auto table = mpi::tabulate(d.obs);
+void print_show_row(const mpi::ShowRow& row, bool with_rules) {
+    const mpi::Collective c = row.collective;
+    if (!row.best) {
+        std::printf("    %-9s all variants failed\n", mpi::format_bytes(row.site.bytes).c_str());
+        return;
+    }
+    std::string pred_text = "-";
+    if (row.predicted)
+        pred_text = mpi::variant_label(c, row.predicted->variant) + " " +
+                    (row.predicted_measured_us ? fmt_us(*row.predicted_measured_us)
+                                               : row.predicted_failed ? "FAILED" : "n/a") +
+                    (row.predicted->variant == row.best->first ? "" : " *");
+    std::string def_text = "-", gain_best = "-", gain_pred = "-";
+    if (row.default_us) {
+        def_text = fmt_us(*row.default_us);
+        char b[32];
+        std::snprintf(b, sizeof b, "%.2fx", *row.default_us / row.best->second);
+        gain_best = b;
+        if (row.predicted_measured_us) {
+            std::snprintf(b, sizeof b, "%.2fx", *row.default_us / *row.predicted_measured_us);
+            gain_pred = b;
+        }
+    }
+    std::string rules_text;
+    if (with_rules) rules_text = "  " + (row.rules_choice ? mpi::variant_label(c, *row.rules_choice) : "(none)");
+    std::printf("    %-9s %-32s %-34s %10s %9s %9s%s\n", mpi::format_bytes(row.site.bytes).c_str(),
+                (mpi::variant_label(c, row.best->first) + " " + fmt_us(row.best->second)).c_str(), pred_text.c_str(),
+                def_text.c_str(), gain_best.c_str(), gain_pred.c_str(), rules_text.c_str());
+}
+
+void print_show(const mpi::ShowResult& r, bool with_rules) {
     std::printf("hardware %s, %s, %zu measurements; latency = 10th percentile over iterations of the slowest rank\n",
-                d.hardware_id.c_str(), d.mpi_library.c_str(), d.rows.size());
+                r.data.hardware_id.c_str(), r.data.mpi_library.c_str(), r.data.rows.size());
     std::printf("predicted = argmin of the model fitted on all measurements (what `mpi rules` writes)\n");
-
-    std::map<mpi::Collective, std::pair<double, std::size_t>> best_gain, pred_gain;
     std::optional<mpi::Collective> current;
     std::optional<mpi::Site> layout;
-    for (const auto& [key, t] : table) {
-        const auto& [c, site] = key;
-        if (only_ranks && std::find(only_ranks->begin(), only_ranks->end(), site.ranks()) == only_ranks->end()) continue;
-        if (!current || *current != c) {
-            std::printf("\n%s\n", std::string(mpi::name(c)).c_str());
-            current = c;
+    for (const mpi::ShowRow& row : r.rows) {
+        const mpi::Site& site = row.site;
+        if (!current || *current != row.collective) {
+            std::printf("\n%s\n", std::string(mpi::name(row.collective)).c_str());
+            current = row.collective;
             layout.reset();
         }
         if (!layout || layout->nodes != site.nodes || layout->ppn != site.ppn) {
             std::printf("  %d ranks (%d node%s x %d)\n", site.ranks(), site.nodes, site.nodes > 1 ? "s" : "", site.ppn);
             std::printf("    %-9s %-32s %-34s %10s %9s %9s%s\n", "size", "measured best (us)", "predicted best (us measured)",
-                        "default us", "best/def", "pred/def", rules_file ? "  rules file" : "");
+                        "default us", "best/def", "pred/def", with_rules ? "  rules file" : "");
             layout = site;
         }
-        const auto best = t.best();
-        if (!best) {
-            std::printf("    %-9s all variants failed\n", mpi::format_bytes(site.bytes).c_str());
-            continue;
-        }
-        const auto pred = model.best(c, site);
-        const auto def = t.ok.find(mpi::Variant{});
-        std::string pred_text = "-";
-        std::optional<double> pred_us;
-        if (pred) {
-            const auto it = t.ok.find(pred->variant);
-            if (it != t.ok.end()) pred_us = it->second;
-            pred_text = mpi::variant_label(c, pred->variant) + " " +
-                        (pred_us ? fmt_us(*pred_us) : t.failed.count(pred->variant) ? "FAILED" : "n/a") +
-                        (pred->variant == best->first ? "" : " *");
-        }
-        std::string def_text = "-", gain_best = "-", gain_pred = "-";
-        if (def != t.ok.end()) {
-            def_text = fmt_us(def->second);
-            char b[32];
-            std::snprintf(b, sizeof b, "%.2fx", def->second / best->second);
-            gain_best = b;
-            best_gain[c].first += std::log(def->second / best->second);
-            ++best_gain[c].second;
-            if (pred_us) {
-                std::snprintf(b, sizeof b, "%.2fx", def->second / *pred_us);
-                gain_pred = b;
-                pred_gain[c].first += std::log(def->second / *pred_us);
-                ++pred_gain[c].second;
-            }
-        }
-        std::string rules_text;
-        if (rules_file) {
-            const auto dec = mpi::lookup(*rules_file, mpi::info(c).rules_id, site.ranks(),
-                                         mpi::rule_message_size(c, site.bytes, site.ranks()));
-            rules_text = "  " + (dec ? mpi::variant_label(c, {dec->algorithm, dec->segsize, dec->faninout}) : "(none)");
-        }
-        std::printf("    %-9s %-32s %-34s %10s %9s %9s%s\n", mpi::format_bytes(site.bytes).c_str(),
-                    (mpi::variant_label(c, best->first) + " " + fmt_us(best->second)).c_str(), pred_text.c_str(),
-                    def_text.c_str(), gain_best.c_str(), gain_pred.c_str(), rules_text.c_str());
+        print_show_row(row, with_rules);
     }
     std::printf("\n* predicted differs from the measured best.  best/def, pred/def: Open MPI default latency over that "
                 "variant's (above 1 = faster than the default)\n");
     std::printf("geometric-mean speed-up over Open MPI's default, measured:\n");
-    for (const auto& [c, g] : best_gain) {
-        const auto p = pred_gain[c];
+    for (const auto& [c, g] : r.measured_best) {
+        const auto p = r.predicted_best.find(c);
         std::printf("  %-15s measured best %.3fx   predicted best %.3fx   (%zu sizes)\n",
-                    std::string(mpi::name(c)).c_str(), std::exp(g.first / double(g.second)),
-                    p.second ? std::exp(p.first / double(p.second)) : 1.0, g.second);
+                    std::string(mpi::name(c)).c_str(), g.geomean(),
+                    p == r.predicted_best.end() ? 1.0 : p->second.geomean(), g.sizes);
     }
-    const mpi::CvReport cv = mpi::cross_validate(d.obs, mpi::CvGroup::Layout, fit);
     std::printf("\n");
-    print_cv("held-out regret, one (nodes, ranks per node) layout left out at a time", cv);
-    if (const long worst = opts.integer("worst", 1, 100000).value_or(0)) {
-        auto pts = cv.points;
-        std::sort(pts.begin(), pts.end(), [](const auto& a, const auto& b) { return a.regret > b.regret; });
-        std::printf("worst held-out points:\n");
-        for (std::size_t i = 0; i < pts.size() && i < static_cast<std::size_t>(worst); ++i) {
-            const auto& p = pts[i];
-            std::printf("  %-14s %d ranks %-9s predicted %-26s %10s us, best %-26s %10s us, regret %.2f\n",
-                        std::string(mpi::name(p.collective)).c_str(), p.site.ranks(),
-                        mpi::format_bytes(p.site.bytes).c_str(), mpi::variant_label(p.collective, p.predicted).c_str(),
-                        std::isinf(p.regret) ? "FAILED" : fmt_us(p.predicted_us).c_str(),
-                        mpi::variant_label(p.collective, p.best).c_str(), fmt_us(p.best_us).c_str(), p.regret);
-        }
-    }
+    print_cv("held-out regret, one (nodes, ranks per node) layout left out at a time", r.cv);
+    if (r.worst.empty()) return;
+    std::printf("worst held-out points:\n");
+    for (const auto& p : r.worst)
+        std::printf("  %-14s %d ranks %-9s predicted %-26s %10s us, best %-26s %10s us, regret %.2f\n",
+                    std::string(mpi::name(p.collective)).c_str(), p.site.ranks(), mpi::format_bytes(p.site.bytes).c_str(),
+                    mpi::variant_label(p.collective, p.predicted).c_str(),
+                    std::isinf(p.regret) ? "FAILED" : fmt_us(p.predicted_us).c_str(),
+                    mpi::variant_label(p.collective, p.best).c_str(), fmt_us(p.best_us).c_str(), p.regret);
+}
+
+int show(const Args& args) {
+    const ShowArgs a = parse_show_args(args);
+    Store store(a.db, Store::Mode::ReadOnly);
+    const mpi::ShowResult r = mpi::show_selection(store, detect_hardware(), a.request);
+    print_note(r.data);
+    print_show(r, a.request.rules.has_value());
     return 0;
 }
 
 // ---- evaluate ---------------------------------------------------------------
 
-int evaluate(const Args& args) {
+struct EvaluateArgs {
+    std::string db, rules_path;
+    mpi::EvalOptions options;
+    mpi::LaunchContext launch;
+};
+
+EvaluateArgs parse_evaluate_args(const Args& args) {
     const mdcore::cli::ArgMap opts(join_list_flags(args, {"np", "collectives", "sizes"}),
                                    {{"rules", true}, {"np", true}, {"collectives", true}, {"sizes", true},
                                     {"rounds", true}, {"quick", false}, {"db", true}, {"launcher", true},
@@ -561,18 +442,10 @@ int evaluate(const Args& args) {
                                     {"mca", true}});
     if (!opts.has("rules")) throw UsageError("mpi evaluate needs --rules FILE");
     const bool quick = opts.has("quick");
-    const std::string rules_path = *opts.text("rules");
-    std::string text;
-    {
-        std::ifstream in(rules_path, std::ios::binary);
-        if (!in) throw UsageError("--rules: cannot read '" + rules_path + "'");
-        std::ostringstream s;
-        s << in.rdbuf();
-        text = s.str();
-    }
-    mpi::parse_rules(text, rules_path);  // a file Open MPI would drop silently is refused here
-
-    mpi::EvalOptions eo;
+    EvaluateArgs a;
+    a.rules_path = *opts.text("rules");
+    a.db = opts.text("db").value_or("mdtune.db");
+    mpi::EvalOptions& eo = a.options;
     eo.ranks = opts.has("np") ? parse_int_list("np", *opts.text("np"), 1, 1 << 20)
                               : (quick ? std::vector<int>{2, 4, 8} : std::vector<int>{2, 3, 4, 5, 6, 7, 8});
     eo.collectives = collectives_opt(opts);
@@ -581,47 +454,12 @@ int evaluate(const Args& args) {
     eo.rounds = static_cast<int>(opts.integer("rounds", 1, 100).value_or(2));
     eo.timeout_s = opts.real("timeout", 0, 86400).value_or(quick ? 120 : 300);
     eo.binary = opts.text("binary").value_or(default_binary());
-    const mpi::LaunchContext ctx = launch_opts(opts);
-    const HardwareInfo hw = detect_hardware();
-    Store store(opts.text("db").value_or("mdtune.db"));
-    store.put_hardware(hw.id, hw.to_json());
-    install_signals();
+    a.launch = launch_opts(opts);
+    return a;
+}
 
-    std::printf("mdtune mpi evaluate %s: Open MPI's defaults against the rules file, %d alternating rounds\n",
-                rules_path.c_str(), eo.rounds);
-    std::fflush(stdout);
-    const mpi::EvalReport rep = mpi::evaluate_rules(
-        rules_path, ctx, eo,
-        [](const std::string& s) {
-            std::printf("  %s\n", s.c_str());
-            std::fflush(stdout);
-        },
-        stop_requested_here);
-    if (!rep.canary_applied) std::printf("warning: %s\n", rep.canary_note.c_str());
-    if (rep.points.empty()) {
-        std::fprintf(stderr, "mdtune: error: no size was measured both ways\n");
-        return rep.interrupted ? 130 : 1;
-    }
-    const std::string dig = mpi::digest(text);
-    std::vector<MpiRulesEval> rows;
-    for (const auto& p : rep.points) {
-        MpiRulesEval r;
-        r.hardware_id = hw.id;
-        r.mpi_library = rep.mpi_library;
-        r.nodes = p.site.nodes;
-        r.ppn = p.site.ppn;
-        r.ranks = p.site.ranks();
-        r.collective = std::string(mpi::name(p.collective));
-        r.bytes = static_cast<long>(p.site.bytes);
-        r.rounds = eo.rounds;
-        r.default_us = p.default_us;
-        r.rules_us = p.rules_us;
-        r.default_median_us = p.default_median_us;
-        r.rules_median_us = p.rules_median_us;
-        rows.push_back(r);
-    }
-    MpiStore(store).put_rules_evaluation(dig, text, rows);
-
+void print_evaluation(const mpi::EvaluateResult& r, const EvaluateArgs& a, const Store& store) {
+    const mpi::EvalReport& rep = r.report;
     std::size_t slower = 0, faster = 0;
     for (const auto& p : rep.points) {
         slower += p.speedup() < 1 / 1.05;
@@ -630,7 +468,7 @@ int evaluate(const Args& args) {
     std::printf("\ngeometric-mean speed-up of the rules file over Open MPI's defaults (measured, %zu points)\n"
                 "  latency: 10th percentile (median in brackets) over iterations of the slowest rank\n",
                 rep.points.size());
-    for (const auto c : eo.collectives)
+    for (const auto c : a.options.collectives)
         std::printf("  %-15s %.3fx  (%.3fx)\n", std::string(mpi::name(c)).c_str(), rep.geomean_speedup(c),
                     rep.geomean_speedup(c, true));
     std::printf("  %-15s %.3fx  (%.3fx)   %zu points >5%% faster, %zu >5%% slower\n", "all", rep.geomean_speedup(),
@@ -638,8 +476,31 @@ int evaluate(const Args& args) {
     if (rep.rules_failures || rep.default_failures)
         std::printf("failed or wrong sizes: %zu under the rules file, %zu under the defaults\n", rep.rules_failures,
                     rep.default_failures);
-    std::printf("stored as rules file %s in %s\n", dig.c_str(), store.path().c_str());
-    return rep.interrupted ? 130 : 0;
+    std::printf("stored as rules file %s in %s\n", r.digest.c_str(), store.path().c_str());
+}
+
+int evaluate(const Args& args) {
+    const EvaluateArgs a = parse_evaluate_args(args);
+    const HardwareInfo hw = detect_hardware();
+    Store store(a.db);
+    store.put_hardware(hw.id, hw.to_json());
+    process::stop_on_signals();
+    std::printf("mdtune mpi evaluate %s: Open MPI's defaults against the rules file, %d alternating rounds\n",
+                a.rules_path.c_str(), a.options.rounds);
+    std::fflush(stdout);
+    const auto log = [](const std::string& s) {
+        std::printf("  %s\n", s.c_str());
+        std::fflush(stdout);
+    };
+    const mpi::EvaluateResult r =
+        mpi::evaluate_and_store(store, hw.id, a.rules_path, a.launch, a.options, log, process::stop_requested);
+    if (!r.report.canary_applied) std::printf("warning: %s\n", r.report.canary_note.c_str());
+    if (!r.stored) {
+        std::fprintf(stderr, "mdtune: error: no size was measured both ways\n");
+        return r.report.interrupted ? 130 : 1;
+    }
+    print_evaluation(r, a, store);
+    return r.report.interrupted ? 130 : 0;
 }
 
 }  // namespace
@@ -658,6 +519,8 @@ int mpi_command(const Args& args) {
     } catch (const mpi::RulesError& e) {
         std::fprintf(stderr, "mdtune: error: %s\n", e.what());
         return 2;
+    } catch (const mpi::InputError& e) {
+        throw UsageError(e.what());
     }
     throw UsageError("unknown mpi command '" + args[0] + "' (sweep, rules, show, evaluate)\n" + kMpiUsage);
 }

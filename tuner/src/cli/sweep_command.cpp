@@ -1,4 +1,3 @@
-#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,6 +10,7 @@
 #include "mdcore/engine.h"
 #include "mdtune/hardware.h"
 #include "mdtune/measurement_identity.h"
+#include "mdtune/process/stop_signals.h"
 #include "mdtune/slice.h"
 #include "mdtune/sweep.h"
 
@@ -19,8 +19,6 @@ namespace mdtune::cli {
 using mdcore::cli::UsageError;
 
 namespace {
-
-void on_signal(int) { request_stop(); }
 
 std::string format_duration(double s) {
     char buf[32];
@@ -207,10 +205,7 @@ int sweep_command(const Args& args) {
 
     // Ctrl-C / SIGTERM: stop after killing the run in flight; the database keeps
     // every finished trial and the sweep is marked interrupted.
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
+    process::stop_on_signals();
 
     const bool tty = isatty(STDOUT_FILENO);
     ctx.on_note = [tty](const std::string& note) {

@@ -9,14 +9,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "digest.h"
+#include "mdtune/process/digest.h"
 #include "mdtune/store.h"
 
 namespace mdtune::slurm {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string space_digest(const std::string& text) { return fnv1a_hex(text).substr(0, 12); }
+std::string space_digest(const std::string& text) { return process::fnv1a_hex(text).substr(0, 12); }
 
 std::string sweep_key(const SearchSpace& space) {
     std::string stem = fs::path(space.source).stem().string();

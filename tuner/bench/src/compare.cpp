@@ -1,0 +1,360 @@
+#include "mdtune/bench/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "mdtune/models/statistics.h"
+
+namespace mdtune::bench {
+namespace {
+
+constexpr double kIqrPerSigma = 1.349;   // IQR of a normal distribution in sigmas
+constexpr double kZPower80 = 0.8416;     // one-sided z for 80 % power
+// Asymptotic relative efficiency of the U test vs the t test is 3/pi under
+// normality: it needs pi/3 times the samples, i.e. sqrt(pi/3) times the shift.
+const double kRankEfficiency = std::sqrt(M_PI / 3.0);
+
+std::string pct(double x, int digits = 1) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.*f%%", digits, 100.0 * x);
+    return buf;
+}
+
+std::string plain_pct(double x, int digits = 1) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.*f%%", digits, 100.0 * x);
+    return buf;
+}
+
+std::string pvalue_text(double p) {
+    char buf[32];
+    if (p < 1e-4) std::snprintf(buf, sizeof buf, "%.1e", p);
+    else std::snprintf(buf, sizeof buf, "%.4f", p);
+    return buf;
+}
+
+
+int severity(Verdict v) {
+    switch (v) {
+        case Verdict::Regression: return 0;
+        case Verdict::TooNoisy: return 1;
+        case Verdict::Improvement: return 2;
+        case Verdict::NoChange: return 3;
+    }
+    return 4;
+}
+
+}  // namespace
+
+std::string_view to_string(Verdict v) {
+    switch (v) {
+        case Verdict::Regression: return "regression";
+        case Verdict::Improvement: return "improvement";
+        case Verdict::NoChange: return "no change";
+        case Verdict::TooNoisy: return "too noisy";
+    }
+    return "?";
+}
+
+
+
+
+
+namespace {
+
+// The statistical verdict of a tested benchmark for a given (possibly adjusted) p.
+void decide(BenchComparison& c, double p, const GateOptions& o) {
+    c.p_adjusted = p;
+    const bool beyond = std::abs(c.change) > o.threshold;
+    const Verdict direction = c.change > 0 ? Verdict::Regression : Verdict::Improvement;
+    const bool significant = p < o.alpha;
+    if (significant && beyond) {
+        c.verdict = direction;
+        c.reason = "p < " + pvalue_text(o.alpha) + " and beyond +-" + plain_pct(o.threshold);
+    } else if (significant) {
+        c.verdict = Verdict::NoChange;
+        c.reason = "significant but within +-" + plain_pct(o.threshold);
+    } else if (c.resolution > o.threshold) {
+        c.verdict = Verdict::TooNoisy;
+        c.reason = "spread " + plain_pct(c.spread_baseline) + "/" + plain_pct(c.spread_candidate) +
+                   " (IQR/median): resolves only +-" + plain_pct(c.resolution) + " > +-" + plain_pct(o.threshold);
+    } else {
+        c.verdict = Verdict::NoChange;
+        c.reason = "not significant; resolves +-" + plain_pct(c.resolution);
+    }
+}
+
+// Holm's correction over the tested benchmarks of one comparison.
+void decide_family_wise(std::vector<BenchComparison>& rows, const GateOptions& o) {
+    std::vector<BenchComparison*> tested;
+    std::vector<double> p;
+    for (auto& c : rows)
+        if (c.tested) tested.push_back(&c), p.push_back(c.p_value);
+    const std::vector<double> adjusted = stats::holm_adjust(p);
+    for (std::size_t i = 0; i < tested.size(); ++i) decide(*tested[i], adjusted[i], o);
+}
+
+}  // namespace
+
+BenchComparison compare_benchmark(const std::string& name, std::span<const double> baseline,
+                                  std::span<const double> candidate, const GateOptions& o) {
+    BenchComparison c;
+    c.name = name;
+    c.n_baseline = baseline.size();
+    c.n_candidate = candidate.size();
+    if (baseline.empty() || candidate.empty()) {
+        c.verdict = Verdict::TooNoisy;
+        c.reason = "no values on one side";
+        return c;
+    }
+    c.median_baseline = stats::median(baseline);
+    c.median_candidate = stats::median(candidate);
+    c.change = c.median_baseline > 0 ? c.median_candidate / c.median_baseline - 1.0 : 0.0;
+    const stats::MannWhitney mw = stats::mann_whitney_u(baseline, candidate);
+    c.p_value = c.p_adjusted = mw.p_value;
+    c.exact_p = mw.exact;
+    c.spread_baseline = stats::relative_spread(baseline);
+    c.spread_candidate = stats::relative_spread(candidate);
+    const bool beyond = std::abs(c.change) > o.threshold;
+    const Verdict direction = c.change > 0 ? Verdict::Regression : Verdict::Improvement;
+
+    if (o.exact_counts) {
+        c.resolution = std::max(c.spread_baseline, c.spread_candidate);
+        if (c.resolution > o.threshold) {
+            c.verdict = Verdict::TooNoisy;
+            c.reason = "counts vary by " + plain_pct(c.resolution) + " between repetitions (not deterministic)";
+        } else if (beyond) {
+            c.verdict = direction;
+            c.reason = "count changed beyond +-" + plain_pct(o.threshold);
+        } else {
+            c.verdict = Verdict::NoChange;
+            c.reason = c.change == 0 ? "identical counts" : "within +-" + plain_pct(o.threshold);
+        }
+        return c;
+    }
+
+    const double z = stats::normal_two_sided_quantile(o.alpha) + kZPower80;
+    const double sb = c.spread_baseline / kIqrPerSigma, sc = c.spread_candidate / kIqrPerSigma;
+    c.resolution = z * kRankEfficiency *
+                   std::sqrt(sb * sb / static_cast<double>(c.n_baseline) + sc * sc / static_cast<double>(c.n_candidate));
+    const auto n_min = static_cast<std::size_t>(std::max(1, o.min_repetitions));
+    if (c.n_baseline < n_min || c.n_candidate < n_min) {
+        c.verdict = Verdict::TooNoisy;
+        c.reason = std::to_string(c.n_baseline) + " vs " + std::to_string(c.n_candidate) + " repetitions; at least " +
+                   std::to_string(n_min) + " a side needed";
+        return c;
+    }
+    if (stats::mann_whitney_min_p(c.n_baseline, c.n_candidate) >= o.alpha) {
+        c.verdict = Verdict::TooNoisy;
+        c.reason = "too few repetitions to reach p < " + pvalue_text(o.alpha);
+        return c;
+    }
+    c.tested = true;
+    decide(c, c.p_value, o);
+    return c;
+}
+
+
+std::size_t GateReport::count(Verdict v) const {
+    return static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [v](const auto& r) { return r.verdict == v; }));
+}
+
+GateReport run_gate(const Samples& baseline, const Samples& candidate, const GateOptions& options) {
+    GateReport rep;
+    rep.options = options;
+    double log_sum = 0;
+    for (const auto& [name, base] : baseline) {
+        const auto it = candidate.find(name);
+        if (it == candidate.end()) {
+            rep.only_baseline.push_back(name);
+            continue;
+        }
+        BenchComparison c = compare_benchmark(name, base, it->second, options);
+        if (c.median_baseline > 0 && c.median_candidate > 0) {
+            log_sum += std::log(c.median_candidate / c.median_baseline);
+            ++rep.geomean_count;
+        }
+        rep.rows.push_back(std::move(c));
+    }
+    for (const auto& [name, values] : candidate)
+        if (!baseline.count(name)) rep.only_candidate.push_back(name);
+    if (options.family_wise && !options.exact_counts) decide_family_wise(rep.rows, options);
+    rep.geomean_ratio = rep.geomean_count ? std::exp(log_sum / static_cast<double>(rep.geomean_count)) : 1.0;
+    std::stable_sort(rep.rows.begin(), rep.rows.end(), [](const auto& a, const auto& b) {
+        if (severity(a.verdict) != severity(b.verdict)) return severity(a.verdict) < severity(b.verdict);
+        return std::abs(a.change) > std::abs(b.change);
+    });
+    return rep;
+}
+
+double parse_threshold(std::string_view text) {
+    if (text.empty() || text.back() != '%')
+        throw std::invalid_argument("'" + std::string(text) + "' is not a percentage (e.g. 3%)");
+    const std::string number(text.substr(0, text.size() - 1));
+    char* end = nullptr;
+    const double v = std::strtod(number.c_str(), &end);
+    if (number.empty() || end != number.c_str() + number.size() || !std::isfinite(v) || v <= 0 || v >= 100)
+        throw std::invalid_argument("'" + std::string(text) + "' is not a percentage in (0%, 100%)");
+    return v / 100.0;
+}
+
+std::string format_value(double v, bool instructions) {
+    char buf[48];
+    if (instructions) {
+        if (v >= 1e9) std::snprintf(buf, sizeof buf, "%.4g G", v / 1e9);
+        else if (v >= 1e6) std::snprintf(buf, sizeof buf, "%.4g M", v / 1e6);
+        else if (v >= 1e3) std::snprintf(buf, sizeof buf, "%.4g k", v / 1e3);
+        else std::snprintf(buf, sizeof buf, "%.4g", v);
+        return buf;
+    }
+    if (v >= 1) std::snprintf(buf, sizeof buf, "%.4g s", v);
+    else if (v >= 1e-3) std::snprintf(buf, sizeof buf, "%.4g ms", v * 1e3);
+    else if (v >= 1e-6) std::snprintf(buf, sizeof buf, "%.4g us", v * 1e6);
+    else std::snprintf(buf, sizeof buf, "%.4g ns", v * 1e9);
+    return buf;
+}
+
+namespace {
+
+std::string summary_line(const GateReport& r) {
+    std::ostringstream s;
+    s << r.rows.size() << " benchmark(s): " << r.count(Verdict::Regression) << " regression(s), "
+      << r.count(Verdict::Improvement) << " improvement(s), " << r.count(Verdict::NoChange) << " no change, "
+      << r.count(Verdict::TooNoisy) << " too noisy to tell";
+    return s.str();
+}
+
+std::string geomean_line(const GateReport& r) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "geometric mean of candidate/baseline medians over %zu benchmark(s): %.4f (%s)",
+                  r.geomean_count, r.geomean_ratio, pct(r.geomean_ratio - 1.0, 2).c_str());
+    return buf;
+}
+
+std::string gate_line(const GateReport& r) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "gate: %s (alpha %g, threshold %s, %s)",
+                  r.failed() ? "FAIL - significant regression beyond the threshold" : "pass", r.options.alpha,
+                  plain_pct(r.options.threshold).c_str(),
+                  r.options.exact_counts ? "exact instruction counts"
+                                         : ("Mann-Whitney U" +
+                                            std::string(r.options.family_wise ? " with Holm's correction" : "") +
+                                            ", >= " + std::to_string(r.options.min_repetitions) +
+                                            " repetitions a side").c_str());
+    return buf;
+}
+
+std::vector<std::string> cells(const GateReport& r, const BenchComparison& c) {
+    const bool ins = r.options.exact_counts;
+    return {c.name,
+            format_value(c.median_baseline, ins),
+            format_value(c.median_candidate, ins),
+            pct(c.change, 2),
+            pvalue_text(c.p_adjusted),
+            std::to_string(c.n_baseline) + "/" + std::to_string(c.n_candidate),
+            std::string(to_string(c.verdict)),
+            c.reason};
+}
+
+const std::vector<std::string> kHeader{"benchmark", "baseline", "candidate", "change", "p", "n", "verdict", "why"};
+
+std::string table(const GateReport& r) {
+    std::vector<std::vector<std::string>> rows{kHeader};
+    for (const auto& c : r.rows) rows.push_back(cells(r, c));
+    std::vector<std::size_t> width(kHeader.size(), 0);
+    for (const auto& row : rows)
+        for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    std::ostringstream s;
+    s << "baseline " << r.baseline << " vs candidate " << r.candidate << " (" << r.metric << ")\n";
+    for (const auto& row : rows) {
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            const bool right = i >= 1 && i <= 5;
+            const std::string pad(width[i] - row[i].size(), ' ');
+            s << (i ? "  " : "") << (right ? pad + row[i] : (i + 1 < row.size() ? row[i] + pad : row[i]));
+        }
+        s << "\n";
+    }
+    for (const auto& n : r.only_baseline) s << "only in baseline:  " << n << "\n";
+    for (const auto& n : r.only_candidate) s << "only in candidate: " << n << "\n";
+    s << summary_line(r) << "\n" << geomean_line(r) << "\n" << gate_line(r) << "\n";
+    return s.str();
+}
+
+std::string markdown(const GateReport& r) {
+    std::ostringstream s;
+    s << "### Performance: `" << r.candidate << "` vs `" << r.baseline << "` (" << r.metric << ")\n\n";
+    s << "**" << (r.failed() ? "FAIL" : "pass") << "** - " << summary_line(r) << "\n\n";
+    s << "| " << kHeader[0];
+    for (std::size_t i = 1; i < kHeader.size(); ++i) s << " | " << kHeader[i];
+    s << " |\n|---|--:|--:|--:|--:|--:|---|---|\n";
+    for (const auto& c : r.rows) {
+        auto row = cells(r, c);
+        row[0] = "`" + row[0] + "`";
+        if (c.verdict == Verdict::Regression) row[6] = "**regression**";
+        s << "| " << row[0];
+        for (std::size_t i = 1; i < row.size(); ++i) s << " | " << row[i];
+        s << " |\n";
+    }
+    s << "\n";
+    for (const auto& n : r.only_baseline) s << "- only in baseline: `" << n << "`\n";
+    for (const auto& n : r.only_candidate) s << "- only in candidate: `" << n << "`\n";
+    s << "\n" << geomean_line(r) << "\n\n" << gate_line(r) << "\n";
+    return s.str();
+}
+
+std::string as_json(const GateReport& r) {
+    using nlohmann::json;
+    json j;
+    j["baseline"] = r.baseline;
+    j["candidate"] = r.candidate;
+    j["metric"] = r.metric;
+    j["alpha"] = r.options.alpha;
+    j["threshold"] = r.options.threshold;
+    j["min_repetitions"] = r.options.min_repetitions;
+    j["unit"] = r.options.exact_counts ? "instructions" : "s";
+    json rows = json::array();
+    for (const auto& c : r.rows) {
+        const auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+        rows.push_back({{"name", c.name},
+                        {"n_baseline", c.n_baseline},
+                        {"n_candidate", c.n_candidate},
+                        {"median_baseline", c.median_baseline},
+                        {"median_candidate", c.median_candidate},
+                        {"change", c.change},
+                        {"p_value", c.p_value},
+                        {"p_adjusted", c.p_adjusted},
+                        {"exact_p", c.exact_p},
+                        {"spread_baseline", num(c.spread_baseline)},
+                        {"spread_candidate", num(c.spread_candidate)},
+                        {"resolution", num(c.resolution)},
+                        {"verdict", std::string(to_string(c.verdict))},
+                        {"reason", c.reason}});
+    }
+    j["benchmarks"] = rows;
+    j["only_in_baseline"] = r.only_baseline;
+    j["only_in_candidate"] = r.only_candidate;
+    j["geomean_ratio"] = r.geomean_ratio;
+    j["regressions"] = r.count(Verdict::Regression);
+    j["improvements"] = r.count(Verdict::Improvement);
+    j["too_noisy"] = r.count(Verdict::TooNoisy);
+    j["passed"] = !r.failed();
+    return j.dump(2) + "\n";
+}
+
+}  // namespace
+
+std::string format_report(const GateReport& report, ReportFormat format) {
+    switch (format) {
+        case ReportFormat::Table: return table(report);
+        case ReportFormat::Markdown: return markdown(report);
+        case ReportFormat::Json: return as_json(report);
+    }
+    return {};
+}
+
+}  // namespace mdtune::bench
