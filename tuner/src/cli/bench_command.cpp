@@ -135,6 +135,20 @@ void warn_skipped(const std::vector<std::string>& skipped) {
     for (const auto& s : skipped) std::cerr << "mdtune bench: warning: not stored (benchmark reported an error): " << s << "\n";
 }
 
+// The bench_* executables of dir, or those --suites names (each must be there).
+std::vector<std::string> suites_to_run(const std::string& dir, const std::optional<std::string>& wanted) {
+    std::vector<std::string> suites = bench::find_suites(dir);
+    if (!wanted) return suites;
+    std::vector<std::string> picked;
+    for (const auto& name : split_commas(*wanted)) {
+        const auto it =
+            std::find_if(suites.begin(), suites.end(), [&](const auto& s) { return fs::path(s).filename() == name; });
+        if (it == suites.end()) throw InputError("--suites: no executable '" + name + "' in " + dir);
+        picked.push_back(*it);
+    }
+    return picked;
+}
+
 int run(const ArgMap& opts) {
     const BenchMetric metric = metric_of(opts);
     const bool instructions = metric == BenchMetric::Instructions;
@@ -159,17 +173,7 @@ int run(const ArgMap& opts) {
     const std::string db = opts.text("db").value_or("mdtune.db");
     const std::string dir = opts.text("bench-dir").value_or(self_dir());
 
-    std::vector<std::string> suites = bench::find_suites(dir);
-    if (const auto wanted = opts.text("suites")) {
-        std::vector<std::string> picked;
-        for (const auto& name : split_commas(*wanted)) {
-            const auto it = std::find_if(suites.begin(), suites.end(),
-                                         [&](const auto& s) { return fs::path(s).filename() == name; });
-            if (it == suites.end()) throw InputError("--suites: no executable '" + name + "' in " + dir);
-            picked.push_back(*it);
-        }
-        suites = picked;
-    }
+    const std::vector<std::string> suites = suites_to_run(dir, opts.text("suites"));
     if (suites.empty())
         throw InputError("no bench_* executables in " + dir +
                          " (build them, e.g. cmake --build build --target bench_nonbonded, or pass --bench-dir)");
