@@ -1,12 +1,11 @@
 // fit, predict and compare as library calls (no mdtune binary): what each returns
 // on a database of synthetic trials, and the bad input each refuses.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 
-#include "model_test_util.h"
+#include "synthetic_db_test.h"
 #include "mdtune/compare_table.h"
 #include "mdtune/fit_from_store.h"
 #include "mdtune/model_lookup.h"
@@ -18,27 +17,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class ModelQueries : public ::testing::Test {
+class ModelQueries : public test::SyntheticDbTest {
 protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("mdtune_model_queries_" + std::to_string(getpid()) + "_" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-    std::string db() const { return (dir_ / "trials.db").string(); }
-    void fill() {
-        Store store(db());
-        const auto hw = test::test_hardware();
-        store.put_hardware(hw.id, test::hardware_json(hw));
-        for (StoredTrial t : test::synthetic_trials(hw, test::SyntheticSpec{})) {
-            t.id = 0;
-            store.insert_trial(t);
-        }
-    }
     FitResult fit_cost() { return fit_and_store({db(), ModelKind::Cost, {}}); }
-    fs::path dir_;
 };
 
 TEST_F(ModelQueries, FitStoresTheModelAndScoresHeldOutSizesWithoutFittingThem) {

@@ -2,11 +2,8 @@
 // and the default config measured by a replay runner, the best and the
 // predicted-versus-measured rows it returns, and a model fitted when none is stored.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
-
-#include "../models/model_test_util.h"
+#include "../models/synthetic_db_test.h"
 #include "mdtune/fit_from_store.h"
 #include "mdtune/model_lookup.h"
 #include "mdtune/model_store.h"
@@ -16,26 +13,12 @@
 namespace mdtune {
 namespace {
 
-namespace fs = std::filesystem;
-
-class Tune : public ::testing::Test {
+class Tune : public test::SyntheticDbTest {
 protected:
     void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("mdtune_tune_" + std::to_string(getpid()) + "_" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-        Store store(db());
-        const auto hw = test::test_hardware();
-        store.put_hardware(hw.id, test::hardware_json(hw));
-        for (StoredTrial t : test::synthetic_trials(hw, test::SyntheticSpec{})) {
-            t.id = 0;
-            store.insert_trial(t);
-        }
+        SyntheticDbTest::SetUp();
+        fill();
     }
-    void TearDown() override { fs::remove_all(dir_); }
-    std::string db() const { return (dir_ / "trials.db").string(); }
-
     // The machine as the database describes it, and a sweep context keyed like a sweep's.
     HardwareFeatures hardware() const { return resolve_hardware(Store(db(), Store::Mode::ReadOnly), "hw-test"); }
     SweepContext context() const {
@@ -55,7 +38,6 @@ protected:
         o.result.drift = 0.001;
         return o;
     }
-    fs::path dir_;
 };
 
 TEST_F(Tune, MeasuresTheTopPredictionsAndTheDefaultAndReturnsTheBest) {
