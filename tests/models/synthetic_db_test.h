@@ -1,28 +1,17 @@
 #pragma once
 // A test fixture with its own temporary folder and, on fill(), a trial database
 // holding the synthetic trials of model_test_util.h (hardware "hw-test").
-#include <gtest/gtest.h>
-#include <unistd.h>
-
-#include <filesystem>
 #include <string>
 
+#include "../common/temp_dir_test.h"
 #include "model_test_util.h"
 #include "mdtune/store.h"
 
 namespace mdtune::test {
 
-class SyntheticDbTest : public ::testing::Test {
+class SyntheticDbTest : public mdtest::TempDirTest {
 protected:
-    void SetUp() override {
-        dir_ = std::filesystem::temp_directory_path() /
-               ("mdtune_synthetic_db_" + std::to_string(getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        std::filesystem::remove_all(dir_);
-        std::filesystem::create_directories(dir_);
-    }
-    void TearDown() override { std::filesystem::remove_all(dir_); }
-    std::string db() const { return (dir_ / "trials.db").string(); }
+    std::string db() const { return path("trials.db"); }
     void fill() {
         Store store(db());
         const auto hw = test_hardware();
@@ -32,7 +21,6 @@ protected:
             store.insert_trial(t);
         }
     }
-    std::filesystem::path dir_;
 };
 
 }  // namespace mdtune::test

@@ -2,13 +2,13 @@
 // usage error as one line naming the flag and the value as typed plus the help to
 // read (exit 2), and output paths checked before anything runs or is written.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "../common/run_command.h"
+#include "../common/temp_dir_test.h"
 
 namespace {
 
@@ -23,18 +23,12 @@ mdtest::CommandResult run_stderr(const std::string& args) {
 
 std::size_t lines(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
 
-class CliManners : public ::testing::Test {
+class CliManners : public mdtest::TempDirTest {
 protected:
     void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("mdtune_cli_manners_" + std::to_string(getpid()) + "_" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
+        TempDirTest::SetUp();
         std::ofstream(dir_ / "s.toml") << "[system]\nkind = \"lj\"\nnatoms = [256]\n[space]\nnstlist = [10]\n";
     }
-    void TearDown() override { fs::remove_all(dir_); }
-    std::string path(const std::string& name) const { return (dir_ / name).string(); }
-    fs::path dir_;
 };
 
 TEST_F(CliManners, EveryCommandAnswersHelp) {
