@@ -40,12 +40,13 @@
 #                         not built on the head side)                  [head's build/bin/mdtune]
 set -euo pipefail
 
+help_text() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 usage() {
-  sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
+  help_text >&2
   exit 2
 }
+case "${1:-}" in -h|--help) help_text; exit 0 ;; esac
 [[ $# -eq 2 ]] || usage
-case "$1" in -h|--help) usage ;; esac
 
 base_ref=$1
 head_ref=$2

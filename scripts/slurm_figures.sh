@@ -5,6 +5,7 @@
 # main database holds each of the 64 points exactly once.
 # Usage: scripts/slurm_figures.sh [WORKDIR]   (default /tmp/mdt-slurm-figures)
 set -euo pipefail
+case "${1:-}" in -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 mdtune=$root/build/bin/mdtune
 work=${1:-/tmp/mdt-slurm-figures}

@@ -9,14 +9,16 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <fstream>
 #include <iostream>
 #include <regex>
 #include <set>
 #include <sstream>
 
+#include "cli/cli_options.h"
 #include "cli/commands.h"
-#include "mdcore/cli_args.h"
 #include "mdtune/bench/compare.h"
 #include "mdtune/bench/gbench_json.h"
 #include "mdtune/bench/history.h"
@@ -27,36 +29,10 @@
 
 namespace mdtune::cli {
 
-using mdcore::cli::ArgMap;
-using mdcore::cli::UsageError;
+using ArgMap = GivenFlags;
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr const char* kBenchUsage =
-    "usage: mdtune bench <subcommand> [options]\n"
-    "  run      [--filter REGEX] [--repetitions N] [--label NAME] [--commit SHA] [--db mdtune.db]\n"
-    "           [--metric real_time|instructions] [--bench-dir DIR] [--suites bench_a,bench_b]\n"
-    "           [--min-time SECONDS] [--no-interleave] [--out DIR] [--valgrind PATH] [--quiet]\n"
-    "  ingest   FILE.json... [--label NAME] [--commit SHA] [--hardware ID] [--db mdtune.db]\n"
-    "           [--metric real_time|instructions]\n"
-    "  compare  --baseline LABEL|COMMIT [--candidate LABEL|COMMIT] [--db mdtune.db] [--metric M]\n"
-    "           [--alpha 0.05] [--threshold 3%] [--min-repetitions 5] [--filter REGEX]\n"
-    "           [--format table|markdown|json] [--per-benchmark-alpha]\n"
-    "  history  NAME [--db mdtune.db] [--metric M] [--alpha 0.05] [--threshold 3%] [--min-repetitions 5]\n"
-    "  list     [--db mdtune.db] [--metric M]\n"
-    "run executes the bench_* executables next to mdtune (or in --bench-dir) with all repetitions\n"
-    "(default 5 for real_time, 1 for instructions, which runs them under valgrind's callgrind).\n"
-    "compare exits with 1 when a benchmark regressed significantly beyond the threshold, else 0.\n"
-    "Wall-time p-values are Holm-corrected over the benchmarks compared, so alpha bounds the chance of\n"
-    "any false alarm in one comparison (--per-benchmark-alpha: each benchmark tested at alpha alone).\n";
-
-// Leading arguments that are not flags.
-std::pair<Args, Args> split_positional(const Args& args) {
-    std::size_t k = 0;
-    while (k < args.size() && args[k].rfind("--", 0) != 0) ++k;
-    return {Args(args.begin(), args.begin() + static_cast<long>(k)), Args(args.begin() + static_cast<long>(k), args.end())};
-}
 
 std::string shell_output(const std::string& command) {
     std::string out;
@@ -93,22 +69,20 @@ std::string timestamp_label() {
 
 BenchMetric metric_of(const ArgMap& opts) {
     const std::string m = opts.text("metric").value_or("real_time");
-    const auto parsed = parse_bench_metric(m);
-    if (!parsed) throw UsageError("--metric: '" + m + "' (real_time or instructions)");
-    return *parsed;
+    return *parse_bench_metric(m);  // checked by word_in when parsed
 }
 
 bench::GateOptions gate_options(const ArgMap& opts, BenchMetric metric) {
     bench::GateOptions o;
-    o.alpha = opts.real("alpha", 0.0, 0.5).value_or(0.05);
+    o.alpha = opts.real("alpha").value_or(0.05);
     if (const auto t = opts.text("threshold")) {
         try {
             o.threshold = bench::parse_threshold(*t);
         } catch (const std::invalid_argument& e) {
-            throw UsageError(std::string("--threshold: ") + e.what());
+            throw InputError(std::string("--threshold: ") + e.what());
         }
     }
-    o.min_repetitions = static_cast<int>(opts.integer("min-repetitions", 2, 100000).value_or(5));
+    o.min_repetitions = static_cast<int>(opts.integer("min-repetitions").value_or(5));
     o.exact_counts = metric == BenchMetric::Instructions;
     o.family_wise = !opts.has("per-benchmark-alpha");
     return o;
@@ -161,10 +135,21 @@ void warn_skipped(const std::vector<std::string>& skipped) {
     for (const auto& s : skipped) std::cerr << "mdtune bench: warning: not stored (benchmark reported an error): " << s << "\n";
 }
 
-int run(const Args& args) {
-    const ArgMap opts(args, {{"filter", true}, {"repetitions", true}, {"label", true}, {"commit", true}, {"db", true},
-                             {"metric", true}, {"bench-dir", true}, {"suites", true}, {"min-time", true},
-                             {"no-interleave", false}, {"out", true}, {"valgrind", true}, {"quiet", false}});
+// The bench_* executables of dir, or those --suites names (each must be there).
+std::vector<std::string> suites_to_run(const std::string& dir, const std::optional<std::string>& wanted) {
+    std::vector<std::string> suites = bench::find_suites(dir);
+    if (!wanted) return suites;
+    std::vector<std::string> picked;
+    for (const auto& name : split_commas(*wanted)) {
+        const auto it =
+            std::find_if(suites.begin(), suites.end(), [&](const auto& s) { return fs::path(s).filename() == name; });
+        if (it == suites.end()) throw InputError("--suites: no executable '" + name + "' in " + dir);
+        picked.push_back(*it);
+    }
+    return picked;
+}
+
+int run(const ArgMap& opts) {
     const BenchMetric metric = metric_of(opts);
     const bool instructions = metric == BenchMetric::Instructions;
     bench::SuiteOptions so;
@@ -173,13 +158,13 @@ int run(const Args& args) {
         try {
             std::regex check(so.filter);
         } catch (const std::regex_error& e) {
-            throw UsageError("--filter: '" + so.filter + "' is not a regular expression: " + e.what());
+            throw InputError("--filter: '" + so.filter + "' is not a regular expression: " + e.what());
         }
     }
-    so.repetitions = static_cast<int>(opts.integer("repetitions", 1, 1000).value_or(instructions ? 1 : 5));
+    so.repetitions = static_cast<int>(opts.integer("repetitions").value_or(instructions ? 1 : 5));
     so.random_interleaving = !opts.has("no-interleave");
-    if (const auto t = opts.real("min-time", 0.0, 3600.0)) so.min_time = *opts.text("min-time");
-    if (instructions && opts.has("min-time")) throw UsageError("--min-time: instruction counts run one iteration");
+    if (opts.has("min-time")) so.min_time = *opts.text("min-time");
+    if (instructions && opts.has("min-time")) throw InputError("--min-time: instruction counts run one iteration");
     so.valgrind = opts.text("valgrind").value_or("valgrind");
     // Built next to mdtune when valgrind's headers were found (benchmarks/regression).
     if (const std::string hooks = self_dir() + "/libmdtune_callgrind_hooks.so"; fs::exists(hooks))
@@ -188,22 +173,12 @@ int run(const Args& args) {
     const std::string db = opts.text("db").value_or("mdtune.db");
     const std::string dir = opts.text("bench-dir").value_or(self_dir());
 
-    std::vector<std::string> suites = bench::find_suites(dir);
-    if (const auto wanted = opts.text("suites")) {
-        std::vector<std::string> picked;
-        for (const auto& name : split_commas(*wanted)) {
-            const auto it = std::find_if(suites.begin(), suites.end(),
-                                         [&](const auto& s) { return fs::path(s).filename() == name; });
-            if (it == suites.end()) throw UsageError("--suites: no executable '" + name + "' in " + dir);
-            picked.push_back(*it);
-        }
-        suites = picked;
-    }
+    const std::vector<std::string> suites = suites_to_run(dir, opts.text("suites"));
     if (suites.empty())
-        throw UsageError("no bench_* executables in " + dir +
+        throw InputError("no bench_* executables in " + dir +
                          " (build them, e.g. cmake --build build --target bench_nonbonded, or pass --bench-dir)");
     if (instructions && std::system((so.valgrind + " --version >/dev/null 2>&1").c_str()) != 0)
-        throw UsageError("--metric instructions needs valgrind ('" + so.valgrind +
+        throw InputError("--metric instructions needs valgrind ('" + so.valgrind +
                          "' does not run; apt-get install valgrind or pass --valgrind PATH)");
 
     // Work files: --out keeps them, otherwise a temporary directory.
@@ -262,17 +237,14 @@ int run(const Args& args) {
         skipped.insert(skipped.end(), c.skipped.begin(), c.skipped.end());
         rows.push_back(std::move(c.row));
     }
-    if (rows.empty()) throw UsageError("--filter: '" + so.filter + "' matches no benchmark in " + dir);
+    if (rows.empty()) throw InputError("--filter: '" + so.filter + "' matches no benchmark in " + dir);
     warn_skipped(skipped);
     store_runs(db, &hw, rows);
     if (keep) std::printf("JSON kept in %s\n", work.c_str());
     return 0;
 }
 
-int ingest(const Args& args) {
-    const auto [files, rest] = split_positional(args);
-    if (files.empty()) throw UsageError("bench ingest needs at least one FILE.json");
-    const ArgMap opts(rest, {{"label", true}, {"commit", true}, {"hardware", true}, {"db", true}, {"metric", true}});
+int ingest(const std::vector<std::string>& files, const ArgMap& opts) {
     const BenchMetric metric = metric_of(opts);
     const auto [commit, label] = commit_and_label(opts);
     std::optional<HardwareInfo> hw;
@@ -308,37 +280,32 @@ std::string describe(const std::string& selector, const std::vector<BenchRunRow>
     return s + "]";
 }
 
-int compare(const Args& args) {
-    const ArgMap opts(args, {{"baseline", true}, {"candidate", true}, {"db", true}, {"metric", true}, {"alpha", true},
-                             {"threshold", true}, {"min-repetitions", true}, {"filter", true}, {"format", true},
-                             {"per-benchmark-alpha", false}});
+int compare(const ArgMap& opts) {
     const BenchMetric metric = metric_of(opts);
     const bench::GateOptions gate = gate_options(opts, metric);
     const std::string format_name = opts.text("format").value_or("table");
     bench::ReportFormat format;
     if (format_name == "table") format = bench::ReportFormat::Table;
     else if (format_name == "markdown") format = bench::ReportFormat::Markdown;
-    else if (format_name == "json") format = bench::ReportFormat::Json;
-    else throw UsageError("--format: '" + format_name + "' (table, markdown or json)");
-    const auto baseline = opts.text("baseline");
-    if (!baseline) throw UsageError("bench compare needs --baseline LABEL|COMMIT");
+    else format = bench::ReportFormat::Json;  // checked by word_in when parsed
+    const auto baseline = opts.text("baseline");  // required when parsed
     std::optional<std::regex> filter;
     if (const auto f = opts.text("filter")) {
         try {
             filter.emplace(*f);
         } catch (const std::regex_error& e) {
-            throw UsageError("--filter: '" + *f + "' is not a regular expression: " + e.what());
+            throw InputError("--filter: '" + *f + "' is not a regular expression: " + e.what());
         }
     }
 
     const std::string db = opts.text("db").value_or("mdtune.db");
-    if (!fs::exists(db)) throw UsageError("--db: " + db + " does not exist");
+    if (!fs::exists(db)) throw InputError("--db: " + db + " does not exist");
     Store store(db, Store::Mode::ReadOnly);
     const BenchStore bench(store);
     const std::string m(to_string(metric));
     const auto base_runs = bench.runs_matching(*baseline, metric);
     if (base_runs.empty())
-        throw UsageError("--baseline: no " + m + " runs with label or commit '" + *baseline + "' in " + db +
+        throw InputError("--baseline: no " + m + " runs with label or commit '" + *baseline + "' in " + db +
                          " (mdtune bench list shows them)");
     std::string cand_sel;
     if (const auto c = opts.text("candidate")) cand_sel = *c;
@@ -348,12 +315,12 @@ int compare(const Args& args) {
     }
     const auto cand_runs = bench.runs_matching(cand_sel, metric);
     if (cand_runs.empty())
-        throw UsageError("--candidate: no " + m + " runs with label or commit '" + cand_sel + "' in " + db);
+        throw InputError("--candidate: no " + m + " runs with label or commit '" + cand_sel + "' in " + db);
     std::set<long> base_ids;
     for (const auto& r : base_runs) base_ids.insert(r.id);
     for (const auto& r : cand_runs)
         if (base_ids.count(r.id))
-            throw UsageError("baseline '" + *baseline + "' and candidate '" + cand_sel + "' select the same run #" +
+            throw InputError("baseline '" + *baseline + "' and candidate '" + cand_sel + "' select the same run #" +
                              std::to_string(r.id) + (opts.has("candidate") ? "" : " (pass --candidate)"));
 
     std::set<std::string> hw_base, hw_cand;
@@ -373,24 +340,20 @@ int compare(const Args& args) {
     report.candidate = describe(cand_sel, cand_runs);
     report.metric = m;
     if (report.rows.empty())
-        throw UsageError("baseline and candidate have no benchmark in common" +
+        throw InputError("baseline and candidate have no benchmark in common" +
                          std::string(filter ? " (after --filter)" : ""));
     std::cout << bench::format_report(report, format);
     return report.failed() ? 1 : 0;
 }
 
-int history(const Args& args) {
-    const auto [names, rest] = split_positional(args);
-    if (names.size() != 1) throw UsageError("bench history needs exactly one benchmark NAME");
-    const ArgMap opts(rest, {{"db", true}, {"metric", true}, {"alpha", true}, {"threshold", true},
-                             {"min-repetitions", true}});
+int history(const std::string& benchmark, const ArgMap& opts) {
     const BenchMetric metric = metric_of(opts);
     const bench::GateOptions gate = gate_options(opts, metric);
     const std::string db = opts.text("db").value_or("mdtune.db");
-    if (!fs::exists(db)) throw UsageError("--db: " + db + " does not exist");
+    if (!fs::exists(db)) throw InputError("--db: " + db + " does not exist");
     Store store(db, Store::Mode::ReadOnly);
     const BenchStore bench(store);
-    std::string name = names[0];
+    std::string name = benchmark;
     auto series = bench.series(name, metric);
     if (series.empty()) {
         // Not an exact name: accept a unique substring, else list candidates.
@@ -404,7 +367,7 @@ int history(const Args& args) {
                 for (std::size_t i = 0; i < similar.size() && i < 20; ++i) msg += "\n  " + similar[i];
                 if (similar.size() > 20) msg += "\n  ... (" + std::to_string(similar.size() - 20) + " more)";
             }
-            throw UsageError(msg);
+            throw InputError(msg);
         }
         name = similar[0];
         series = bench.series(name, metric);
@@ -413,11 +376,10 @@ int history(const Args& args) {
     return 0;
 }
 
-int list(const Args& args) {
-    const ArgMap opts(args, {{"db", true}, {"metric", true}});
+int list(const ArgMap& opts) {
     const BenchMetric metric = metric_of(opts);
     const std::string db = opts.text("db").value_or("mdtune.db");
-    if (!fs::exists(db)) throw UsageError("--db: " + db + " does not exist");
+    if (!fs::exists(db)) throw InputError("--db: " + db + " does not exist");
     Store store(db, Store::Mode::ReadOnly);
     const auto runs = BenchStore(store).runs(metric);
     std::printf("%-6s  %-24s  %-24s  %-12s  %-18s  %s\n", "run", "created", "label", "commit", "hardware", "build");
@@ -428,27 +390,119 @@ int list(const Args& args) {
     return 0;
 }
 
-}  // namespace
-
-int bench_command(const Args& args) {
-    if (args.empty()) throw UsageError("bench needs a subcommand: run, ingest, compare, history or list");
-    if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-        std::cout << kBenchUsage;
-        return 0;
-    }
-    const Args rest(args.begin() + 1, args.end());
+// Bad benchmark output is bad input: a clear message and exit 2, nothing stored.
+int guarded(const std::function<int()>& command) {
     try {
-        if (args[0] == "run") return run(rest);
-        if (args[0] == "ingest") return ingest(rest);
-        if (args[0] == "compare") return compare(rest);
-        if (args[0] == "history") return history(rest);
-        if (args[0] == "list") return list(rest);
+        return command();
     } catch (const bench::GbenchError& e) {
-        // Bad benchmark output is bad input: a clear message and exit 2, nothing stored.
         std::cerr << "mdtune bench: error: " << e.what() << "\n";
         return 2;
     }
-    throw UsageError("unknown bench subcommand '" + args[0] + "' (run, ingest, compare, history, list)");
+}
+
+void add_common(CLI::App& cmd) {
+    cmd.add_option("--db", "Trial database (default mdtune.db)")->type_name("TEXT");
+    cmd.add_option("--metric", "real_time (default) or instructions")
+        ->type_name("TEXT")
+        ->check(word_in({"real_time", "instructions"}));
+}
+
+void add_gate_flags(CLI::App& cmd) {
+    cmd.add_option("--alpha", "Significance level (default 0.05)")->type_name("NUMBER")->check(real_in(0.0, 0.5));
+    cmd.add_option("--threshold", "Smallest change that counts, e.g. 3% (default)")->type_name("TEXT");
+    cmd.add_option("--min-repetitions", "Fewer repetitions are too noisy to tell (default 5)")
+        ->type_name("INT")
+        ->check(integer_in(2, 100000));
+}
+
+void add_label_flags(CLI::App& cmd) {
+    cmd.add_option("--label", "Run label (default: the short commit, -dirty when changed, else a timestamp)")
+        ->type_name("TEXT");
+    cmd.add_option("--commit", "Commit of the runs (default: HEAD of the current directory)")->type_name("TEXT");
+}
+
+void add_run(CLI::App& bench, int& exit_code) {
+    CLI::App* cmd = bench.add_subcommand(
+        "run", "Run the bench_* executables next to mdtune (or in --bench-dir) into the database");
+    add_common(*cmd);
+    add_label_flags(*cmd);
+    cmd->add_option("--filter", "Benchmarks whose name matches this regular expression")->type_name("REGEX");
+    cmd->add_option("--repetitions", "Repetitions (default 5 for real_time, 1 for instructions)")
+        ->type_name("INT")
+        ->check(integer_in(1, 1000));
+    cmd->add_option("--bench-dir", "Folder of the bench_* executables")->type_name("DIR");
+    cmd->add_option("--suites", "bench_a,bench_b: only these executables")->type_name("TEXT");
+    cmd->add_option("--min-time", "Google Benchmark's minimum time per benchmark, seconds")
+        ->type_name("SECONDS")
+        ->check(real_in(0.0, 3600.0));
+    cmd->add_flag("--no-interleave")->description("Run repetitions in order, not randomly interleaved");
+    cmd->add_option("--out", "Keep the suites' JSON in this folder")->type_name("DIR");
+    cmd->add_option("--valgrind", "valgrind executable (--metric instructions)")->type_name("PATH");
+    cmd->add_flag("--quiet")->description("Less output from the suites");
+    cmd->callback([cmd, &exit_code] {
+        const GivenFlags opts(*cmd);
+        check_output_file("--db", opts.text("db").value_or("mdtune.db"));
+        if (const auto out = opts.text("out")) check_output_folder("--out", *out);
+        exit_code = guarded([&] { return run(opts); });
+    });
+}
+
+void add_ingest(CLI::App& bench, int& exit_code) {
+    CLI::App* cmd = bench.add_subcommand("ingest", "Store Google Benchmark JSON files produced elsewhere");
+    auto files = std::make_shared<std::vector<std::string>>();
+    cmd->add_option("FILE.json", *files, "Google Benchmark --benchmark_format=json output")->required();
+    add_common(*cmd);
+    add_label_flags(*cmd);
+    cmd->add_option("--hardware", "Hardware id of the machine that ran them (default: this one)")->type_name("ID");
+    cmd->callback([cmd, files, &exit_code] {
+        const GivenFlags opts(*cmd);
+        check_output_file("--db", opts.text("db").value_or("mdtune.db"));
+        exit_code = guarded([&] { return ingest(*files, opts); });
+    });
+}
+
+void add_compare(CLI::App& bench, int& exit_code) {
+    CLI::App* cmd = bench.add_subcommand(
+        "compare", "The regression gate: exit 1 when a benchmark regressed significantly beyond the threshold");
+    cmd->footer("Wall-time p-values are Holm-corrected over the benchmarks compared, so alpha bounds the chance of\n"
+                "any false alarm in one comparison (--per-benchmark-alpha: each benchmark tested at alpha alone).");
+    cmd->add_option("--baseline", "LABEL|COMMIT of the baseline runs")->type_name("TEXT")->required();
+    cmd->add_option("--candidate", "LABEL|COMMIT of the candidate runs (default: the latest run)")->type_name("TEXT");
+    add_common(*cmd);
+    add_gate_flags(*cmd);
+    cmd->add_option("--filter", "Only benchmarks whose name matches this regular expression")->type_name("REGEX");
+    cmd->add_option("--format", "table (default), markdown or json")
+        ->type_name("TEXT")
+        ->check(word_in({"table", "markdown", "json"}));
+    cmd->add_flag("--per-benchmark-alpha")->description("Test each benchmark at alpha alone (no Holm correction)");
+    cmd->callback([cmd, &exit_code] { exit_code = guarded([&] { return compare(GivenFlags(*cmd)); }); });
+}
+
+void add_history(CLI::App& bench, int& exit_code) {
+    CLI::App* cmd = bench.add_subcommand("history", "One benchmark's results over the runs, with change points");
+    auto name = std::make_shared<std::string>();
+    cmd->add_option("NAME", *name, "Benchmark name (or a unique part of it)")->required();
+    add_common(*cmd);
+    add_gate_flags(*cmd);
+    cmd->callback([cmd, name, &exit_code] { exit_code = guarded([&] { return history(*name, GivenFlags(*cmd)); }); });
+}
+
+void add_list(CLI::App& bench, int& exit_code) {
+    CLI::App* cmd = bench.add_subcommand("list", "The stored benchmark runs");
+    add_common(*cmd);
+    cmd->callback([cmd, &exit_code] { exit_code = guarded([&] { return list(GivenFlags(*cmd)); }); });
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, int& exit_code) {
+    CLI::App* bench = app.add_subcommand("bench", "Performance regression: run, ingest, compare, history, list");
+    bench->require_subcommand(1);
+    add_run(*bench, exit_code);
+    add_ingest(*bench, exit_code);
+    add_compare(*bench, exit_code);
+    add_history(*bench, exit_code);
+    add_list(*bench, exit_code);
 }
 
 }  // namespace mdtune::cli

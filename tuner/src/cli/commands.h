@@ -1,6 +1,8 @@
 #pragma once
-// mdtune subcommands. Each returns the process exit code; usage errors throw
-// mdcore::cli::UsageError (exit 2).
+// mdtune subcommands on CLI11. Each add_*_command registers its subcommand, its
+// flags and a callback that runs it and sets `exit_code`. Bad input throws
+// InputError (one line naming the flag, exit 2); runtime failures throw others.
+#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
@@ -11,18 +13,19 @@ namespace mdtune::cli {
 
 using Args = std::vector<std::string>;
 
-int sweep_command(const Args& args);
-int show_command(const Args& args);
-int submit_command(const Args& args);    // Slurm job arrays: submit_command.cpp
-int status_command(const Args& args);
-int db_command(const Args& args);
-int hw_command(const Args& args);
-int fit_command(const Args& args);       // models: model_commands.cpp
-int predict_command(const Args& args);
-int tune_command(const Args& args);
-int compare_command(const Args& args);
-int bench_command(const Args& args);     // performance regression: bench_command.cpp
-int mpi_command(const Args& args);       // MPI collective tuning: mpi_command.cpp
+void add_sweep_command(CLI::App& app, int& exit_code);
+void add_show_command(CLI::App& app, int& exit_code);
+// after_double_dash: the words after `--` (mdtune sweep options of submit --mpi).
+void add_submit_command(CLI::App& app, int& exit_code, const Args& after_double_dash);  // submit_command.cpp
+void add_status_command(CLI::App& app, int& exit_code);
+void add_db_command(CLI::App& app, int& exit_code);
+void add_hw_command(CLI::App& app, int& exit_code);
+void add_model_commands(CLI::App& app, int& exit_code);  // fit, predict, compare: model_commands.cpp
+void add_tune_command(CLI::App& app, int& exit_code);    // tune_command.cpp
+void add_bench_command(CLI::App& app, int& exit_code);   // performance regression: bench_command.cpp
+
+// MPI collective tuning (mpi_command.cpp): still its own parser, given the words after `mpi`.
+int mpi_command(const Args& args);
 
 // The mdcore executable next to this one, or "mdcore" on PATH.
 std::string default_mdcore_path();

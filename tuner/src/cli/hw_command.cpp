@@ -2,15 +2,15 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "mdcore/cli_args.h"
 #include "mdtune/hardware.h"
 
 namespace mdtune::cli {
 
-int hw_command(const Args& args) {
-    const mdcore::cli::ArgMap opts(args, {{"json", false}});
+namespace {
+
+int hw(bool json) {
     const HardwareInfo hw = detect_hardware();
-    if (opts.has("json")) {
+    if (json) {
         std::cout << hw.to_json() << "\n";
         return 0;
     }
@@ -33,6 +33,15 @@ int hw_command(const Args& args) {
     std::printf("compiler   %s\n", hw.compiler.c_str());
     std::printf("kernel     %s\n", hw.os_kernel.c_str());
     return 0;
+}
+
+}  // namespace
+
+void add_hw_command(CLI::App& app, int& exit_code) {
+    CLI::App* cmd = app.add_subcommand("hw", "Show this machine's hardware fingerprint (the id trials are keyed by)");
+    auto json = std::make_shared<bool>(false);
+    cmd->add_flag("--json", *json, "The fingerprint as JSON");
+    cmd->callback([json, &exit_code] { exit_code = hw(*json); });
 }
 
 }  // namespace mdtune::cli

@@ -1,45 +1,20 @@
 // mdtune: sweep mdcore's tunables, keep every trial in SQLite, show the results.
+// The command line is CLI11's: `mdtune <command> --help` on every command; a
+// usage error is one line naming the problem and the help to read (exit 2).
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <iostream>
+#include <regex>
 #include <string>
 
 #include "cli/commands.h"
 #include "mdcore/cli_args.h"
 #include "mdcore/engine.h"
+#include "mdtune/input_error.h"
 #include "mdtune/space.h"
 #include "mdtune/store.h"
-
-namespace {
-
-constexpr const char* kUsage =
-    "usage: mdtune <command> [options]\n"
-    "  sweep SPACE.toml [--db mdtune.db] [--strategy exhaustive|random|halving] [--budget N]\n"
-    "                   [--seed S] [--eta N] [--name NAME] [--mdcore PATH] [--launcher \"mpirun -np 2\"]\n"
-    "                   [--max-configs N] [--force] [--retry-failed | --no-retry-failed]\n"
-    "                   [--launcher-arg ARG]...\n"
-    "                   [--slice i/M]   (a Slurm array task's share; see submit)\n"
-    "  submit SPACE.toml [--db mdtune.db] [--partition P] [--time HH:MM:SS] [--account A]\n"
-    "                    [--array-parallel K] [--trials-per-task N] [--exclusive|--shared] [--dry-run]\n"
-    "  submit --mpi [--db F] [--ranks R] [--nodes N] [--partition P] [--time T] [--account A] [--dry-run]\n"
-    "               [-- mpi sweep options]   (mdtune mpi sweep under srun -n R in one job)\n"
-    "  status [--db mdtune.db]\n"
-    "  show [--db mdtune.db] [--sweep ID] [--top K] [--json]\n"
-    "  db merge OUT.db IN.db...\n"
-    "  db export [--db mdtune.db] [--format csv|json] [--sweep ID] [--kind K] [--natoms N]\n"
-    "            [--status S] [--hardware ID]\n"
-    "  hw [--json]\n"
-    "  fit [--db F] [--model auto|ridge|cost|knn] [--holdout-natoms N,...]\n"
-    "  predict [--db F] --system KIND --natoms N [--hardware this|ID] [--top K] [--json] [--model KIND]\n"
-    "  tune --system KIND --natoms N [--db F] [--budget N] [--top K] [--steps N] [--repeats N] [--model KIND]\n"
-    "       [--mdcore PATH]\n"
-    "  compare --hardware A,B[,...] [--db F] [--systems KIND:N,...] [--price A=X,...] [--watts A=W,...]\n"
-    "          [--plot out.svg] [--model KIND]\n"
-    "  bench run|ingest|compare|history ...   (mdtune bench --help)\n"
-    "  mpi sweep|rules|show|evaluate ...      (mdtune mpi --help)\n";
-
-}  // namespace
 
 namespace mdtune::cli {
 
@@ -65,30 +40,101 @@ HardwareCaps machine_caps(const HardwareInfo& hw) {
 
 }  // namespace mdtune::cli
 
+namespace {
+
+using mdtune::cli::Args;
+
+// "sweep", "db merge", "bench run": the subcommands the parse reached.
+std::string command_path(const CLI::App& app) {
+    std::string path;
+    for (const CLI::App* a = &app; !a->get_subcommands().empty();) {
+        a = a->get_subcommands().front();
+        path += (path.empty() ? "" : " ") + a->get_name();
+    }
+    return path;
+}
+
+// CLI11's wording where mdtune's own was plainer and is what scripts already match.
+std::string plain_message(const CLI::ParseError& e, const CLI::App& app, const Args& args) {
+    const std::string what = e.what();
+    std::smatch m;
+    static const std::regex missing_value(R"(^(--[\w-]+): \d+ required \S+ missing$)");
+    static const std::regex twice(R"(^(--[\w-]+): At Most 1 required but received \d+$)");
+    static const std::regex flag_value(R"(^Could not convert: (--[\w-]+) = .*$)");
+    static const std::regex extra(R"(^The following arguments? (?:was|were) not expected: (.*)$)");
+    if (std::regex_match(what, m, missing_value)) return m[1].str() + " needs a value";
+    if (std::regex_match(what, m, twice)) return m[1].str() + " given twice";
+    if (std::regex_match(what, m, flag_value)) return m[1].str() + " takes no value";
+    if (std::regex_match(what, m, extra)) {
+        const std::string first = m[1].str().substr(0, m[1].str().find(' '));
+        return first.rfind("-", 0) == 0 ? "unknown flag " + first : "unexpected argument '" + first + "'";
+    }
+    if (what == "A subcommand is required") {
+        // Which level lacks one: the top (no command or an unknown one) or a command with subcommands.
+        const std::string path = command_path(app);
+        const std::size_t depth = path.empty() ? 0 : static_cast<std::size_t>(std::count(path.begin(), path.end(), ' ')) + 1;
+        if (depth < args.size() && args[depth].rfind("-", 0) != 0)
+            return "unknown " + (path.empty() ? std::string("command") : path + " subcommand") + " '" + args[depth] + "'";
+        return path.empty() ? "a command is required" : path + " needs a subcommand";
+    }
+    return what;
+}
+
+int usage_error(const std::string& problem, const std::string& path) {
+    std::cerr << "mdtune: error: " << problem << " (see `mdtune " << (path.empty() ? "" : path + " ") << "--help`)\n";
+    return 2;
+}
+
+// submit --mpi passes the words after `--` to mdtune mpi sweep untouched.
+Args split_double_dash(Args& args) {
+    if (args.empty() || args[0] != "submit") return {};
+    const auto sep = std::find(args.begin(), args.end(), "--");
+    if (sep == args.end()) return {};
+    Args tail(sep + 1, args.end());
+    args.erase(sep, args.end());
+    return tail;
+}
+
+void add_commands(CLI::App& app, int& exit_code, const Args& after_double_dash) {
+    mdtune::cli::add_sweep_command(app, exit_code);
+    mdtune::cli::add_submit_command(app, exit_code, after_double_dash);
+    mdtune::cli::add_status_command(app, exit_code);
+    mdtune::cli::add_show_command(app, exit_code);
+    mdtune::cli::add_db_command(app, exit_code);
+    mdtune::cli::add_hw_command(app, exit_code);
+    mdtune::cli::add_model_commands(app, exit_code);
+    mdtune::cli::add_tune_command(app, exit_code);
+    mdtune::cli::add_bench_command(app, exit_code);
+    // mpi keeps its own parser (and its own --help) for now: every word after `mpi` is its.
+    CLI::App* mpi = app.add_subcommand("mpi", "MPI collective tuning: sweep, rules, show, evaluate (mdtune mpi --help)");
+    mpi->prefix_command();
+    mpi->set_help_flag();
+    mpi->callback([mpi, &exit_code] { exit_code = mdtune::cli::mpi_command(mpi->remaining()); });
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-    const std::vector<std::string> args(argv + 1, argv + argc);
+    Args args(argv + 1, argv + argc);
+    CLI::App app{"mdtune: sweep mdcore's tunables into a SQLite trial database, model them, pick configurations.",
+                 "mdtune"};
+    app.require_subcommand(1);
+    int exit_code = 0;
     try {
-        if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-            std::cout << kUsage;
-            return args.empty() ? 2 : 0;
-        }
-        const std::vector<std::string> rest(args.begin() + 1, args.end());
-        if (args[0] == "sweep") return mdtune::cli::sweep_command(rest);
-        if (args[0] == "submit") return mdtune::cli::submit_command(rest);
-        if (args[0] == "status") return mdtune::cli::status_command(rest);
-        if (args[0] == "show") return mdtune::cli::show_command(rest);
-        if (args[0] == "db") return mdtune::cli::db_command(rest);
-        if (args[0] == "hw") return mdtune::cli::hw_command(rest);
-        if (args[0] == "fit") return mdtune::cli::fit_command(rest);
-        if (args[0] == "predict") return mdtune::cli::predict_command(rest);
-        if (args[0] == "tune") return mdtune::cli::tune_command(rest);
-        if (args[0] == "compare") return mdtune::cli::compare_command(rest);
-        if (args[0] == "bench") return mdtune::cli::bench_command(rest);
-        if (args[0] == "mpi") return mdtune::cli::mpi_command(rest);
-        throw mdcore::cli::UsageError("unknown command '" + args[0] + "'");
-    } catch (const mdcore::cli::UsageError& e) {
-        std::cerr << "mdtune: error: " << e.what() << "\n" << kUsage;
-        return 2;
+        add_commands(app, exit_code, split_double_dash(args));
+        std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 consumes from the back
+        app.parse(reversed);
+        return exit_code;
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        return usage_error(plain_message(e, app, args), command_path(app));
+    } catch (const mdtune::InputError& e) {
+        return usage_error(e.what(), command_path(app));
+    } catch (const mdcore::cli::UsageError& e) {  // mdtune mpi's parser
+        return usage_error(e.what(), command_path(app));
     } catch (const mdtune::SpaceError& e) {
         std::cerr << "mdtune: error: " << e.what() << "\n";
         return 2;

@@ -5,23 +5,30 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_options.h"
 #include "cli/commands.h"
-#include "mdcore/cli_args.h"
 #include "mdtune/store.h"
 
 namespace mdtune::cli {
 
-using mdcore::cli::UsageError;
+namespace {
 
-int show_command(const Args& args) {
-    const mdcore::cli::ArgMap opts(args, {{"db", true}, {"sweep", true}, {"top", true}, {"json", false}});
-    const Store store(opts.text("db").value_or("mdtune.db"), Store::Mode::ReadOnly);
+struct ShowOptions {
+    std::string db = "mdtune.db";
+    long sweep = 0;  // 0: the latest
+    std::string sweep_text;
+    long top = 10;
+    bool json = false;
+};
+
+int show(const ShowOptions& opts) {
+    const Store store(opts.db, Store::Mode::ReadOnly);
     const auto sweeps = store.sweeps();
     if (sweeps.empty()) throw std::runtime_error("no sweeps in " + store.path());
-    const long sweep_id = opts.integer("sweep", 1, std::numeric_limits<long>::max()).value_or(sweeps.back().id);
+    const long sweep_id = opts.sweep > 0 ? opts.sweep : sweeps.back().id;
     if (std::none_of(sweeps.begin(), sweeps.end(), [&](const SweepRow& s) { return s.id == sweep_id; }))
-        throw UsageError("--sweep: no sweep " + std::to_string(sweep_id) + " in " + store.path());
-    const auto top = static_cast<std::size_t>(opts.integer("top", 1, 1'000'000).value_or(10));
+        throw InputError("--sweep: no sweep " + opts.sweep_text + " in " + store.path());
+    const auto top = static_cast<std::size_t>(opts.top);
     TrialFilter filter;
     filter.sweep_id = sweep_id;
     const auto trials = store.trials(filter);
@@ -40,7 +47,7 @@ int show_command(const Args& args) {
         });
         int width = 10;
         for (const StoredTrial* t : list) width = std::max<int>(width, static_cast<int>(t->config.canonical().size()));
-        if (!opts.has("json")) {
+        if (!opts.json) {
             std::printf("sweep %ld  %s\n", sweep_id, system.c_str());
             std::printf("  %-4s %-*s %6s %10s %21s %9s %10s %-8s\n", "rank", width, "config", "steps", "ms/step",
                         "min-max", "ns/day", "drift", "status");
@@ -48,7 +55,7 @@ int show_command(const Args& args) {
         for (std::size_t k = 0; k < list.size() && k < top; ++k) {
             const StoredTrial& t = *list[k];
             const std::string cfg = t.config.canonical().empty() ? "(defaults)" : t.config.canonical();
-            if (opts.has("json")) {
+            if (opts.json) {
                 out.push_back({{"system", system}, {"rank", k + 1}, {"config", cfg}, {"steps", t.measure.steps},
                                {"ms_median", t.result.ms_median}, {"ms_min", t.result.ms_min},
                                {"ms_max", t.result.ms_max}, {"ns_per_day", t.result.ns_per_day},
@@ -60,8 +67,24 @@ int show_command(const Args& args) {
             }
         }
     }
-    if (opts.has("json")) std::cout << out.dump(2) << "\n";
+    if (opts.json) std::cout << out.dump(2) << "\n";
     return 0;
+}
+
+}  // namespace
+
+void add_show_command(CLI::App& app, int& exit_code) {
+    CLI::App* cmd = app.add_subcommand("show", "Rank the trials of a sweep per system");
+    auto opts = std::make_shared<ShowOptions>();
+    add_value(*cmd, "--db", opts->db, "Trial database (read-only)")->capture_default_str();
+    CLI::Option* sweep = add_value(*cmd, "--sweep", opts->sweep, "Sweep id (default: the latest)")
+                             ->check(integer_in(1, std::numeric_limits<long>::max()));
+    add_value(*cmd, "--top", opts->top, "Trials shown per system")->check(integer_in(1, 1'000'000))->capture_default_str();
+    cmd->add_flag("--json", opts->json, "JSON instead of a table");
+    cmd->callback([opts, sweep, &exit_code] {
+        opts->sweep_text = typed(sweep);
+        exit_code = show(*opts);
+    });
 }
 
 }  // namespace mdtune::cli

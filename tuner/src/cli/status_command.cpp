@@ -5,8 +5,8 @@
 #include <iostream>
 #include <map>
 
+#include "cli/cli_options.h"
 #include "cli/commands.h"
-#include "mdcore/cli_args.h"
 #include "mdtune/slurm/slurm_client.h"
 #include "mdtune/slurm/submission.h"
 #include "mdtune/sweep.h"
@@ -67,11 +67,8 @@ void print_sweep(const fs::path& folder, const slurm::SweepManifest& m, const st
     std::printf("  shards: %zu/%zu trials; main database: %zu/%zu\n", in_shards, expected, in_main, expected);
 }
 
-}  // namespace
-
-int status_command(const Args& args) {
-    const mdcore::cli::ArgMap opts(args, {{"db", true}});
-    const std::string main_db = fs::absolute(opts.text("db").value_or("mdtune.db")).lexically_normal().string();
+int status(const std::string& db) {
+    const std::string main_db = fs::absolute(db).lexically_normal().string();
     const auto manifests = slurm::all_manifests(main_db);
     if (manifests.empty()) {
         std::printf("no submitted sweeps for %s (mdtune submit SPACE.toml --db %s)\n", main_db.c_str(), main_db.c_str());
@@ -80,6 +77,15 @@ int status_command(const Args& args) {
     const HardwareCaps caps = machine_caps(detect_hardware());
     for (const auto& [folder, m] : manifests) print_sweep(folder, m, main_db, caps);
     return 0;
+}
+
+}  // namespace
+
+void add_status_command(CLI::App& app, int& exit_code) {
+    CLI::App* cmd = app.add_subcommand("status", "Progress of the sweeps submitted to Slurm for a database");
+    auto db = std::make_shared<std::string>("mdtune.db");
+    add_value(*cmd, "--db", *db, "The main database the sweeps were submitted for")->capture_default_str();
+    cmd->callback([db, &exit_code] { exit_code = status(*db); });
 }
 
 }  // namespace mdtune::cli

@@ -9,8 +9,8 @@
 #include <iostream>
 #include <set>
 
+#include "cli/cli_options.h"
 #include "cli/commands.h"
-#include "mdcore/cli_args.h"
 #include "mdtune/hardware.h"
 #include "mdtune/slurm/batch_script.h"
 #include "mdtune/slurm/slurm_client.h"
@@ -21,7 +21,6 @@
 
 namespace mdtune::cli {
 
-using mdcore::cli::UsageError;
 namespace fs = std::filesystem;
 
 namespace {
@@ -29,17 +28,29 @@ namespace {
 // Slurm's default MaxArraySize is 1001 (task ids 0-1000).
 constexpr int kMaxArrayTasks = 1001;
 
-slurm::JobOptions job_options(const mdcore::cli::ArgMap& opts) {
-    if (opts.has("exclusive") && opts.has("shared")) throw UsageError("--exclusive and --shared exclude each other");
+struct SubmitOptions {
+    std::string space;
+    bool mpi = false;
+    std::string db = "mdtune.db";
+    std::string partition, time, account, mdcore;
+    bool exclusive = false, shared = false, dry_run = false;
+    long array_parallel = 0, trials_per_task = 0;  // 0: not given
+    long ranks = 2, nodes = 1;
+    std::string ranks_text = "2", nodes_text = "1";
+    Args sweep_args;  // after `--` (submit --mpi)
+};
+
+slurm::JobOptions job_options(const SubmitOptions& opts) {
+    if (opts.exclusive && opts.shared) throw InputError("--exclusive and --shared exclude each other");
     slurm::JobOptions o;
-    o.partition = opts.text("partition").value_or("");
-    o.time = opts.text("time").value_or("");
-    o.account = opts.text("account").value_or("");
-    o.sharing = opts.has("shared") ? slurm::NodeSharing::Shared : slurm::NodeSharing::Exclusive;
+    o.partition = opts.partition;
+    o.time = opts.time;
+    o.account = opts.account;
+    o.sharing = opts.shared ? slurm::NodeSharing::Shared : slurm::NodeSharing::Exclusive;
     try {
         slurm::validate_job_options(o);
     } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
+        throw InputError(e.what());
     }
     return o;
 }
@@ -48,7 +59,7 @@ slurm::JobOptions job_options(const mdcore::cli::ArgMap& opts) {
 slurm::SweepManifest manifest_for(const SearchSpace& space, const fs::path& folder, std::optional<long> per_task) {
     if (auto m = slurm::load_manifest(folder)) {
         if (per_task && *per_task != m->trials_per_task)
-            throw UsageError("--trials-per-task " + std::to_string(*per_task) + ": this space was submitted with " +
+            throw InputError("--trials-per-task " + std::to_string(*per_task) + ": this space was submitted with " +
                              std::to_string(m->trials_per_task) + " (" + std::to_string(m->tasks) +
                              " slices); a different value would cut it differently. Leave the flag out, or remove " +
                              folder.string() + " to start over");
@@ -62,7 +73,7 @@ slurm::SweepManifest manifest_for(const SearchSpace& space, const fs::path& fold
     m.tasks = slice_count(space, m.trials_per_task);
     if (m.tasks > kMaxArrayTasks) {
         const std::size_t points = enumerate_points(space).size();
-        throw UsageError("--trials-per-task " + std::to_string(m.trials_per_task) + ": " + std::to_string(points) +
+        throw InputError("--trials-per-task " + std::to_string(m.trials_per_task) + ": " + std::to_string(points) +
                          " points make " + std::to_string(m.tasks) + " array tasks, above Slurm's default limit of " +
                          std::to_string(kMaxArrayTasks) + "; use --trials-per-task " +
                          std::to_string((points + kMaxArrayTasks - 1) / kMaxArrayTasks) + " or more");
@@ -138,30 +149,26 @@ void write_file(const fs::path& path, const std::string& text, fs::perms perms) 
 
 // `mdtune submit --mpi [options] [-- mpi sweep options]`: one job of R tasks whose
 // `mdtune mpi sweep --launcher srun` writes the main database (the only writer).
-int submit_mpi(const Args& args) {
-    const auto sep = std::find(args.begin(), args.end(), "--");
-    const mdcore::cli::ArgMap opts(Args(args.begin(), sep),
-                                   {{"db", true}, {"partition", true}, {"time", true}, {"account", true},
-                                    {"exclusive", false}, {"shared", false}, {"dry-run", false}, {"nodes", true},
-                                    {"ranks", true}});
-    Args sweep_args = sep == args.end() ? Args{} : Args(sep + 1, args.end());
+int submit_mpi(const SubmitOptions& opts) {
+    if (!opts.space.empty()) throw InputError("submit --mpi takes no SPACE.toml ('" + opts.space + "')");
+    Args sweep_args = opts.sweep_args;
     for (const std::string& a : sweep_args)
         if (a == "--db" || a == "--launcher" || a == "--hostfile")
-            throw UsageError("submit --mpi: " + a + " is set by submit itself (the job uses srun and --db of submit)");
+            throw InputError("submit --mpi: " + a + " is set by submit itself (the job uses srun and --db of submit)");
     const slurm::JobOptions job = job_options(opts);
-    const int ranks = static_cast<int>(opts.integer("ranks", 2, 100000).value_or(2));
-    const int nodes = static_cast<int>(opts.integer("nodes", 1, 100000).value_or(1));
-    if (nodes > ranks)
-        throw UsageError("--nodes " + std::to_string(nodes) + " exceeds --ranks " + std::to_string(ranks));
+    const int ranks = static_cast<int>(opts.ranks);
+    const int nodes = static_cast<int>(opts.nodes);
+    if (nodes > ranks) throw InputError("--nodes " + opts.nodes_text + " exceeds --ranks " + opts.ranks_text);
     if (std::find(sweep_args.begin(), sweep_args.end(), "--np") == sweep_args.end())
         sweep_args.insert(sweep_args.begin(), {"--np", std::to_string(ranks)});
-    const std::string main_db = fs::absolute(opts.text("db").value_or("mdtune.db")).lexically_normal().string();
+    check_output_file("--db", opts.db);
+    const std::string main_db = fs::absolute(opts.db).lexically_normal().string();
     const fs::path folder = slurm::shard_root(main_db) / "mpi";
     const slurm::MpiScript mpi{"mdtune-mpi", self_executable(), main_db, (folder / "logs").string(), nodes, ranks,
                                sweep_args};
     const std::string text = slurm::render_mpi_script(mpi, job);
     const fs::path script = folder / "mpi.sh";
-    if (opts.has("dry-run")) {
+    if (opts.dry_run) {
         std::printf("# %s\n%s\n# would run:\nsbatch --parsable %s\n", script.c_str(), text.c_str(), script.c_str());
         return 0;
     }
@@ -175,21 +182,19 @@ int submit_mpi(const Args& args) {
     return 0;
 }
 
-}  // namespace
-
-int submit_command(const Args& args) {
-    if (!args.empty() && args[0] == "--mpi") return submit_mpi(Args(args.begin() + 1, args.end()));
-    if (args.empty() || args[0].rfind("--", 0) == 0) throw UsageError("submit needs a SPACE.toml file (or --mpi)");
-    const mdcore::cli::ArgMap opts(Args(args.begin() + 1, args.end()),
-                                   {{"db", true}, {"partition", true}, {"time", true}, {"account", true},
-                                    {"array-parallel", true}, {"trials-per-task", true}, {"exclusive", false},
-                                    {"shared", false}, {"dry-run", false}, {"mdcore", true}});
+int submit(const SubmitOptions& opts) {
+    if (opts.mpi) return submit_mpi(opts);
+    if (opts.space.empty()) throw InputError("submit needs a SPACE.toml file (or --mpi)");
+    if (!opts.sweep_args.empty()) throw InputError("`-- OPTIONS` are mdtune mpi sweep's, for submit --mpi only");
     const slurm::JobOptions job = job_options(opts);
-    const auto parallel = opts.integer("array-parallel", 1, 100000);
-    const auto per_task = opts.integer("trials-per-task", 1, 1'000'000);
-    const bool dry_run = opts.has("dry-run");
-    const SearchSpace space = load_space(args[0]);
-    const std::string main_db = fs::absolute(opts.text("db").value_or("mdtune.db")).lexically_normal().string();
+    const std::optional<long> parallel =
+        opts.array_parallel ? std::optional<long>(opts.array_parallel) : std::nullopt;
+    const std::optional<long> per_task =
+        opts.trials_per_task ? std::optional<long>(opts.trials_per_task) : std::nullopt;
+    const bool dry_run = opts.dry_run;
+    check_output_file("--db", opts.db);
+    const SearchSpace space = load_space(opts.space);
+    const std::string main_db = fs::absolute(opts.db).lexically_normal().string();
     const fs::path folder = slurm::sweep_folder(main_db, slurm::sweep_key(space));
     slurm::SweepManifest manifest = manifest_for(space, folder, per_task);
 
@@ -197,7 +202,7 @@ int submit_command(const Args& args) {
     const std::vector<int>& missing = tally.missing;
     std::printf("mdtune submit %s: %zu point(s) in %d slice(s) of up to %d; %zu complete, %zu queued or running, "
                 "%zu to submit\n",
-                args[0].c_str(), enumerate_points(space).size(), manifest.tasks, manifest.trials_per_task, tally.complete,
+                opts.space.c_str(), enumerate_points(space).size(), manifest.tasks, manifest.trials_per_task, tally.complete,
                 tally.active, missing.size());
     if (missing.empty()) {
         std::printf("nothing to submit (mdtune status --db %s)\n", main_db.c_str());
@@ -206,7 +211,7 @@ int submit_command(const Args& args) {
 
     const std::string mdtune_path = self_executable();
     // A bare name is looked up on the node's PATH; a path is made absolute for the job.
-    std::string mdcore_path = opts.text("mdcore").value_or(default_mdcore_path());
+    std::string mdcore_path = opts.mdcore.empty() ? default_mdcore_path() : opts.mdcore;
     if (mdcore_path.find('/') != std::string::npos) mdcore_path = fs::absolute(mdcore_path).string();
     slurm::ArrayScript array{"mdtune-" + manifest.key, mdtune_path, mdcore_path,
                              (folder / "space.toml").string(), folder.string(), manifest.key, manifest.tasks,
@@ -238,6 +243,38 @@ int submit_command(const Args& args) {
                 sub.array_job.c_str(), slurm::array_ranges(missing).c_str(), sub.merge_job.c_str(), main_db.c_str(),
                 folder.c_str(), main_db.c_str());
     return 0;
+}
+
+}  // namespace
+
+void add_submit_command(CLI::App& app, int& exit_code, const Args& after_double_dash) {
+    CLI::App* cmd = app.add_subcommand("submit", "Run a sweep as a Slurm job array (or mdtune mpi sweep as one job)");
+    cmd->footer("submit --mpi [options] [-- mpi sweep options]: mdtune mpi sweep under srun -n R in one job");
+    auto opts = std::make_shared<SubmitOptions>();
+    opts->sweep_args = after_double_dash;
+    cmd->add_option("SPACE.toml", opts->space, "The search space (not with --mpi)");
+    CLI::Option* mpi = cmd->add_flag("--mpi", opts->mpi, "Submit mdtune mpi sweep as one job of --ranks tasks");
+    add_value(*cmd, "--db", opts->db, "Main database the shards merge into")->capture_default_str();
+    add_value(*cmd, "--partition", opts->partition, "Slurm partition");
+    add_value(*cmd, "--time", opts->time, "Time limit per task, [D-]HH:MM:SS or minutes");
+    add_value(*cmd, "--account", opts->account, "Slurm account");
+    add_value(*cmd, "--array-parallel", opts->array_parallel, "At most K array tasks at once")
+        ->check(integer_in(1, 100000))->excludes(mpi);
+    add_value(*cmd, "--trials-per-task", opts->trials_per_task, "Points per array task (default 1)")
+        ->check(integer_in(1, 1'000'000))->excludes(mpi);
+    add_value(*cmd, "--mdcore", opts->mdcore, "mdcore executable on the nodes (default: next to mdtune)")->excludes(mpi);
+    CLI::Option* ranks = add_value(*cmd, "--ranks", opts->ranks, "MPI ranks (--mpi)")
+                             ->check(integer_in(2, 100000))->needs(mpi)->capture_default_str();
+    CLI::Option* nodes = add_value(*cmd, "--nodes", opts->nodes, "Nodes (--mpi)")
+                             ->check(integer_in(1, 100000))->needs(mpi)->capture_default_str();
+    cmd->add_flag("--exclusive", opts->exclusive, "Whole nodes (the default)");
+    cmd->add_flag("--shared", opts->shared, "Share nodes with other jobs");
+    cmd->add_flag("--dry-run", opts->dry_run, "Print the batch scripts, submit nothing");
+    cmd->callback([opts, ranks, nodes, &exit_code] {
+        if (ranks->count()) opts->ranks_text = typed(ranks);
+        if (nodes->count()) opts->nodes_text = typed(nodes);
+        exit_code = submit(*opts);
+    });
 }
 
 }  // namespace mdtune::cli

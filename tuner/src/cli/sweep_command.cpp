@@ -3,10 +3,12 @@
 #include <cstdio>
 #include <iostream>
 #include <limits>
+#include <memory>
+#include <optional>
 
+#include "cli/cli_options.h"
 #include "cli/commands.h"
 #include "cli/launcher_flags.h"
-#include "mdcore/cli_args.h"
 #include "mdcore/engine.h"
 #include "mdtune/hardware.h"
 #include "mdtune/measurement_identity.h"
@@ -15,8 +17,6 @@
 #include "mdtune/sweep.h"
 
 namespace mdtune::cli {
-
-using mdcore::cli::UsageError;
 
 namespace {
 
@@ -79,8 +79,8 @@ void refuse_oversized_sweep(const std::string& source, const SearchSpace& space,
 // Checked before anything is counted, so a bad flag is named as such.
 void check_strategy_flags(const std::string& name, std::size_t budget) {
     if (name != "exhaustive" && name != "random" && name != "halving")
-        throw UsageError("--strategy: '" + name + "' (exhaustive, random, halving)");
-    if (name == "random" && !budget) throw UsageError("--strategy random needs --budget N");
+        throw InputError("--strategy: '" + name + "' (exhaustive, random, halving)");
+    if (name == "random" && !budget) throw InputError("--strategy random needs --budget N");
 }
 
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const SearchSpace& space, const HardwareCaps& caps,
@@ -95,23 +95,17 @@ std::unique_ptr<Strategy> make_strategy(const std::string& name, const SearchSpa
 SliceFilter slice_of_sweep(const SearchSpace& space, const std::string& strategy, const std::string& text,
                            std::uint64_t max_configs) {
     if (strategy == "halving")
-        throw UsageError("--slice works with --strategy exhaustive or random (successive halving needs every "
+        throw InputError("--slice works with --strategy exhaustive or random (successive halving needs every "
                          "result of a rung in one place)");
     if (space.size() > max_configs)
-        throw UsageError("--slice: the space has " + std::to_string(space.size()) +
+        throw InputError("--slice: the space has " + std::to_string(space.size()) +
                          " points, above --max-configs " + std::to_string(max_configs) +
                          " (a slice is cut from the whole enumerated space)");
     try {
         return SliceFilter(space, parse_slice(text));
     } catch (const std::invalid_argument& e) {
-        throw UsageError(std::string("--slice: ") + e.what());
+        throw InputError(std::string("--slice: ") + e.what());
     }
-}
-
-FailedTrials failed_trials_flag(const mdcore::cli::ArgMap& opts) {
-    if (opts.has("retry-failed") && opts.has("no-retry-failed"))
-        throw UsageError("--retry-failed and --no-retry-failed contradict each other");
-    return opts.has("no-retry-failed") ? FailedTrials::Keep : FailedTrials::Retry;
 }
 
 // What trials are keyed by besides system, config and settings (see measurement_identity.h).
@@ -119,7 +113,7 @@ MeasurementIdentity identify(const std::string& mdcore, const std::vector<std::s
     try {
         return identify_measurement(mdcore, launcher, environ);
     } catch (const MdcoreNotFound& e) {
-        throw UsageError(e.what());
+        throw InputError(e.what());
     }
 }
 
@@ -147,29 +141,32 @@ void print_outcomes(const SweepSummary& summary) {
     }
 }
 
-}  // namespace
+struct SweepOptions {
+    std::string space;
+    std::string db = "mdtune.db";
+    std::string strategy = "exhaustive";
+    long budget = 0, seed = 1, eta = 3, max_configs = kDefaultMaxConfigs;
+    std::string name, mdcore, slice;
+    std::string launcher_text;
+    std::optional<std::string> launcher;
+    std::vector<std::string> launcher_args;
+    bool force = false, retry_failed = false, no_retry_failed = false;
+};
 
-int sweep_command(const Args& args) {
-    if (args.empty() || args[0].rfind("--", 0) == 0) throw UsageError("sweep needs a SPACE.toml file");
-    const std::map<std::string, bool> flags{{"db", true},          {"strategy", true}, {"budget", true},
-                                            {"seed", true},        {"eta", true},      {"name", true},
-                                            {"mdcore", true},      {"launcher", true}, {"max-configs", true},
-                                            {"force", false},      {"retry-failed", false},
-                                            {"no-retry-failed", false}, {"slice", true}};
-    Args rest(args.begin() + 1, args.end());
-    const std::vector<std::string> launcher_args = take_repeated_flag(rest, "launcher-arg", flags);
-    const mdcore::cli::ArgMap opts(rest, flags);
-    const std::vector<std::string> launcher = launcher_words(opts.text("launcher"), launcher_args);
-    const SearchSpace space = load_space(args[0]);
-    const std::string strategy_name = opts.text("strategy").value_or("exhaustive");
-    const auto budget = static_cast<std::size_t>(opts.integer("budget", 1, 1'000'000).value_or(0));
-    const auto seed = static_cast<unsigned long>(opts.integer("seed", 0, std::numeric_limits<long>::max()).value_or(1));
-    const int eta = static_cast<int>(opts.integer("eta", 2, 16).value_or(3));
-    const auto max_configs = static_cast<std::uint64_t>(
-        opts.integer("max-configs", 1, std::numeric_limits<long>::max()).value_or(kDefaultMaxConfigs));
-    const FailedTrials failed_trials = failed_trials_flag(opts);
+int sweep(const SweepOptions& opts) {
+    const std::vector<std::string> launcher = launcher_words(opts.launcher, opts.launcher_args);
+    if (opts.retry_failed && opts.no_retry_failed)
+        throw InputError("--retry-failed and --no-retry-failed contradict each other");
+    const std::string& strategy_name = opts.strategy;
+    const auto budget = static_cast<std::size_t>(opts.budget);
     check_strategy_flags(strategy_name, budget);
-    if (!opts.has("force")) refuse_oversized_sweep(args[0], space, strategy_name, budget, max_configs);
+    check_output_file("--db", opts.db);
+    const SearchSpace space = load_space(opts.space);
+    const auto seed = static_cast<unsigned long>(opts.seed);
+    const int eta = static_cast<int>(opts.eta);
+    const auto max_configs = static_cast<std::uint64_t>(opts.max_configs);
+    const FailedTrials failed_trials = opts.no_retry_failed ? FailedTrials::Keep : FailedTrials::Retry;
+    if (!opts.force) refuse_oversized_sweep(opts.space, space, strategy_name, budget, max_configs);
 
     const HardwareInfo hw = detect_hardware();
     SweepContext ctx;
@@ -180,25 +177,25 @@ int sweep_command(const Args& args) {
     std::unique_ptr<Strategy> strategy = make_strategy(strategy_name, space, ctx.caps, budget, seed, eta);
     const InfeasibleTally& dropped = strategy->infeasible();
     if (strategy->planned() == 0)
-        throw SpaceError(args[0] + (dropped.complete ? ": nothing feasible to run on this machine: "
+        throw SpaceError(opts.space + (dropped.complete ? ": nothing feasible to run on this machine: "
                                                      : ": no feasible point found by sampling (a few may exist: narrow "
                                                        "the space's lists): ") +
                          dropped.summary());
     // A Slurm array task measures only its slice (mdtune submit writes --slice i/M).
     std::optional<SliceFilter> slice;
-    if (const auto text = opts.text("slice")) {
-        slice = slice_of_sweep(space, strategy_name, *text, max_configs);
+    if (!opts.slice.empty()) {
+        slice = slice_of_sweep(space, strategy_name, opts.slice, max_configs);
         strategy = restrict_to_slice(std::move(strategy), *slice, slice->planned_proposals(space, ctx.caps));
         ctx.slice = &*slice;
     }
     std::unique_ptr<StopCondition> stop;
     if (budget && strategy_name != "random") stop = stop_after_trials(budget + space.systems.size());
 
-    const std::string mdcore = opts.text("mdcore").value_or(default_mdcore_path());
+    const std::string mdcore = opts.mdcore.empty() ? default_mdcore_path() : opts.mdcore;
     const MeasurementIdentity identity = identify(mdcore, launcher);
     ctx.build_id = measurement_build_id(identity);
 
-    Store store(opts.text("db").value_or("mdtune.db"));
+    Store store(opts.db);
     store.put_hardware(hw.id, hw.to_json());
     store.put_build(ctx.build_id, measurement_build_json(identity));
     const auto runner = make_subprocess_runner(mdcore, launcher);
@@ -213,13 +210,13 @@ int sweep_command(const Args& args) {
         std::fflush(stdout);
     };
     std::printf("mdtune sweep %s: %zu system(s) x %llu config(s), strategy %s, db %s, hardware %s\n",
-                args[0].c_str(), space.systems.size(), static_cast<unsigned long long>(space.config_count()),
+                opts.space.c_str(), space.systems.size(), static_cast<unsigned long long>(space.config_count()),
                 strategy->name().c_str(), store.path().c_str(), hw.id.c_str());
-    if (slice) std::printf("slice %s: %zu of the space's points\n", opts.text("slice")->c_str(), slice->size());
+    if (slice) std::printf("slice %s: %zu of the space's points\n", opts.slice.c_str(), slice->size());
     const std::uint64_t examined_before = dropped.examined;
     if (dropped.dropped > 0) std::printf("note: %s\n", dropped.summary().c_str());
     const SweepSummary summary =
-        run_sweep(space, store, *runner, *strategy, ctx, opts.text("name").value_or(args[0]), stop.get(),
+        run_sweep(space, store, *runner, *strategy, ctx, opts.name.empty() ? opts.space : opts.name, stop.get(),
                   [&](const SweepProgress& p) { print_progress(p, tty); });
     if (tty) std::printf("\n");
     std::printf("sweep %ld %s: %zu measured, %zu reused from the database, %zu not ok", summary.sweep_id,
@@ -230,6 +227,37 @@ int sweep_command(const Args& args) {
     if (dropped.examined != examined_before && dropped.dropped > 0) std::printf("note: %s\n", dropped.summary().c_str());
     print_outcomes(summary);
     return summary.interrupted ? 130 : 0;
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app, int& exit_code) {
+    CLI::App* cmd = app.add_subcommand("sweep", "Measure the configs of a search space into the trial database");
+    auto opts = std::make_shared<SweepOptions>();
+    const long most = std::numeric_limits<long>::max();
+    cmd->add_option("SPACE.toml", opts->space, "The search space ([system], [space], [measure], [launch])")->required();
+    add_value(*cmd, "--db", opts->db, "Trial database (created when missing)")->capture_default_str();
+    add_value(*cmd, "--strategy", opts->strategy, "exhaustive, random or halving")
+        ->check(word_in({"exhaustive", "random", "halving"}))
+        ->capture_default_str();
+    add_value(*cmd, "--budget", opts->budget, "Trials to run (random: required; halving: sizes its brackets)")
+        ->check(integer_in(1, 1'000'000));
+    add_value(*cmd, "--seed", opts->seed, "Seed of random and halving")->check(integer_in(0, most))->capture_default_str();
+    add_value(*cmd, "--eta", opts->eta, "Halving's reduction factor")->check(integer_in(2, 16))->capture_default_str();
+    add_value(*cmd, "--name", opts->name, "Sweep name (default: the space file)");
+    add_value(*cmd, "--mdcore", opts->mdcore, "mdcore executable (default: next to mdtune, else on PATH)");
+    add_value(*cmd, "--launcher", opts->launcher_text, "Prefix of every run, split like a shell would (\"mpirun -np 2\")");
+    add_values(*cmd, "--launcher-arg", opts->launcher_args, "One more launcher word, verbatim (repeatable)");
+    add_value(*cmd, "--max-configs", opts->max_configs, "Refuse sweeps of more trials than this unless --force")
+        ->check(integer_in(1, most))->capture_default_str();
+    cmd->add_flag("--force", opts->force, "Run a sweep above --max-configs");
+    cmd->add_flag("--retry-failed", opts->retry_failed, "Measure recorded failures again (the default)");
+    cmd->add_flag("--no-retry-failed", opts->no_retry_failed, "Reuse recorded failures like any result");
+    add_value(*cmd, "--slice", opts->slice, "i/M: measure only slice i of M (a Slurm array task's share)");
+    cmd->callback([cmd, opts, &exit_code] {
+        if (cmd->count("--launcher")) opts->launcher = opts->launcher_text;
+        exit_code = sweep(*opts);
+    });
 }
 
 }  // namespace mdtune::cli

@@ -1,0 +1,42 @@
+#pragma once
+// What fit, predict, tune and compare look up in a trial database: the database
+// itself, a machine named by the user, the latest stored model, a system given
+// by kind and atom count. Bad names are InputError (the message names the flag).
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "mdtune/features.h"
+#include "mdtune/input_error.h"
+#include "mdtune/model.h"
+#include "mdtune/model_store.h"
+#include "mdtune/store.h"
+
+namespace mdtune {
+
+// A database that must already exist: reading never creates an empty file.
+// Throws std::runtime_error (a runtime failure, not bad input).
+void require_database(const std::string& path);
+
+// The system of --system KIND --natoms N, checked: a known kind, water kinds in
+// whole molecules. `natoms_text` is the count as the user typed it, for messages.
+SystemDescriptor checked_system(const std::string& kind, long natoms, const std::string& natoms_text);
+
+// The node type recorded in a hardware fingerprint ("" in databases from before it).
+std::string node_type_of(const Store& store, const std::string& hardware_id);
+
+// "this", a hardware id of the database, an unambiguous prefix of one, or a node type.
+HardwareFeatures resolve_hardware(const Store& store, const std::string& spec);
+
+struct LoadedModel {
+    StoredModel row;
+    std::unique_ptr<Model> model;
+};
+
+// The newest stored model (of `kind` when given), or nothing.
+std::optional<LoadedModel> latest_model(const Store& store, std::optional<ModelKind> kind);
+
+// One line on how a stored model cross-validated ("CV median regret 4.0 %, MAPE 10.1 %").
+std::string cv_headline(const StoredModel& row);
+
+}  // namespace mdtune

@@ -1,0 +1,35 @@
+#pragma once
+// `mdtune predict` as a library call: rank the feasible configs of a system on a
+// machine with the database's latest model, in milliseconds, without running MD.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "mdtune/model.h"
+#include "mdtune/model_store.h"
+#include "mdtune/predictor.h"
+
+namespace mdtune {
+
+struct PredictRequest {
+    std::string db;                  // must exist; opened read-only
+    SystemDescriptor system;
+    std::string hardware = "this";   // "this", a hardware id (or prefix) of the database, or a node type
+    std::optional<ModelKind> kind;   // nullopt: the latest model of any kind
+};
+
+struct PredictResult {
+    HardwareFeatures hardware;
+    StoredModel model;               // the stored model that answered
+    Ranking ranking;                 // ranked is never empty
+    double elapsed_ms = 0;
+};
+
+// Throws InputError for an unknown --hardware, std::runtime_error when the
+// database has no model or nothing is feasible (the message lists why per config).
+PredictResult predict_configs(const PredictRequest& request);
+
+// The --json answer: the first `top` ranked configs, the default, counts and timing.
+nlohmann::json predict_json(const PredictRequest& request, const PredictResult& result, std::size_t top);
+
+}  // namespace mdtune

@@ -1,0 +1,70 @@
+#include "mdtune/fit_from_store.h"
+
+#include <chrono>
+
+#include "mdtune/input_error.h"
+#include "mdtune/model_lookup.h"
+#include "mdtune/model_record.h"
+#include "mdtune/model_store.h"
+#include "mdtune/sweep.h"
+
+namespace mdtune {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+std::vector<HeldOutKind> score_every_kind(const std::vector<Sample>& train, const std::vector<Sample>& test) {
+    std::vector<HeldOutKind> out;
+    for (ModelKind k : kModelKinds) {
+        HeldOutKind h;
+        h.kind = k;
+        auto other = make_model(k);
+        try {
+            other->fit(train);
+            h.scores = evaluate(*other, test);
+        } catch (const ModelError& e) {
+            h.error = e.what();
+        }
+        out.push_back(std::move(h));
+    }
+    return out;
+}
+
+}  // namespace
+
+FitResult fit_and_store(const FitRequest& request, const FitLoaded& on_loaded) {
+    require_database(request.db);
+    Store store(request.db);
+    FitResult r;
+    for (Sample& s : load_samples(store)) (request.holdout_natoms.count(s.system.natoms) ? r.test : r.train).push_back(s);
+    if (!request.holdout_natoms.empty() && r.test.empty())
+        throw InputError("--holdout-natoms: no ok trials of those sizes in " + request.db);
+    require_enough_samples(r.train, request.db);
+
+    std::set<std::string> machines, sizes;
+    for (const Sample& s : r.train) {
+        machines.insert(s.hardware_id);
+        sizes.insert(s.system.kind + ":" + std::to_string(s.system.natoms));
+    }
+    r.machines = machines.size();
+    r.systems = sizes.size();
+    if (on_loaded) on_loaded(r);
+
+    const auto t0 = Clock::now();
+    r.selection = select_model(r.train, request.kind);
+    r.cv_ms = ms_since(t0);
+    const auto t1 = Clock::now();
+    r.model = make_model(r.selection.chosen);
+    r.model->fit(r.train);
+    r.fit_ms = ms_since(t1);
+    r.model_id = ModelStore(store).insert(to_stored_model(*r.model, r.train, r.selection, current_build_id()));
+    if (!r.test.empty()) {
+        r.holdout = evaluate(*r.model, r.test);
+        r.holdout_by_kind = score_every_kind(r.train, r.test);
+    }
+    return r;
+}
+
+}  // namespace mdtune

@@ -1,0 +1,106 @@
+// mdtune's command line as a user meets it (CLI11): --help on every command, a
+// usage error as one line naming the flag and the value as typed plus the help to
+// read (exit 2), and output paths checked before anything runs or is written.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "../common/run_command.h"
+#include "../common/temp_dir_test.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kMdtune = MDTUNE_BINARY;
+
+// Only what the command writes to stderr.
+mdtest::CommandResult run_stderr(const std::string& args) {
+    return mdtest::run_command("(" + kMdtune + " " + args + " 2>&1 >/dev/null)");
+}
+
+std::size_t lines(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+
+class CliManners : public mdtest::TempDirTest {
+protected:
+    void SetUp() override {
+        TempDirTest::SetUp();
+        std::ofstream(dir_ / "s.toml") << "[system]\nkind = \"lj\"\nnatoms = [256]\n[space]\nnstlist = [10]\n";
+    }
+};
+
+TEST_F(CliManners, EveryCommandAnswersHelp) {
+    for (const std::string cmd : {"", "sweep", "submit", "status", "show", "db", "db merge", "db export", "hw", "fit",
+                                  "predict", "tune", "compare", "bench", "bench run", "bench ingest", "bench compare",
+                                  "bench history", "bench list"}) {
+        const auto r = mdtest::run_command(kMdtune + " " + cmd + " --help");
+        EXPECT_EQ(r.exit_code, 0) << cmd << "\n" << r.output;
+        EXPECT_NE(r.output.find("Usage: mdtune" + (cmd.empty() ? "" : " " + cmd)), std::string::npos)
+            << cmd << "\n" << r.output;
+    }
+    const auto mpi = mdtest::run_command(kMdtune + " mpi --help");  // its own parser, its own usage
+    EXPECT_EQ(mpi.exit_code, 0) << mpi.output;
+    EXPECT_NE(mpi.output.find("usage: mdtune mpi"), std::string::npos) << mpi.output;
+}
+
+TEST_F(CliManners, AUsageErrorIsOneLineNamingTheFlagAndTheHelp) {
+    struct Case {
+        std::string args, message;
+    };
+    const std::vector<Case> cases{
+        {"", "mdtune: error: a command is required (see `mdtune --help`)"},
+        {"frobnicate", "mdtune: error: unknown command 'frobnicate' (see `mdtune --help`)"},
+        {"show --top 0x10", "mdtune: error: --top: '0x10' is not an integer (see `mdtune show --help`)"},
+        {"show --top 0", "mdtune: error: --top: 0 is out of range [1, 1000000] (see `mdtune show --help`)"},
+        {"show --db", "mdtune: error: --db needs a value (see `mdtune show --help`)"},
+        {"show --db a --db b", "mdtune: error: --db given twice (see `mdtune show --help`)"},
+        {"show --bogus", "mdtune: error: unknown flag --bogus (see `mdtune show --help`)"},
+        {"hw --json=x", "mdtune: error: --json takes no value (see `mdtune hw --help`)"},
+        {"predict --system water --natoms 3001",
+         "mdtune: error: --natoms: 3001 is not a multiple of 3 (water counts atoms as 3 x nwater) (see `mdtune "
+         "predict --help`)"},
+        {"predict --system water", "mdtune: error: --natoms is required (see `mdtune predict --help`)"},
+        // Numbers as typed: never printed back as 0.700000 or -0.000000.
+        {"bench compare --baseline x --alpha 0.7",
+         "mdtune: error: --alpha: 0.7 must be above 0 and at most 0.5 (see `mdtune bench compare --help`)"},
+        {"bench frobnicate", "mdtune: error: unknown bench subcommand 'frobnicate' (see `mdtune bench --help`)"},
+        {"db export --format xml", "mdtune: error: --format: 'xml' (csv, json) (see `mdtune db export --help`)"},
+        {"submit --ranks 4", "mdtune: error: --ranks requires --mpi (see `mdtune submit --help`)"},
+        {"sweep " + path("s.toml") + " --strategy best",
+         "mdtune: error: --strategy: 'best' (exhaustive, random, halving) (see `mdtune sweep --help`)"},
+    };
+    for (const Case& c : cases) {
+        const auto r = run_stderr(c.args);
+        EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
+        EXPECT_EQ(r.output, c.message + "\n") << c.args;
+        EXPECT_EQ(lines(r.output), 1u) << c.args << "\n" << r.output;
+    }
+}
+
+TEST_F(CliManners, OutputPathsAreCheckedBeforeAnythingRuns) {
+    const std::string missing = path("no-such-folder");
+    auto r = run_stderr("sweep " + path("s.toml") + " --db " + missing + "/t.db");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_EQ(r.output, "mdtune: error: --db: folder " + missing + " does not exist (see `mdtune sweep --help`)\n");
+    r = run_stderr("sweep " + path("s.toml") + " --db " + dir_.string());
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--db: " + dir_.string() + " is a folder, not a file"), std::string::npos) << r.output;
+    // The plot's folder is checked before the database is even opened.
+    r = run_stderr("compare --hardware this --db " + path("absent.db") + " --plot " + missing + "/p.svg");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--plot: folder " + missing + " does not exist"), std::string::npos) << r.output;
+    r = run_stderr("db merge " + missing + "/out.db " + path("in.db"));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("OUT.db: folder " + missing + " does not exist"), std::string::npos) << r.output;
+    std::ofstream(path("a-file")) << "x";
+    r = run_stderr("bench run --out " + path("a-file") + " --db " + path("b.db"));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--out: " + path("a-file") + " is a file, not a folder"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(missing));
+    EXPECT_FALSE(fs::exists(path("absent.db")));
+    EXPECT_FALSE(fs::exists(path("b.db")));
+}
+
+}  // namespace

@@ -1,0 +1,121 @@
+#include "mdtune/tune.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "mdtune/dataset.h"
+#include "mdtune/model_guided.h"
+#include "mdtune/model_lookup.h"
+#include "mdtune/model_record.h"
+#include "mdtune/selection.h"
+
+namespace mdtune {
+
+namespace {
+
+std::string config_text(const Config& c) { return c.canonical().empty() ? "(defaults)" : c.canonical(); }
+
+// Steps for about `target_ms` of measured time per repeat at the predicted speed.
+long auto_steps(double predicted_ms, double target_ms) {
+    const double steps = std::clamp(target_ms / std::max(1e-3, predicted_ms), 100.0, 5000.0);
+    return static_cast<long>(std::round(steps / 50.0) * 50.0);
+}
+
+// The stored model, or one fitted now from what the database holds (and kept).
+LoadedModel model_for(Store& store, std::optional<ModelKind> kind, TunePlan& plan) {
+    if (auto loaded = latest_model(store, kind)) return std::move(*loaded);
+    const auto samples = load_samples(store);
+    require_enough_samples(samples, store.path());
+    const Selection sel = select_model(samples, kind);
+    auto model = make_model(sel.chosen);
+    model->fit(samples);
+    StoredModel row = to_stored_model(*model, samples, sel, current_build_id());
+    row.id = ModelStore(store).insert(row);
+    plan.model_fitted_now = true;
+    plan.training_trials = samples.size();
+    return LoadedModel{row, std::move(model)};
+}
+
+MeasureSettings measure_for(const TuneRequest& request, const Ranking& r) {
+    MeasureSettings m;
+    m.steps = request.steps.value_or(auto_steps(r.ranked[0].prediction.ms, 2000.0));
+    m.warmup = std::max(5L, m.steps / 5);
+    m.repeats = request.repeats;
+    double slowest_ms = r.ranked[0].prediction.hi;
+    for (const auto& c : r.ranked) slowest_ms = std::max(slowest_ms, c.prediction.hi);
+    if (r.default_config) slowest_ms = std::max(slowest_ms, r.default_config->prediction.hi);
+    // Set-up (water relaxes for 300 steps) plus the run, with a wide margin.
+    m.timeout_s =
+        std::max(60.0, 10.0 * (m.steps + 300) * std::min(slowest_ms, 10.0 * r.ranked[0].prediction.hi) / 1000.0);
+    return m;
+}
+
+// The space a tune records as its sweep's source: the system, the measure settings and the candidates.
+SearchSpace space_of(const TuneRequest& request, const TunePlan& plan) {
+    SearchSpace space;
+    space.source = "mdtune tune";
+    space.systems = {request.system};
+    space.measure = plan.measure;
+    const MeasureSettings& m = plan.measure;
+    std::ostringstream text;
+    text << "# mdtune tune: model #" << plan.model_id << " (" << plan.model_kind << ") top " << plan.candidates.size()
+         << "\n[system]\nkind = \"" << request.system.kind << "\"\nnatoms = [" << request.system.natoms
+         << "]\n[measure]\nsteps = " << m.steps << "\nwarmup = " << m.warmup << "\nrepeats = " << m.repeats
+         << "\ntimeout_s = " << m.timeout_s << "\n";
+    for (const Config& c : plan.candidates) text << "# candidate " << config_text(c) << "\n";
+    space.text = text.str();
+    return space;
+}
+
+std::vector<VerifiedConfig> verified_configs(const Store& store, long sweep_id, const Ranking& r) {
+    std::map<std::string, const RankedConfig*> predicted;
+    for (const auto& c : r.ranked) predicted[c.config.canonical()] = &c;
+    if (r.default_config) predicted[""] = &*r.default_config;
+    TrialFilter mine;
+    mine.sweep_id = sweep_id;
+    std::vector<VerifiedConfig> out;
+    for (const StoredTrial& t : store.trials(mine)) {
+        const auto p = predicted.find(t.config.canonical());
+        if (p != predicted.end()) out.push_back({t.config, p->second->prediction, t.result});
+    }
+    return out;
+}
+
+}  // namespace
+
+TuneResult tune_system(const TuneRequest& request, Store& store, Runner& runner, const SweepContext& ctx,
+                       const HardwareFeatures& hardware, const TuneEvents& events) {
+    TuneResult out;
+    TunePlan& plan = out.plan;
+    const LoadedModel loaded = model_for(store, request.kind, plan);
+    plan.model_id = loaded.row.id;
+    plan.model_kind = loaded.row.kind;
+
+    TrialFilter f;  // Ok and Invalid runs of this kind here decide which configs break the drift target
+    f.hardware_id = hardware.id;
+    f.system_kind = request.system.kind;
+    const Ranking r = rank_configs(*loaded.model, request.system, hardware, CandidateGrid{},
+                                   invalid_configs(store.trials(f), hardware.id, request.system.kind));
+    if (r.ranked.empty())
+        throw std::runtime_error("no feasible configuration for " + request.system.canonical() + " on this machine");
+    const std::size_t budget = std::max<std::size_t>(2, request.budget.value_or(request.top + 1));
+    const std::size_t k = std::min({request.top, r.ranked.size(), budget - 1});
+    for (std::size_t i = 0; i < k; ++i) plan.candidates.push_back(r.ranked[i].config);
+    plan.measure = measure_for(request, r);
+    if (events.planned) events.planned(plan);
+
+    const SearchSpace space = space_of(request, plan);
+    auto strategy = make_model_guided(request.system, plan.candidates, plan.measure);
+    auto stop = stop_after_trials(budget);
+    out.summary = run_sweep(space, store, runner, *strategy, ctx, "tune " + request.system.canonical(), stop.get(),
+                            events.progress ? events.progress : [](const SweepProgress&) {});
+    out.verified = verified_configs(store, out.summary.sweep_id, r);
+    const SystemModel sys(request.system);
+    out.system_features = sys.features();
+    if (const auto& best = out.summary.systems.at(0).best) out.best_effective = sys.resolve(best->proposal.config, hardware);
+    return out;
+}
+
+}  // namespace mdtune
