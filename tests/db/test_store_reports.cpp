@@ -49,26 +49,26 @@ protected:
     fs::path dir_;
 };
 
+// An ok trial whose median repeat's report has a few fields set.
 StoredTrial trial_with_report() {
-    StoredTrial t;
-    t.hardware_id = "hw-a";
-    t.system = SystemDescriptor{"water", 3000, 7};
-    t.config.set(Param::Nstlist, 20L);
-    t.build_id = "build-1";
-    t.measure = MeasureSettings{500, 50, 3, 30.0};
-    t.result.status = TrialStatus::Ok;
-    t.result.repeats = 3;
-    t.result.ms_median = 1.5;
     mdcore::RunReport rep;
     rep.build.git_commit = "fedcba987654";
     rep.config.cluster = mdcore::ClusterShape::k8x4;
-    rep.config.nstlist = 20;
+    rep.config.nstlist = 40;
     rep.config.pme = true;
     rep.config.pme_grid = {20, 21, 22};
     rep.pairlist.list_pairs = 4321;
     rep.pairlist.searches = 25;
-    rep.ms_per_step = 1.5;
+    rep.ms_per_step = 2.5;
+    StoredTrial t;
+    t.system = SystemDescriptor{"water-ions", 6000, 3};
+    t.config.set(Param::Nstlist, 40L);
+    t.hardware_id = "hw-reports";
+    t.build_id = "build-reports";
+    t.measure = MeasureSettings{400, 40, 1, 60.0};
     t.result.report = rep;
+    t.result.status = TrialStatus::Ok;
+    t.result.ms_median = rep.ms_per_step;
     return t;
 }
 
