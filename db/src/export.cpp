@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mdtune/store.h"
+#include "report_columns.h"
 
 namespace mdtune {
 namespace {
@@ -89,14 +90,10 @@ std::string export_trials_json(const std::vector<StoredTrial>& trials) {
         nlohmann::json row = nlohmann::json::object();
         for (Field& f : fields(t)) row[f.name] = std::move(f.value);
         row["timings"] = t.result.timings;
-        // The pairlist is stored as the runner's JSON text; embed it as an object
-        // when it parses, so consumers need not parse twice.
-        nlohmann::json pairlist = nullptr;
-        if (!t.result.pairlist_json.empty()) {
-            pairlist = nlohmann::json::parse(t.result.pairlist_json, nullptr, /*allow_exceptions=*/false);
-            if (pairlist.is_discarded()) pairlist = t.result.pairlist_json;
-        }
-        row["pairlist"] = std::move(pairlist);
+        // The report's pairlist object as the store writes it; null without a report.
+        const ReportColumns columns = report_columns(t.result.report);
+        row["pairlist"] = columns.pairlist_json.empty() ? nlohmann::json(nullptr)
+                                                        : nlohmann::json::parse(columns.pairlist_json);
         out.push_back(std::move(row));
     }
     return out.dump(2) + "\n";

@@ -12,6 +12,7 @@
 
 #include "migrations.h"
 #include "open_file.h"
+#include "report_columns.h"
 #include "statement.h"
 #include "timestamp.h"
 
@@ -118,9 +119,13 @@ StoredTrial read_trial(sqlite3* db, const sql::Statement& st) {
     } catch (const std::exception& e) {
         throw DbError(sql::db_path(db) + ": trial " + std::to_string(t.id) + " has bad timings_json: " + e.what());
     }
-    r.pairlist_json = st.column_text(c++);
-    r.config_json = st.column_text(c++);
-    r.report_json = st.column_text(c++);
+    c += 2;  // pairlist_json and config_json: parts of report_json, kept for SQL queries
+    try {
+        r.report = read_report_column(st.column_text(c++));
+    } catch (const mdcore::RunReportError& e) {
+        throw DbError(sql::db_path(db) + ": trial " + std::to_string(t.id) + " has an unreadable report_json: " +
+                      e.what());
+    }
     r.stderr_tail = st.column_text(c++);
     r.load_avg = st.column_real(c++);
     r.wall_s = st.column_real(c++);
@@ -304,9 +309,10 @@ bool Store::insert_trial(const StoredTrial& t, OnExisting on_existing) {
     st.bind_real(18, r.drift);
     st.bind_real(19, r.drift_tolerance);
     st.bind_text(20, nlohmann::json(r.timings).dump());
-    st.bind_text(21, r.pairlist_json);
-    st.bind_text(22, r.config_json);
-    st.bind_text(23, r.report_json);
+    const ReportColumns report = report_columns(r.report);
+    st.bind_text(21, report.pairlist_json);
+    st.bind_text(22, report.config_json);
+    st.bind_text(23, report.report_json);
     st.bind_text(24, r.stderr_tail);
     st.bind_real(25, r.load_avg);
     st.bind_real(26, r.wall_s);

@@ -1,6 +1,6 @@
 // What identifies this mdcore build to a tuner: version, compiler, flags, SIMD
-// levels and the linker's GNU build id of the running executable, which changes
-// whenever the binary does (the tuner keys its trials by it).
+// levels, the commit and the linker's GNU build id of the running executable,
+// which changes whenever the binary does (the tuner keys its trials by it).
 #include <elf.h>
 #include <link.h>
 
@@ -49,14 +49,25 @@ std::string executable_build_id() {
     return hex;
 }
 
+BuildInfo current_build_info() {
+    BuildInfo b;
+    b.engine_version = engine_version();
+    b.compiler = build_compiler();
+    b.flags = build_flags();
+    for (SimdLevel l : available_simd_levels()) b.simd_available.emplace_back(to_string(l));
+    b.git_commit = build_git_commit();
+    b.build_id = executable_build_id();
+    return b;
+}
+
 std::string build_info_json() {
-    nlohmann::json levels = nlohmann::json::array();
-    for (SimdLevel l : available_simd_levels()) levels.push_back(std::string(to_string(l)));
-    nlohmann::json j{{"engine_version", engine_version()},
-                     {"compiler", build_compiler()},
-                     {"flags", build_flags()},
-                     {"simd", levels}};
-    if (const std::string id = executable_build_id(); !id.empty()) j["build_id"] = id;
+    const BuildInfo b = current_build_info();
+    nlohmann::json j{{"engine_version", b.engine_version},
+                     {"compiler", b.compiler},
+                     {"flags", b.flags},
+                     {"simd", b.simd_available},
+                     {"git_commit", b.git_commit}};
+    if (!b.build_id.empty()) j["build_id"] = b.build_id;
     return j.dump();
 }
 

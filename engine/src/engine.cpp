@@ -222,6 +222,7 @@ EffectiveConfig resolve_config(const System& system, const RunConfig& config, co
 
 RunReport run(System& system, const RunConfig& config, const RunControl& control) {
     RunReport rep;
+    rep.build = current_build_info();
     rep.config = resolve_config(system, config, control);
     const EffectiveConfig& cfg = rep.config;
     describe_run(system, control, rep);

@@ -15,63 +15,82 @@ nlohmann::json energies(const EnergySample& e) {
             {"conserved", e.conserved}, {"temperature", e.temperature}};
 }
 
+nlohmann::json config_block(const EffectiveConfig& c) {
+    return {{"cluster", std::string(to_string(c.cluster))},
+            {"nstlist", c.nstlist},
+            {"nstprune", c.nstprune},
+            {"rc", c.rc},
+            {"rlist", c.rlist},
+            {"rlist_inner", c.rlist_inner},
+            {"rlist_source", c.rlist_from_estimate ? "estimate" : "override"},
+            {"threads", c.threads},
+            {"simd", std::string(to_string(c.simd))},
+            {"thermostat", std::string(to_string(c.thermostat))},
+            {"dt", c.dt},
+            {"temperature", c.temperature},
+            {"drift_tolerance", c.drift_tolerance},
+            {"pme", c.pme},
+            {"ewald_beta", c.ewald_beta},
+            {"ewald_rtol", c.ewald_rtol},
+            {"pme_grid", {c.pme_grid[0], c.pme_grid[1], c.pme_grid[2]}},
+            {"pme_order", c.pme_order},
+            {"pme_spacing", c.pme_spacing},
+            {"pme_scale", c.pme_scale},
+            {"constraints", c.constraints}};
+}
+
+nlohmann::json pairlist_block(const PairlistStats& p, const EffectiveConfig& c) {
+    return {{"cluster", std::string(to_string(c.cluster))},
+            {"rlist", c.rlist},
+            {"rlist_inner", c.rlist_inner},
+            {"nstlist", c.nstlist},
+            {"nstprune", c.nstprune},
+            {"list_pairs", p.list_pairs},
+            {"outer_list_pairs", p.outer_list_pairs},
+            {"pairs_in_cutoff", p.pairs_in_cutoff},
+            {"efficiency", p.efficiency},
+            {"searches", p.searches},
+            {"prunes", p.prunes}};
+}
+
+nlohmann::json build_block(const BuildInfo& b, SimdLevel kernel_simd) {
+    nlohmann::json j{{"compiler", b.compiler},
+                     {"flags", b.flags},
+                     {"simd", std::string(to_string(kernel_simd))},
+                     {"simd_available", b.simd_available},
+                     {"git_commit", b.git_commit}};
+    if (!b.build_id.empty()) j["build_id"] = b.build_id;
+    return j;
+}
+
 }  // namespace
 
+std::string effective_config_to_json(const EffectiveConfig& config) { return config_block(config).dump(); }
+
+std::string pairlist_to_json(const PairlistStats& pairlist, const EffectiveConfig& config) {
+    return pairlist_block(pairlist, config).dump();
+}
+
 std::string run_report_to_json(const RunReport& r, int indent) {
-    using nlohmann::json;
-    const EffectiveConfig& c = r.config;
-    json simd_levels = json::array();
-    for (SimdLevel l : available_simd_levels()) simd_levels.push_back(std::string(to_string(l)));
-    json j;
+    nlohmann::json j;
     j["schema_version"] = kRunReportSchemaVersion;
-    j["engine_version"] = engine_version();
+    j["engine_version"] = r.build.engine_version;
     j["status"] = r.status;
     if (!r.error.empty()) j["error"] = r.error;
     if (r.status == "failed") j["failed_step"] = r.failed_step;
-    j["build"] = {{"compiler", build_compiler()}, {"flags", build_flags()}, {"simd", std::string(to_string(c.simd))},
-                  {"simd_available", simd_levels}};
+    j["build"] = build_block(r.build, r.config.simd);
     j["system"] = {{"kind", r.system_kind},
                    {"natoms", r.natoms},
                    {"box", {r.box[0], r.box[1], r.box[2]}},
                    {"number_density", r.number_density},
                    {"density", r.mass_density}};
-    j["config"] = {{"cluster", std::string(to_string(c.cluster))},
-                   {"nstlist", c.nstlist},
-                   {"nstprune", c.nstprune},
-                   {"rc", c.rc},
-                   {"rlist", c.rlist},
-                   {"rlist_inner", c.rlist_inner},
-                   {"rlist_source", c.rlist_from_estimate ? "estimate" : "override"},
-                   {"threads", c.threads},
-                   {"simd", std::string(to_string(c.simd))},
-                   {"thermostat", std::string(to_string(c.thermostat))},
-                   {"dt", c.dt},
-                   {"temperature", c.temperature},
-                   {"drift_tolerance", c.drift_tolerance},
-                   {"pme", c.pme},
-                   {"ewald_beta", c.ewald_beta},
-                   {"ewald_rtol", c.ewald_rtol},
-                   {"pme_grid", {c.pme_grid[0], c.pme_grid[1], c.pme_grid[2]}},
-                   {"pme_order", c.pme_order},
-                   {"pme_spacing", c.pme_spacing},
-                   {"pme_scale", c.pme_scale},
-                   {"constraints", c.constraints}};
+    j["config"] = config_block(r.config);
     j["steps"] = r.steps;
     j["warmup"] = r.warmup;
     j["ns_per_day"] = r.ns_per_day;
     j["ms_per_step"] = r.ms_per_step;
     j["timings"] = r.timings;
-    j["pairlist"] = {{"cluster", std::string(to_string(c.cluster))},
-                     {"rlist", c.rlist},
-                     {"rlist_inner", c.rlist_inner},
-                     {"nstlist", c.nstlist},
-                     {"nstprune", c.nstprune},
-                     {"list_pairs", r.pairlist.list_pairs},
-                     {"outer_list_pairs", r.pairlist.outer_list_pairs},
-                     {"pairs_in_cutoff", r.pairlist.pairs_in_cutoff},
-                     {"efficiency", r.pairlist.efficiency},
-                     {"searches", r.pairlist.searches},
-                     {"prunes", r.pairlist.prunes}};
+    j["pairlist"] = pairlist_block(r.pairlist, r.config);
     j["energies"] = {{"start", energies(r.start)}, {"end", energies(r.end)}};
     j["drift_per_atom_per_ps"] = r.drift_per_atom_per_ps;
     j["drift_stderr_per_atom_per_ps"] = r.drift_stderr_per_atom_per_ps;
@@ -85,7 +104,7 @@ std::string run_report_to_text(const RunReport& r) {
     std::ostringstream o;
     char line[256];
     std::snprintf(line, sizeof line, "mdcore %s  system %s  %ld atoms  box %.4f x %.4f x %.4f nm  %.4f g/cm^3\n",
-                  engine_version().c_str(), r.system_kind.c_str(), r.natoms, r.box[0], r.box[1], r.box[2], r.mass_density);
+                  r.build.engine_version.c_str(), r.system_kind.c_str(), r.natoms, r.box[0], r.box[1], r.box[2], r.mass_density);
     o << line;
     std::snprintf(line, sizeof line,
                   "config   cluster %s  simd %s  threads %d  rc %.4f  rlist %.4f (%s)  rlist_inner %.4f  nstlist %d  nstprune %d\n",

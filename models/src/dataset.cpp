@@ -31,7 +31,7 @@ std::vector<Sample> make_samples(const std::vector<StoredTrial>& trials,
         if (sys == systems.end()) sys = systems.emplace(t.system.canonical(), SystemModel(t.system)).first;
         // The effective settings mdcore recorded; resolve them ourselves only for
         // trials that lack them (older rows, synthetic data).
-        const auto eff = parse_effective_config(t.result.config_json);
+        const std::optional<mdcore::RunReport>& report = t.result.report;
         Sample s;
         s.trial_id = t.id;
         s.hardware_id = t.hardware_id;
@@ -39,7 +39,7 @@ std::vector<Sample> make_samples(const std::vector<StoredTrial>& trials,
         s.config = t.config;
         s.steps = t.measure.steps;
         s.features = compute_features(hw->second, sys->second.features(),
-                                      eff ? *eff : sys->second.resolve(t.config, hw->second));
+                                      report ? report->config : sys->second.resolve(t.config, hw->second));
         s.ms = t.result.ms_median;
         s.ms_min = t.result.ms_min;
         s.ms_max = t.result.ms_max;

@@ -2,7 +2,6 @@
 // takes seconds and changes neither the box nor the composition) and mdcore's own
 // resolve_config on them: the rlist, pruning radius and PME grid a config would
 // get, exactly as mdcore computes them.
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "mdcore/engine.h"
@@ -83,37 +82,6 @@ mdcore::EffectiveConfig SystemModel::resolve(const Config& config, const Hardwar
     mdcore::EffectiveConfig eff = it->second;
     eff.threads = threads;
     return eff;
-}
-
-std::optional<mdcore::EffectiveConfig> parse_effective_config(const std::string& json) {
-    if (json.empty()) return std::nullopt;
-    try {
-        const auto j = nlohmann::json::parse(json);
-        mdcore::EffectiveConfig e;
-        const auto cluster = mdcore::parse_cluster_shape(j.at("cluster").get<std::string>());
-        const auto simd = mdcore::parse_simd_level(j.at("simd").get<std::string>());
-        if (!cluster || !simd) return std::nullopt;
-        e.cluster = *cluster;
-        e.simd = *simd;
-        e.nstlist = j.at("nstlist").get<int>();
-        e.nstprune = j.at("nstprune").get<int>();
-        e.rc = j.at("rc").get<double>();
-        e.rlist = j.at("rlist").get<double>();
-        e.rlist_inner = j.at("rlist_inner").get<double>();
-        e.threads = j.at("threads").get<int>();
-        e.dt = j.value("dt", 0.0);
-        e.pme = j.value("pme", false);
-        e.pme_scale = j.value("pme_scale", 1.0);
-        e.pme_spacing = j.value("pme_spacing", 0.0);
-        e.constraints = j.value("constraints", 0);
-        if (e.pme) {
-            e.pme_grid = j.at("pme_grid").get<std::array<int, 3>>();
-            e.pme_order = j.at("pme_order").get<int>();
-        }
-        return e;
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
 }
 
 }  // namespace mdtune

@@ -167,7 +167,8 @@ void fill(Store& store) {
         r.ns_per_day = ns;
         if (!is_failure(status)) {
             r.timings = {{"nonbonded", nonbonded_s}, {"search", search_s}};
-            r.config_json = R"({"cluster":")" + effective_cluster + R"("})";
+            r.report.emplace();
+            r.report->config.cluster = *mdcore::parse_cluster_shape(effective_cluster);
         }
         r.stderr_tail = stderr_tail;
         ASSERT_TRUE(store.insert_trial(t));

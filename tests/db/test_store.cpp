@@ -58,6 +58,21 @@ int file_user_version(const fs::path& p) {
     return static_cast<int>(raw.count("PRAGMA user_version"));
 }
 
+// The median repeat's report of a trial (a few fields set, so rows differ).
+mdcore::RunReport report_of(long nstlist) {
+    mdcore::RunReport rep;
+    rep.build.git_commit = "0123456789ab";
+    rep.config.cluster = mdcore::ClusterShape::k4x8;
+    rep.config.nstlist = static_cast<int>(nstlist);
+    rep.config.rlist = 1.05;
+    rep.config.drift_tolerance = 1e-3;
+    rep.pairlist.list_pairs = 12345;
+    rep.pairlist.efficiency = 0.5;
+    rep.ms_per_step = 1.25;
+    rep.timings = {{"nonbonded", 0.5}};
+    return rep;
+}
+
 StoredTrial make_trial(long nstlist, TrialStatus status = TrialStatus::Ok, const std::string& hw = "hw-a",
                        long sweep = 0, const std::string& kind = "water", long natoms = 3000) {
     StoredTrial t;
@@ -79,9 +94,7 @@ StoredTrial make_trial(long nstlist, TrialStatus status = TrialStatus::Ok, const
     r.drift = 1e-5;
     r.drift_tolerance = 1e-3;
     r.timings = {{"nonbonded", 0.001}, {"pme", 0.0004}};
-    r.pairlist_json = R"({"pairs":12345,"rlist":1.05})";
-    r.config_json = R"({"nstlist":)" + std::to_string(nstlist) + "}";
-    r.report_json = R"({"ok":true})";
+    r.report = report_of(nstlist);
     r.stderr_tail = status == TrialStatus::Ok ? "" : "it went wrong\nline 2";
     r.load_avg = 0.5;
     r.wall_s = 2.5;
@@ -106,9 +119,8 @@ void expect_same(const StoredTrial& a, const StoredTrial& b) {
     EXPECT_DOUBLE_EQ(x.drift, y.drift);
     EXPECT_DOUBLE_EQ(x.drift_tolerance, y.drift_tolerance);
     EXPECT_EQ(x.timings, y.timings);
-    EXPECT_EQ(x.pairlist_json, y.pairlist_json);
-    EXPECT_EQ(x.config_json, y.config_json);
-    EXPECT_EQ(x.report_json, y.report_json);
+    ASSERT_EQ(x.report.has_value(), y.report.has_value());
+    if (x.report) EXPECT_EQ(mdcore::run_report_to_json(*x.report), mdcore::run_report_to_json(*y.report));
     EXPECT_EQ(x.stderr_tail, y.stderr_tail);
     EXPECT_DOUBLE_EQ(x.load_avg, y.load_avg);
     EXPECT_DOUBLE_EQ(x.wall_s, y.wall_s);
@@ -218,7 +230,7 @@ TEST_F(StoreTest, DefaultConfigAndEmptyFieldsRoundTrip) {
     StoredTrial t = make_trial(10, TrialStatus::Crashed);
     t.config = Config{};  // canonical text ""
     t.result.timings.clear();
-    t.result.pairlist_json.clear();
+    t.result.report.reset();
     ASSERT_TRUE(s.insert_trial(t));
     const auto found = s.find_trial(t.key());
     ASSERT_TRUE(found);
@@ -367,6 +379,7 @@ TEST_F(StoreTest, MigratesFromEveryOlderVersion) {
                 EXPECT_EQ(got->config, t.config);
                 EXPECT_DOUBLE_EQ(got->result.ms_median, 1.5);
                 EXPECT_EQ(got->result.timings.at("pme"), 0.5);
+                EXPECT_FALSE(got->result.report);  // "{}": the first schema kept no report
                 EXPECT_EQ(got->created_at, "2024-01-01T00:00:00.000Z");
             }
             EXPECT_TRUE(s.insert_trial(make_trial(43)));
@@ -594,7 +607,7 @@ TEST_F(StoreTest, ExportJsonParsesBack) {
     t.hardware_id = "quote \" and \\ backslash";
     s.insert_trial(t);
     StoredTrial plain = make_trial(20);
-    plain.result.pairlist_json.clear();
+    plain.result.report.reset();
     s.insert_trial(plain);
     const auto rows = nlohmann::json::parse(export_trials_json(s.trials()));
     ASSERT_TRUE(rows.is_array());
@@ -610,7 +623,8 @@ TEST_F(StoreTest, ExportJsonParsesBack) {
     EXPECT_DOUBLE_EQ(r.at("ms_median").get<double>(), t.result.ms_median);
     EXPECT_DOUBLE_EQ(r.at("drift").get<double>(), t.result.drift);
     EXPECT_EQ(r.at("timings").at("pme"), 0.0004);
-    EXPECT_EQ(r.at("pairlist").at("pairs"), 12345);
+    EXPECT_EQ(r.at("pairlist").at("list_pairs"), 12345);
+    EXPECT_EQ(r.at("pairlist").at("nstlist"), 10);
     EXPECT_TRUE(rows[1].at("pairlist").is_null());
     EXPECT_EQ(nlohmann::json::parse(export_trials_json({})).size(), 0u);
 }

@@ -198,8 +198,16 @@ TEST_F(TempDb, SamplesUseRecordedEffectiveSettingsAndTheLongestMeasurement) {
     shortrun.result.ms_median = 99.0;
     longrun.measure.steps = 5000;
     longrun.result.ms_median = 1.5;
-    longrun.result.config_json =
-        R"({"cluster":"4x8","nstlist":20,"nstprune":10,"rc":0.85,"rlist":0.9,"rlist_inner":0.87,"threads":3,"simd":"avx2","pme":false})";
+    mdcore::EffectiveConfig& recorded = longrun.result.report.emplace().config;
+    recorded.cluster = mdcore::ClusterShape::k4x8;
+    recorded.nstlist = 20;
+    recorded.nstprune = 10;
+    recorded.rc = 0.85;
+    recorded.rlist = 0.9;
+    recorded.rlist_inner = 0.87;
+    recorded.threads = 3;
+    recorded.simd = mdcore::SimdLevel::Avx2;
+    recorded.pme = false;
     store.insert_trial(shortrun);
     store.insert_trial(longrun);
     const auto samples = load_samples(store);
@@ -218,12 +226,11 @@ public:
         const double ms = 1.0 + 0.1 * static_cast<double>(p.config.canonical().size() % 7);
         RunOutcome out;
         out.status = TrialStatus::Ok;
-        out.report_json = nlohmann::json{{"ms_per_step", ms},
-                                         {"ns_per_day", 86.4 / ms},
-                                         {"drift_per_atom_per_ps", 0.0},
-                                         {"config", {{"drift_tolerance", 0.005}}},
-                                         {"timings", {{"nonbonded", ms * 1e-3 * 100}}}}
-                              .dump();
+        out.report.ms_per_step = ms;
+        out.report.ns_per_day = 86.4 / ms;
+        out.report.drift_per_atom_per_ps = 0.0;
+        out.report.config.drift_tolerance = 0.005;
+        out.report.timings = {{"nonbonded", ms * 1e-3 * 100}};
         return out;
     }
     int runs = 0;

@@ -35,21 +35,6 @@ TEST(Features, StandInResolvesExactlyAsMdcoreRecords) {
     EXPECT_FALSE(lj.resolve(Config{}, avx2).pme);
 }
 
-TEST(Features, ParsesTheRecordedEffectiveConfig) {
-    const std::string json =
-        R"({"cluster":"8x4","constraints":500,"drift_tolerance":0.005,"dt":0.002,"ewald_beta":3.12,"ewald_rtol":1e-05,
-            "nstlist":20,"nstprune":10,"pme":true,"pme_grid":[21,21,21],"pme_order":4,"pme_scale":1.0,"pme_spacing":0.12,
-            "rc":1.0,"rlist":1.067,"rlist_inner":1.011,"rlist_source":"estimate","simd":"avx512","temperature":300.0,
-            "thermostat":"none","threads":1})";
-    const auto eff = parse_effective_config(json);
-    ASSERT_TRUE(eff);
-    EXPECT_EQ(eff->cluster, mdcore::ClusterShape::k8x4);
-    EXPECT_EQ(eff->pme_grid[2], 21);
-    EXPECT_EQ(eff->threads, 1);
-    EXPECT_FALSE(parse_effective_config(""));
-    EXPECT_FALSE(parse_effective_config(R"({"cluster":"8x4"})"));
-}
-
 TEST(Features, WorkTermsScaleAsThePhysicsSays) {
     const auto hw = test::test_hardware();
     const SystemModel small({"water", 3000, 1}), big({"water", 24000, 1});

@@ -450,7 +450,9 @@ TEST(ReplayRunner, AnswersFromRecordings) {
     r.ms_max = 3.0;
     r.ns_per_day = 100.0;
     r.timings = {{"nonbonded", 1e-3}, {"total", 2e-3}};
-    r.pairlist_json = R"({"efficiency": 0.5})";
+    r.report.emplace();
+    r.report->pairlist.efficiency = 0.5;
+    r.report->build.git_commit = "0123456789ab";
     Proposal failed = p;
     failed.config = s.configs()[1];
     TrialResult fr;
@@ -462,16 +464,17 @@ TEST(ReplayRunner, AnswersFromRecordings) {
     for (int i = 0; i < p.measure.repeats; ++i) {
         const RunOutcome out = runner->run_once(p, i);
         ASSERT_EQ(out.status, TrialStatus::Ok);
-        const auto j = nlohmann::json::parse(out.report_json);
-        EXPECT_EQ(j["status"], "ok");
-        EXPECT_DOUBLE_EQ(j["drift_per_atom_per_ps"].get<double>(), r.drift);
-        EXPECT_DOUBLE_EQ(j["config"]["drift_tolerance"].get<double>(), r.drift_tolerance);
-        EXPECT_DOUBLE_EQ(j["pairlist"]["efficiency"].get<double>(), 0.5);
-        EXPECT_EQ(j["steps"], 2000);
-        const double m = j["ms_per_step"].get<double>();
+        const mdcore::RunReport& j = out.report;
+        EXPECT_EQ(j.status, "ok");
+        EXPECT_DOUBLE_EQ(j.drift_per_atom_per_ps, r.drift);
+        EXPECT_DOUBLE_EQ(j.config.drift_tolerance, r.drift_tolerance);
+        EXPECT_DOUBLE_EQ(j.pairlist.efficiency, 0.5);
+        EXPECT_EQ(j.build.git_commit, "0123456789ab");  // the recorded report's other fields are kept
+        EXPECT_EQ(j.steps, 2000);
+        const double m = j.ms_per_step;
         // Timings scale with the repeat and cover the measured steps.
-        EXPECT_NEAR(j["timings"]["total"].get<double>(), m * 1e-3 * 1800, 1e-9);
-        EXPECT_NEAR(j["ns_per_day"].get<double>() * m, 200.0, 1e-9);
+        EXPECT_NEAR(j.timings.at("total"), m * 1e-3 * 1800, 1e-9);
+        EXPECT_NEAR(j.ns_per_day * m, 200.0, 1e-9);
         ms.push_back(m);
     }
     std::sort(ms.begin(), ms.end());

@@ -178,6 +178,42 @@ TEST_F(SweepResume, MdcoreIsIdentifiedByItsBuildIdOrItsBytes) {
     EXPECT_EQ(identify_measurement(path("no-such-mdcore"), {"srun"}, nullptr).mdcore, "unresolved:" + path("no-such-mdcore"));
 }
 
+// The commit comes from the binary that runs, not from the tuner: from
+// `--version --json` into the identity, from the report's build block into the trial.
+TEST_F(SweepResume, TheCommitIsTheBinarysOwn) {
+    const MeasurementIdentity real = identify_measurement(MDCORE_BINARY, {}, nullptr);
+    EXPECT_EQ(real.git_commit, mdcore::build_git_commit());  // built from this tree
+    const std::string other = path("mdcore-other-commit");
+    std::ofstream(other) << "#!/bin/sh\n"
+                            "if [ \"$1\" = --version ]; then\n"
+                            "  echo '{\"engine_version\":\"9.9\",\"git_commit\":\"feedface1234\",\"build_id\":\"ab12\"}'\n"
+                            "  exit 0\n"
+                            "fi\n"
+                         << MDCORE_BINARY << " \"$@\" | sed 's/\"git_commit\": *\"[^\"]*\"/\"git_commit\": \"feedface1234\"/'\n";
+    fs::permissions(other, fs::perms::owner_all);
+    const MeasurementIdentity identity = identify_measurement(other, {}, nullptr);
+    EXPECT_EQ(identity.git_commit, "feedface1234");
+    EXPECT_EQ(identity.mdcore, "gnu-build-id:ab12");
+    EXPECT_NE(measurement_build_id(identity), measurement_build_id(real));
+
+    const SearchSpace s = space();
+    const TrialResult measured = make_subprocess_runner(other)->measure({s.systems[0], Config{}, s.measure});
+    ASSERT_EQ(measured.status, TrialStatus::Ok) << measured.stderr_tail;
+    ASSERT_TRUE(measured.report);
+    EXPECT_EQ(measured.report->build.git_commit, "feedface1234");
+    Store store(path("t.db"));
+    StoredTrial t;
+    t.hardware_id = "hw-test";
+    t.system = s.systems[0];
+    t.build_id = measurement_build_id(identity);
+    t.measure = s.measure;
+    t.result = measured;
+    store.insert_trial(t);
+    const auto found = store.find_trial(t.key());
+    ASSERT_TRUE(found && found->result.report);
+    EXPECT_EQ(found->result.report->build.git_commit, "feedface1234");
+}
+
 TEST_F(SweepResume, LauncherEnvironmentAndBinaryEachMakeANewTrial) {
     const std::string mdcore = MDCORE_BINARY;
     fs::copy_file(mdcore, path("mdcore-copy"));

@@ -53,8 +53,7 @@ public:
             mdcore::RunControl control;
             control.steps = p.measure.steps;
             control.warmup = p.measure.warmup;
-            const mdcore::RunReport report = mdcore::run(sys, to_run_config(p.config), control);
-            out.report_json = mdcore::run_report_to_json(report);
+            out.report = mdcore::run(sys, to_run_config(p.config), control);
             out.status = TrialStatus::Ok;
         } catch (const std::exception& e) {
             out.status = TrialStatus::Failed;

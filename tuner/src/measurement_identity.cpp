@@ -77,11 +77,12 @@ MeasurementIdentity identify_measurement(const std::string& mdcore_path, const s
     }
     // Asked directly, not through the launcher: the binary's identity does not
     // depend on where it runs, and a launcher may need a job allocation.
-    const RunOutcome version = run_child_process({resolved, "--version", "--json"}, kVersionTimeoutS);
+    const ChildOutcome version = run_child_process({resolved, "--version", "--json"}, kVersionTimeoutS);
     if (version.status == TrialStatus::Ok) {
-        const auto j = nlohmann::json::parse(version.report_json, nullptr, /*allow_exceptions=*/false);
+        const auto j = nlohmann::json::parse(version.stdout_text, nullptr, /*allow_exceptions=*/false);
         if (j.is_object()) {
             id.mdcore_version_json = j.dump();
+            if (j.contains("git_commit") && j["git_commit"].is_string()) id.git_commit = j["git_commit"];
             if (j.contains("build_id") && j["build_id"].is_string() && !j["build_id"].get<std::string>().empty())
                 id.mdcore = "gnu-build-id:" + j["build_id"].get<std::string>();
         }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <nlohmann/json.hpp>
 
 namespace mdtune {
 
@@ -20,28 +19,11 @@ bool drift_breaks_tolerance(double drift, double drift_stderr, double tolerance)
 
 namespace {
 
-struct Repeat {
-    double ms = 0, ns_per_day = 0, drift = 0, drift_stderr = 0, tolerance = 0;
-    std::map<std::string, double> timings;  // seconds per measured step
-    std::string pairlist, config, report;
-};
-
-// Reads the fields the tuner keeps from a RunReport; throws on a malformed report.
-Repeat parse_report(const std::string& text, long measured_steps) {
-    const auto j = nlohmann::json::parse(text);
-    Repeat r;
-    r.ms = j.at("ms_per_step").get<double>();
-    r.ns_per_day = j.at("ns_per_day").get<double>();
-    r.drift = j.at("drift_per_atom_per_ps").get<double>();
-    r.drift_stderr = j.value("drift_stderr_per_atom_per_ps", 0.0);  // absent in older reports
-    r.tolerance = j.at("config").at("drift_tolerance").get<double>();
-    if (j.contains("timings"))
-        for (const auto& [task, seconds] : j["timings"].items())
-            r.timings[task] = seconds.get<double>() / std::max(1L, measured_steps);
-    r.pairlist = j.contains("pairlist") ? j["pairlist"].dump() : "";
-    r.config = j["config"].dump();
-    r.report = text;
-    return r;
+// Task -> seconds per measured step (reports carry seconds over the measured steps).
+std::map<std::string, double> per_step(const std::map<std::string, double>& timings, long measured_steps) {
+    std::map<std::string, double> out;
+    for (const auto& [task, seconds] : timings) out[task] = seconds / std::max(1L, measured_steps);
+    return out;
 }
 
 }  // namespace
@@ -49,7 +31,7 @@ Repeat parse_report(const std::string& text, long measured_steps) {
 TrialResult Runner::measure(const Proposal& p) {
     TrialResult result;
     result.load_avg = load_average_1min();
-    std::vector<Repeat> repeats;
+    std::vector<mdcore::RunReport> repeats;  // one report per completed repeat
     for (int k = 0; k < p.measure.repeats; ++k) {
         if (stop_requested()) {
             result.status = TrialStatus::Failed;
@@ -64,14 +46,7 @@ TrialResult Runner::measure(const Proposal& p) {
             result.repeats = static_cast<int>(repeats.size());
             return result;
         }
-        try {
-            repeats.push_back(parse_report(out.report_json, p.measure.steps - p.measure.warmup));
-        } catch (const std::exception& e) {
-            result.status = TrialStatus::Failed;
-            result.stderr_tail = std::string("unreadable RunReport: ") + e.what() + "\n" + out.stderr_tail;
-            result.repeats = static_cast<int>(repeats.size());
-            return result;
-        }
+        repeats.push_back(out.report);
     }
     if (repeats.empty()) {
         result.status = TrialStatus::Failed;
@@ -81,25 +56,25 @@ TrialResult Runner::measure(const Proposal& p) {
     // The median repeat (lower median for an even count) stands for the trial.
     std::vector<std::size_t> idx(repeats.size());
     for (std::size_t k = 0; k < idx.size(); ++k) idx[k] = k;
-    std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return repeats[a].ms < repeats[b].ms; });
-    const Repeat& med = repeats[idx[(idx.size() - 1) / 2]];
+    std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return repeats[a].ms_per_step < repeats[b].ms_per_step; });
+    const mdcore::RunReport& med = repeats[idx[(idx.size() - 1) / 2]];
     result.repeats = static_cast<int>(repeats.size());
-    result.ms_median = med.ms;
-    result.ms_min = repeats[idx.front()].ms;
-    result.ms_max = repeats[idx.back()].ms;
+    result.ms_median = med.ms_per_step;
+    result.ms_min = repeats[idx.front()].ms_per_step;
+    result.ms_max = repeats[idx.back()].ms_per_step;
     result.ns_per_day = med.ns_per_day;
-    result.drift = med.drift;
-    result.drift_tolerance = med.tolerance;
-    result.timings = med.timings;
-    result.pairlist_json = med.pairlist;
-    result.config_json = med.config;
-    result.report_json = med.report;
+    result.drift = med.drift_per_atom_per_ps;
+    result.drift_tolerance = med.config.drift_tolerance;
+    result.timings = per_step(med.timings, p.measure.steps - p.measure.warmup);
+    result.report = med;
     // Accuracy is a constraint: a config that breaks the drift tolerance in any
     // repeat is recorded but never recommended. "Breaks" means by more than two
     // standard errors of the drift estimate: a short run of a small box
     // fluctuates by more than the tolerance whatever its config.
     bool drift_ok = true;
-    for (const Repeat& r : repeats) drift_ok = drift_ok && !drift_breaks_tolerance(r.drift, r.drift_stderr, r.tolerance);
+    for (const mdcore::RunReport& r : repeats)
+        drift_ok = drift_ok && !drift_breaks_tolerance(r.drift_per_atom_per_ps, r.drift_stderr_per_atom_per_ps,
+                                                       r.config.drift_tolerance);
     result.status = drift_ok ? TrialStatus::Ok : TrialStatus::Invalid;
     return result;
 }

@@ -23,15 +23,27 @@ public:
         args.insert(args.end(), {"--steps", std::to_string(p.measure.steps), "--warmup",
                                  std::to_string(p.measure.warmup), "--json", "-"});
         (void)repeat;
-        return spawn(args, p.measure.timeout_s);
+        ChildOutcome child = spawn(args, p.measure.timeout_s);
+        RunOutcome out;
+        out.status = child.status;
+        out.stderr_tail = std::move(child.stderr_tail);
+        out.wall_s = child.wall_s;
+        if (out.status != TrialStatus::Ok) return out;
+        try {
+            out.report = mdcore::run_report_from_json(child.stdout_text);
+        } catch (const mdcore::RunReportError& e) {
+            out.status = TrialStatus::Failed;
+            out.stderr_tail = std::string("unreadable RunReport: ") + e.what() + "\n" + out.stderr_tail;
+        }
+        return out;
     }
 
     // Runs argv as a child in its own process group (see mdtune/process/launcher.h).
-    static RunOutcome spawn(const std::vector<std::string>& args, double timeout_s) {
+    static ChildOutcome spawn(const std::vector<std::string>& args, double timeout_s) {
         process::LaunchOptions options;
         options.timeout_s = timeout_s;
         options.stop = [] { return stop_requested(); };
-        RunOutcome out;
+        ChildOutcome out;
         process::LaunchResult r;
         try {
             r = process::launch(args, options);
@@ -58,7 +70,7 @@ public:
             out.stderr_tail += "\n[mdtune] killed by signal " + std::to_string(r.signal) + " (" + strsignal(r.signal) + ")";
         } else if (r.exit_code == 0) {
             out.status = TrialStatus::Ok;
-            out.report_json = std::move(r.stdout_text);
+            out.stdout_text = std::move(r.stdout_text);
         } else {
             out.status = TrialStatus::Failed;
             out.stderr_tail += "\n[mdtune] exit code " + std::to_string(r.exit_code);
@@ -73,7 +85,7 @@ private:
 
 }  // namespace
 
-RunOutcome run_child_process(const std::vector<std::string>& argv, double timeout_s) {
+ChildOutcome run_child_process(const std::vector<std::string>& argv, double timeout_s) {
     return SubprocessRunner::spawn(argv, timeout_s);
 }
 

@@ -5,12 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "mdtune/process/digest.h"
+#include "mdcore/build_info.h"
 #include "mdcore/engine.h"
 #include "trial_claims.h"
-
-#ifndef MDT_GIT_COMMIT
-#define MDT_GIT_COMMIT "unknown"
-#endif
 
 namespace mdtune {
 namespace {
@@ -28,7 +25,7 @@ std::string current_build_json() {
                           {"compiler", mdcore::build_compiler()},
                           {"flags", mdcore::build_flags()},
                           {"simd", levels},
-                          {"git_commit", MDT_GIT_COMMIT}}
+                          {"git_commit", mdcore::build_git_commit()}}
         .dump();
 }
 

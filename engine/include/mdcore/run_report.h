@@ -2,8 +2,11 @@
 // The result of a run, serialised as JSON with schema_version 1 (docs/run_report.md).
 #include <array>
 #include <map>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 
+#include "mdcore/build_info.h"
 #include "mdcore/run_config.h"
 #include "mdcore/system.h"
 
@@ -57,6 +60,7 @@ struct PairlistStats {
 };
 
 struct RunReport {
+    BuildInfo build;  // the binary that ran (filled by run(); "engine_version" and "build" in JSON)
     std::string status = "ok";  // ok | failed (energy, force or velocity stopped being finite)
     std::string error;
     long failed_step = -1;  // with status "failed": the step at which it happened
@@ -87,6 +91,32 @@ struct RunReport {
 namespace mdcore {
 // JSON text of a report (schema_version 1; fields documented in docs/run_report.md).
 std::string run_report_to_json(const RunReport& report, int indent = 2);
+// The report's "config" and "pairlist" objects on their own (compact JSON), as
+// run_report_to_json writes them.
+std::string effective_config_to_json(const EffectiveConfig& config);
+std::string pairlist_to_json(const PairlistStats& pairlist, const EffectiveConfig& config);
+
+// A report that cannot be read: field() names the offending field as a path
+// ("config.nstlist", "energies.end.lj"; "" when the text is not JSON at all).
+class RunReportError : public std::runtime_error {
+public:
+    RunReportError(std::string field, const std::string& problem);
+    const std::string& field() const { return field_; }
+
+private:
+    std::string field_;
+};
+// Reads what run_report_to_json writes. Reports of older builds still read:
+// blocks and fields they lack (build, system, pairlist, energies, timings, PME
+// settings, drift_stderr_per_atom_per_ps, ...) stay at their defaults; a missing
+// schema_version reads as 1. Required are status-independent measurements
+// (ms_per_step, ns_per_day, drift_per_atom_per_ps) and the config's cluster,
+// simd, threads, nstlist, nstprune, rc, rlist, rlist_inner and drift_tolerance.
+// Fields this reader does not know are ignored. Throws RunReportError on text
+// that is not a JSON object, a missing required field, a value of the wrong
+// type or an unknown enum name, and on a schema_version newer than
+// kRunReportSchemaVersion.
+RunReport run_report_from_json(std::string_view text);
 // Human-readable summary.
 std::string run_report_to_text(const RunReport& report);
 }  // namespace mdcore

@@ -118,8 +118,4 @@ double cluster_list_volume(int cluster_i, int cluster_j, double number_density, 
 
 Features compute_features(const HardwareFeatures& hw, const SystemFeatures& sys, const mdcore::EffectiveConfig& eff);
 
-// Effective settings recorded by mdcore (RunReport "config", TrialResult::config_json);
-// nullopt when the text is empty or lacks a field.
-std::optional<mdcore::EffectiveConfig> parse_effective_config(const std::string& json);
-
 }  // namespace mdtune

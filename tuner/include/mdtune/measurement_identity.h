@@ -21,6 +21,7 @@ struct MeasurementIdentity {
     // binary when it reports none; "unresolved:<path>" when only the launcher can find it.
     std::string mdcore;
     std::string mdcore_version_json;                 // what --version --json printed ("" if nothing)
+    std::string git_commit;                          // the binary's commit from --version --json ("" if none)
     std::vector<std::string> launcher;               // argv prefix, as run
     std::map<std::string, std::string> environment;  // OMP_*, GOMP_*, KMP_*, MDCORE_*
 };

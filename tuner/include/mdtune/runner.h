@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "mdcore/run_report.h"
 #include "mdtune/process/stop_signals.h"
 #include "mdtune/strategy.h"
 
@@ -14,8 +15,8 @@ namespace mdtune {
 
 // Outcome of one mdcore run.
 struct RunOutcome {
-    TrialStatus status = TrialStatus::Failed;  // Ok, Failed (exit != 0), Crashed (signal), Timeout
-    std::string report_json;                   // stdout (the RunReport) when Ok
+    TrialStatus status = TrialStatus::Failed;  // Ok, Failed (exit != 0 or no readable report), Crashed (signal), Timeout
+    mdcore::RunReport report;                  // when Ok
     std::string stderr_tail;
     double wall_s = 0;
 };
@@ -36,7 +37,13 @@ public:
 std::unique_ptr<Runner> make_subprocess_runner(const std::string& mdcore_path, std::vector<std::string> launcher = {});
 // Runs argv (argv[0] looked up in PATH) as a child with a timeout, as the
 // subprocess runner runs mdcore: Ok with its stdout, or Failed/Crashed/Timeout.
-RunOutcome run_child_process(const std::vector<std::string>& argv, double timeout_s);
+struct ChildOutcome {
+    TrialStatus status = TrialStatus::Failed;
+    std::string stdout_text;  // when Ok
+    std::string stderr_tail;
+    double wall_s = 0;
+};
+ChildOutcome run_child_process(const std::vector<std::string>& argv, double timeout_s);
 // Calls libmdcore in this process (tests; no isolation, no timeout).
 std::unique_ptr<Runner> make_in_process_runner();
 // Answers from recorded trials (by system, config and measure canonical text);

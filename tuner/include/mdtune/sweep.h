@@ -65,7 +65,8 @@ SweepSummary run_sweep(const SearchSpace& space, Store& store, Runner& runner, S
                        const SweepContext& ctx, const std::string& sweep_name, const StopCondition* stop,
                        const std::function<void(const SweepProgress&)>& on_progress);
 
-// This build's identity: mdcore version, compiler, flags, SIMD levels and commit.
+// This build's identity: mdcore version, compiler, flags, SIMD levels and the
+// commit (read at build time, mdcore::build_git_commit).
 std::string current_build_id();
 std::string current_build_json();
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "mdcore/run_report.h"
 #include "mdtune/config.h"
 
 namespace mdtune {
@@ -41,9 +42,10 @@ struct TrialResult {
     double drift = 0;                // kJ/mol/ps per atom (of the median repeat)
     double drift_tolerance = 0;
     std::map<std::string, double> timings;  // task -> seconds per step (median repeat)
-    std::string pairlist_json;       // RunReport "pairlist" object
-    std::string config_json;         // RunReport "config" (effective settings)
-    std::string report_json;         // the raw RunReport of the median repeat
+    // The median repeat's RunReport, typed: effective config (report->config),
+    // pair-list stats (report->pairlist), the build that ran (report->build).
+    // Absent when no repeat completed, and in rows of the first database schema.
+    std::optional<mdcore::RunReport> report;
     std::string stderr_tail;         // last lines of stderr for failed/crashed/timeout
     double load_avg = 0;             // 1-minute load average when the trial started
     double wall_s = 0;
