@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "mdcore/system.h"
+// The direct-Ewald oracle PME is tested against, visible here for its users.
+#include "pme/ewald_direct.h"
 
 namespace mdcore {
 
@@ -18,7 +20,7 @@ struct PmeGrid {
 // GROMACS' calc_ewaldcoeff_q (bisection).
 double ewald_beta(double rc, double ewald_rtol);
 
-// Smallest n >= length / spacing (and >= 2*order... see .cpp) whose prime factors are
+// Smallest n >= length / spacing and >= 2*order (pme_grid.cpp) whose prime factors are
 // all in {2, 3, 5, 7}: FFT-friendly sizes.
 int pme_grid_size(double length, double spacing, int order);
 PmeGrid pme_grid_for_spacing(const Box& box, double spacing, int order);
@@ -53,19 +55,5 @@ private:
     int order_;
     PmeStageTimes times_;
 };
-
-// Test oracle: the Ewald sum in double precision, evaluated directly.
-struct EwaldDirectResult {
-    double real = 0;     // sum over pairs (minimum image, |r| < rc_real) of qq erfc(beta r)/r, excluded pairs skipped
-    double recip = 0;    // reciprocal-space sum over |k| vectors up to kmax per dimension
-    double self = 0;     // -beta/sqrt(pi) sum q^2
-    double excluded = 0; // -sum over excluded pairs qq erf(beta r)/r
-    double charged = 0;  // -pi Q^2 / (2 V beta^2) neutralising background for net charge Q
-    std::vector<Vec3> forces;  // total of all terms
-    double total() const { return real + recip + self + excluded + charged; }
-};
-// All energies in kJ/mol (times 138.935458/epsilon_r). kmax: integer wave-vector
-// cut-off per dimension (sum over -kmax..kmax, k != 0).
-EwaldDirectResult ewald_direct(const System& system, double beta, double rc_real, int kmax);
 
 }  // namespace mdcore
