@@ -55,6 +55,7 @@ std::string run_report_to_json(const RunReport& r, int indent) {
                    {"pme_order", c.pme_order},
                    {"pme_spacing", c.pme_spacing},
                    {"pme_scale", c.pme_scale},
+                   {"pme_force_error", c.pme_force_error},
                    {"constraints", c.constraints}};
     j["steps"] = r.steps;
     j["warmup"] = r.warmup;
