@@ -7,6 +7,14 @@ namespace mdcore {
 
 inline constexpr int kPmeMaxOrder = 6;
 
+// One atom's stencil per dimension: grid indices idx[a][j] (mod K) with weights
+// th[a][j] = M_p(f + j) and derivatives dth[a][j]; spread keeps it for gather.
+struct AtomStencil {
+    int idx[3][kPmeMaxOrder];
+    double th[3][kPmeMaxOrder];
+    double dth[3][kPmeMaxOrder];
+};
+
 // th[j] = M_p(f + j) and (when dth is not null) dth[j] = M_p'(f + j), j = 0..p-1, f in [0,1).
 void bspline(double f, int p, double* th, double* dth);
 

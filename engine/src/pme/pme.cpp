@@ -25,7 +25,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-Pme::Pme(const Box& box, PmeGrid grid, int order, double beta, double epsilon_r, int num_threads)
+Pme::Pme(const Box& box, PmeGrid grid, int order, double beta, double epsilon_r, int num_threads, SimdLevel simd)
     : impl_(nullptr), grid_(grid), order_(order) {
     if (order < 4 || order > kPmeMaxOrder)
         throw std::invalid_argument("Pme: order must be 4, 5 or 6, got " + std::to_string(order));
@@ -55,10 +55,20 @@ Pme::Pme(const Box& box, PmeGrid grid, int order, double beta, double epsilon_r,
     }
     pme_tabulate_influence(*impl);
     impl->thread_acc.assign(static_cast<std::size_t>(impl->nthreads) * 10, 0.0);
+    impl->spline = pme_spline_kernel(simd == SimdLevel::Auto ? SimdLevel::None : simd);
+    // Each thread's spread slab: its share of the x-planes plus order-1 below.
+    const std::size_t plane = static_cast<std::size_t>(grid.ny) * grid.nz;
+    impl->slabs.resize(impl->nthreads);
+    for (int t = 0; t < impl->nthreads; ++t) {
+        const long planes = static_cast<long>(grid.nx) * (t + 1) / impl->nthreads - static_cast<long>(grid.nx) * t / impl->nthreads;
+        impl->slabs[t].resize((planes + order - 1) * plane);
+    }
     impl_ = impl.release();
 }
 
 Pme::~Pme() { delete impl_; }
+
+void Pme::use_reference_path(bool on) { impl_->reference_path = on; }
 
 double Pme::compute(std::size_t n, const double* x, const double* y, const double* z, const double* q, float* fx,
                     float* fy, float* fz, double* virial) {

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "mdcore/run_config.h"
 #include "mdcore/system.h"
 // The direct-Ewald oracle PME is tested against, visible here for its users.
 #include "pme/ewald_direct.h"
@@ -32,8 +33,10 @@ struct PmeStageTimes {
 class Pme {
 public:
     // order 4, 5 or 6. Throws std::invalid_argument for a grid dimension below
-    // 2*order or an unsupported order. FFTW plans are created once here.
-    Pme(const Box& box, PmeGrid grid, int order, double beta, double epsilon_r, int num_threads);
+    // 2*order, an unsupported order or a SIMD level not compiled in (Auto: none).
+    // FFTW plans are created once here. simd: the level of the spline kernel.
+    Pme(const Box& box, PmeGrid grid, int order, double beta, double epsilon_r, int num_threads,
+        SimdLevel simd = SimdLevel::None);
     ~Pme();
     Pme(const Pme&) = delete;
     Pme& operator=(const Pme&) = delete;
@@ -43,6 +46,10 @@ public:
     // virial (optional, 3x3 row-major, -0.5 sum r_i F_i convention as GROMACS) is overwritten.
     double compute(std::size_t n, const double* x, const double* y, const double* z, const double* q,
                    float* fx, float* fy, float* fz, double* virial = nullptr);
+
+    // Spread and gather as first written (one atom at a time, a whole-grid copy per
+    // thread): the reference the default path is tested against.
+    void use_reference_path(bool on);
 
     const PmeStageTimes& stage_times() const { return times_; }
     PmeGrid grid() const { return grid_; }

@@ -36,9 +36,7 @@ void pme_allocate_and_plan(PmeWorkspace& w) {
     w.ncomplex = static_cast<std::size_t>(grid.nx) * grid.ny * w.nzc;
     w.real = static_cast<float*>(fftwf_malloc(sizeof(float) * w.nreal));
     w.cplx = static_cast<fftwf_complex*>(fftwf_malloc(sizeof(fftwf_complex) * w.ncomplex));
-    for (int t = 1; t < w.nthreads; ++t) w.thread_grids.push_back(static_cast<float*>(fftwf_malloc(sizeof(float) * w.nreal)));
-    bool alloc_ok = w.real && w.cplx;
-    for (float* g : w.thread_grids) alloc_ok = alloc_ok && g;
+    const bool alloc_ok = w.real && w.cplx;
     if (alloc_ok) {
         std::lock_guard<std::mutex> lock(fftw_planner_mutex());
         // Threaded FFTs (fftw3f_omp) only for large grids: on small ones (27^3)
@@ -51,6 +49,14 @@ void pme_allocate_and_plan(PmeWorkspace& w) {
         w.bwd = fftwf_plan_dft_c2r_3d(grid.nx, grid.ny, grid.nz, w.cplx, w.real, FFTW_ESTIMATE);
     }
     if (!alloc_ok || !w.fwd || !w.bwd) throw std::runtime_error("Pme: FFTW allocation or planning failed");
+}
+
+void pme_allocate_reference_copies(PmeWorkspace& w) {
+    while (static_cast<int>(w.thread_grids.size()) < w.nthreads - 1) {
+        float* g = static_cast<float*>(fftwf_malloc(sizeof(float) * w.nreal));
+        if (!g) throw std::runtime_error("Pme: allocation of a reference spread grid failed");
+        w.thread_grids.push_back(g);
+    }
 }
 
 void pme_fft_forward(PmeWorkspace& w) { fftwf_execute(w.fwd); }

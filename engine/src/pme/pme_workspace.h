@@ -18,15 +18,9 @@
 #include "mdcore/system.h"
 #include "pme/bspline.h"
 #include "pme/pme.h"
+#include "pme/pme_spline.h"
 
 namespace mdcore {
-
-// Per-atom spline stencil, kept from spread for gather.
-struct AtomStencil {
-    int idx[3][kPmeMaxOrder];
-    double th[3][kPmeMaxOrder];
-    double dth[3][kPmeMaxOrder];
-};
 
 struct PmeWorkspace {
     Box box;
@@ -39,7 +33,10 @@ struct PmeWorkspace {
     std::size_t nreal = 0, ncomplex = 0;
     float* real = nullptr;                // charge grid, then potential phi
     fftwf_complex* cplx = nullptr;        // its transform
-    std::vector<float*> thread_grids;     // spread copies for threads 1..n-1
+    std::vector<float*> thread_grids;     // reference spread: whole-grid copies for threads 1..n-1
+    bool reference_path = false;          // spread and gather as first written (tests compare against it)
+    PmeSplineKernel spline = nullptr;     // many-atom stencils at the run's SIMD level
+    std::vector<std::vector<float>> slabs;  // per thread: its x-planes plus order-1 planes below
     fftwf_plan fwd = nullptr, bwd = nullptr;
     std::vector<double> bmod[3];
     std::vector<double> mvec[3];          // m_a / L_a for each grid index (signed frequency)
@@ -55,10 +52,12 @@ struct PmeWorkspace {
 
 // pme_fft.cpp: grids and plans (throws std::runtime_error when FFTW fails), transforms.
 void pme_allocate_and_plan(PmeWorkspace& w);
+void pme_allocate_reference_copies(PmeWorkspace& w);  // the reference spread's whole-grid copies
 void pme_fft_forward(PmeWorkspace& w);   // real (charges) -> cplx
 void pme_fft_backward(PmeWorkspace& w);  // cplx -> real (potential)
 
-// pme_spread.cpp: splines of every charged atom into w.stencils, charges onto w.real.
+// pme_spread.cpp: splines of every charged atom into w.stencils, charges onto w.real
+// (by w.reference_path's choice of pme_spread_reference or the slab spread).
 void pme_spread(PmeWorkspace& w, std::size_t n, const double* const pos[3], const double* q);
 
 // pme_solve.cpp: the influence table (set-up), and the solve that multiplies the
