@@ -56,19 +56,28 @@ Pme::Pme(const Box& box, PmeGrid grid, int order, double beta, double epsilon_r,
     pme_tabulate_influence(*impl);
     impl->thread_acc.assign(static_cast<std::size_t>(impl->nthreads) * 10, 0.0);
     impl->spline = pme_spline_kernel(simd == SimdLevel::Auto ? SimdLevel::None : simd);
-    // Each thread's spread slab: its share of the x-planes plus order-1 below.
-    const std::size_t plane = static_cast<std::size_t>(grid.ny) * grid.nz;
-    impl->slabs.resize(impl->nthreads);
-    for (int t = 0; t < impl->nthreads; ++t) {
-        const long planes = static_cast<long>(grid.nx) * (t + 1) / impl->nthreads - static_cast<long>(grid.nx) * t / impl->nthreads;
-        impl->slabs[t].resize((planes + order - 1) * plane);
-    }
+    pme_allocate_reference_copies(*impl);
     impl_ = impl.release();
 }
 
 Pme::~Pme() { delete impl_; }
 
-void Pme::use_reference_path(bool on) { impl_->reference_path = on; }
+void Pme::use_reference_path(bool on) {
+    PmeWorkspace& w = *impl_;
+    w.reference_path = on;
+    if (on) {
+        pme_allocate_reference_copies(w);
+        return;
+    }
+    // Each thread's spread slab: its share of the x-planes plus order-1 below, allocated
+    // here so the step loop does not.
+    const std::size_t plane = static_cast<std::size_t>(w.grid.ny) * w.grid.nz;
+    w.slabs.resize(w.nthreads);
+    for (int t = 0; t < w.nthreads; ++t) {
+        const long x0 = static_cast<long>(w.grid.nx) * t / w.nthreads, x1 = static_cast<long>(w.grid.nx) * (t + 1) / w.nthreads;
+        if (w.slabs[t].size() < (x1 - x0 + w.order - 1) * plane) w.slabs[t].resize((x1 - x0 + w.order - 1) * plane);
+    }
+}
 
 double Pme::compute(std::size_t n, const double* x, const double* y, const double* z, const double* q, float* fx,
                     float* fy, float* fz, double* virial) {

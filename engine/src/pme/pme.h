@@ -47,8 +47,12 @@ public:
     double compute(std::size_t n, const double* x, const double* y, const double* z, const double* q,
                    float* fx, float* fy, float* fz, double* virial = nullptr);
 
-    // Spread and gather as first written (one atom at a time, a whole-grid copy per
-    // thread): the reference the default path is tested against.
+    // true (the default): spread and gather as first written (one atom at a time, a
+    // whole-grid copy per thread). false: the optimised path (many-atom SIMD splines,
+    // x-slab spread, contiguous gather), tested against the reference in
+    // test_pme_paths.cpp. It is not the default yet: it changes the spread's float
+    // rounding, so MD trajectories diverge from today's, and the 10 ps water NVE test
+    // then ended at 355 K against its 350 K bound.
     void use_reference_path(bool on);
 
     const PmeStageTimes& stage_times() const { return times_; }

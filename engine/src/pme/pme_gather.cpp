@@ -1,5 +1,5 @@
 // PME gather: F_i = -q_i grad phi from the potential grid and the stencils spread
-// kept, chain rule d u_a / d x_a = K_a / L_a. The default path has the order fixed at
+// kept, chain rule d u_a / d x_a = K_a / L_a. The optimised path has the order fixed at
 // compile time and reads an atom's z-run as one contiguous piece of the grid line
 // where it does not wrap; the reference path is the loop as first written. Both sum
 // the same products in the same order: identical forces.

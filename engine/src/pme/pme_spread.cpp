@@ -1,12 +1,13 @@
 // PME spread: B-spline stencils of each charged atom (kept for gather) and its
 // order^3 block of charge on the grid. Two paths:
-//   slab (default)  stencils of many atoms at once at the run's SIMD level; thread t owns
+//   slab            stencils of many atoms at once at the run's SIMD level; thread t owns
 //                   the x-planes [x0_t, x1_t) and spreads the atoms whose first x-plane it
 //                   owns into a private slab of those planes plus the order-1 below; each
 //                   thread then writes its own planes, adding the neighbours' halo planes,
 //                   so there is neither a whole-grid copy per thread nor a serial pass;
-//   reference       one atom at a time into a whole-grid copy per thread, the copies
-//                   summed in thread order (as first written; tests compare against it).
+//   reference       (the default, Pme::use_reference_path) one atom at a time into a
+//                   whole-grid copy per thread, the copies summed in thread order (as
+//                   first written; tests compare the slab path against it).
 // Both depend only on the thread count; they differ by float rounding.
 #include <omp.h>
 

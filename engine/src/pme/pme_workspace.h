@@ -34,7 +34,7 @@ struct PmeWorkspace {
     float* real = nullptr;                // charge grid, then potential phi
     fftwf_complex* cplx = nullptr;        // its transform
     std::vector<float*> thread_grids;     // reference spread: whole-grid copies for threads 1..n-1
-    bool reference_path = false;          // spread and gather as first written (tests compare against it)
+    bool reference_path = true;           // spread and gather as first written (Pme::use_reference_path)
     PmeSplineKernel spline = nullptr;     // many-atom stencils at the run's SIMD level
     std::vector<std::vector<float>> slabs;  // per thread: its x-planes plus order-1 planes below
     fftwf_plan fwd = nullptr, bwd = nullptr;
