@@ -13,6 +13,7 @@
 #include "nonbonded/kernel_dispatch.h"
 #include "pairlist/buffer_setup.h"
 #include "pme/pme.h"
+#include "pme/pme_accuracy.h"
 #include "timing/task_timer.h"
 #include "memory_estimate.h"
 #include "util/format.h"
@@ -188,19 +189,11 @@ EffectiveConfig resolve_config(const System& system, const RunConfig& config, co
             const PmeGrid g = pme_grid_for_spacing(system.box, eff.pme_spacing, eff.pme_order);
             eff.pme_grid = {g.nx, g.ny, g.nz};
         }
-        for (int d = 0; d < 3; ++d) {
+        for (int d = 0; d < 3; ++d)
             if (eff.pme_grid[d] < 2 * eff.pme_order)
                 throw std::invalid_argument("--pme-grid dimension " + std::to_string(eff.pme_grid[d]) +
                                             " is below 2 x pme-order");
-            // Constant accuracy: beta x actual spacing may not exceed what the
-            // unscaled settings give (mdrun's PME tuning invariant).
-            const double spacing = system.box.lengths[d] / eff.pme_grid[d];
-            const double beta_ref = ewald_beta(system.rc, system.ewald_rtol);
-            if (eff.ewald_beta * spacing > beta_ref * config.pme_spacing * (1.0 + 1e-9))
-                throw std::invalid_argument("PME grid spacing " + format_g(spacing) + " nm with rc " + format_g(eff.rc) +
-                                            " nm breaks the accuracy target (needs beta x spacing <= " +
-                                            format_g(beta_ref * config.pme_spacing) + "); use a finer --pme-grid");
-        }
+        require_pme_accuracy(system, config, eff);
     }
     eff.constraints = static_cast<int>(system.settles.size());
     const VerletBufferParams params = verlet_buffer_params(system, eff.cluster, eff.rc, eff.ewald_beta);

@@ -36,7 +36,7 @@ MdRunner::MdRunner(System& system, const EffectiveConfig& config)
       settle_role_(settle_atom_roles(system.natoms(), system.settles)) {
     if (config.pme) {
         pme_ = std::make_unique<Pme>(system.box, PmeGrid{config.pme_grid[0], config.pme_grid[1], config.pme_grid[2]},
-                                     config.pme_order, config.ewald_beta, system.epsilon_r, config.threads);
+                                     config.pme_order, config.ewald_beta, system.epsilon_r, config.threads, config.simd);
         // Constant terms (GROMACS convention): the self energy goes with the
         // short-range Coulomb, the neutralising background with the mesh.
         double q2 = 0.0, qsum = 0.0;

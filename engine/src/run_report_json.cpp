@@ -36,6 +36,7 @@ nlohmann::json config_block(const EffectiveConfig& c) {
             {"pme_order", c.pme_order},
             {"pme_spacing", c.pme_spacing},
             {"pme_scale", c.pme_scale},
+            {"pme_force_error", c.pme_force_error},
             {"constraints", c.constraints}};
 }
 

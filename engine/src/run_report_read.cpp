@@ -126,6 +126,7 @@ EffectiveConfig read_config(const Block& b) {
     b.read("pme_order", c.pme_order);
     b.read("pme_spacing", c.pme_spacing);
     b.read("pme_scale", c.pme_scale);
+    b.read("pme_force_error", c.pme_force_error);
     b.read("constraints", c.constraints);
     return c;
 }

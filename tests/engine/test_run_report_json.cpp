@@ -51,6 +51,7 @@ RunReport full_report() {
     c.pme_order = 5;
     c.pme_spacing = 0.125;
     c.pme_scale = 1.1;
+    c.pme_force_error = 2.875;
     c.constraints = 998;
     r.steps = 2000;
     r.warmup = 200;
@@ -99,6 +100,7 @@ void expect_same(const EffectiveConfig& a, const EffectiveConfig& b) {
     EXPECT_EQ(a.pme_order, b.pme_order);
     EXPECT_EQ(a.pme_spacing, b.pme_spacing);
     EXPECT_EQ(a.pme_scale, b.pme_scale);
+    EXPECT_EQ(a.pme_force_error, b.pme_force_error);
     EXPECT_EQ(a.constraints, b.constraints);
 }
 

@@ -47,6 +47,7 @@ struct EffectiveConfig {
     int pme_order = 0;
     double pme_spacing = 0.0;  // requested spacing after scaling, nm
     double pme_scale = 1.0;
+    double pme_force_error = 0.0;  // estimated RMS Coulomb force error per charged atom, kJ/mol/nm (pme_error.h)
     int constraints = 0;       // SETTLE molecules
 };
 

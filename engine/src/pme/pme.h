@@ -6,7 +6,10 @@
 #include <cstddef>
 #include <vector>
 
+#include "mdcore/run_config.h"
 #include "mdcore/system.h"
+// The direct-Ewald oracle PME is tested against, visible here for its users.
+#include "pme/ewald_direct.h"
 
 namespace mdcore {
 
@@ -18,7 +21,7 @@ struct PmeGrid {
 // GROMACS' calc_ewaldcoeff_q (bisection).
 double ewald_beta(double rc, double ewald_rtol);
 
-// Smallest n >= length / spacing (and >= 2*order... see .cpp) whose prime factors are
+// Smallest n >= length / spacing and >= 2*order (pme_grid.cpp) whose prime factors are
 // all in {2, 3, 5, 7}: FFT-friendly sizes.
 int pme_grid_size(double length, double spacing, int order);
 PmeGrid pme_grid_for_spacing(const Box& box, double spacing, int order);
@@ -30,8 +33,10 @@ struct PmeStageTimes {
 class Pme {
 public:
     // order 4, 5 or 6. Throws std::invalid_argument for a grid dimension below
-    // 2*order or an unsupported order. FFTW plans are created once here.
-    Pme(const Box& box, PmeGrid grid, int order, double beta, double epsilon_r, int num_threads);
+    // 2*order, an unsupported order or a SIMD level not compiled in (Auto: none).
+    // FFTW plans are created once here. simd: the level of the spline kernel.
+    Pme(const Box& box, PmeGrid grid, int order, double beta, double epsilon_r, int num_threads,
+        SimdLevel simd = SimdLevel::None);
     ~Pme();
     Pme(const Pme&) = delete;
     Pme& operator=(const Pme&) = delete;
@@ -41,6 +46,14 @@ public:
     // virial (optional, 3x3 row-major, -0.5 sum r_i F_i convention as GROMACS) is overwritten.
     double compute(std::size_t n, const double* x, const double* y, const double* z, const double* q,
                    float* fx, float* fy, float* fz, double* virial = nullptr);
+
+    // true (the default): spread and gather as first written (one atom at a time, a
+    // whole-grid copy per thread). false: the optimised path (many-atom SIMD splines,
+    // x-slab spread, contiguous gather), tested against the reference in
+    // test_pme_paths.cpp. It is not the default yet: it changes the spread's float
+    // rounding, so MD trajectories diverge from today's, and the 10 ps water NVE test
+    // then ended at 355 K against its 350 K bound.
+    void use_reference_path(bool on);
 
     const PmeStageTimes& stage_times() const { return times_; }
     PmeGrid grid() const { return grid_; }
@@ -53,19 +66,5 @@ private:
     int order_;
     PmeStageTimes times_;
 };
-
-// Test oracle: the Ewald sum in double precision, evaluated directly.
-struct EwaldDirectResult {
-    double real = 0;     // sum over pairs (minimum image, |r| < rc_real) of qq erfc(beta r)/r, excluded pairs skipped
-    double recip = 0;    // reciprocal-space sum over |k| vectors up to kmax per dimension
-    double self = 0;     // -beta/sqrt(pi) sum q^2
-    double excluded = 0; // -sum over excluded pairs qq erf(beta r)/r
-    double charged = 0;  // -pi Q^2 / (2 V beta^2) neutralising background for net charge Q
-    std::vector<Vec3> forces;  // total of all terms
-    double total() const { return real + recip + self + excluded + charged; }
-};
-// All energies in kJ/mol (times 138.935458/epsilon_r). kmax: integer wave-vector
-// cut-off per dimension (sum over -kmax..kmax, k != 0).
-EwaldDirectResult ewald_direct(const System& system, double beta, double rc_real, int kmax);
 
 }  // namespace mdcore

@@ -1,0 +1,71 @@
+#pragma once
+// What the smooth-PME stages share: grids, FFTW plans, tabulated spline moduli and
+// influence function, and the per-atom stencils spread keeps for gather. One per
+// Pme object; the stages (pme_spread.cpp, pme_fft.cpp, pme_solve.cpp,
+// pme_gather.cpp) each read and write their part of it.
+//
+// Conventions: fractional coordinate u = K s with s = x/L wrapped into [0,1); an atom
+// at u = floor(u) + f puts weight M_p(f + j) on grid point floor(u) - j (j = 0..p-1),
+// so Q(k) = sum_i q_i prod_a M_p(u_ia - k_a) (periodic). FFTW's r2c gives
+// Qh(m) = sum_k Q(k) exp(-2 pi i m.k/K); the energy is 0.5 sum_m G(m) |Qh(m)|^2 with
+// G(m) = exp(-pi^2 m^2/beta^2) / (pi V m^2) / prod_a |b_a(m_a)|^2, and the potential
+// phi = c2r(G Qh) (FFTW's unnormalised inverse) is exactly the convolution theta*Q.
+#include <fftw3.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "mdcore/system.h"
+#include "pme/bspline.h"
+#include "pme/pme.h"
+#include "pme/pme_spline.h"
+
+namespace mdcore {
+
+struct PmeWorkspace {
+    Box box;
+    PmeGrid grid;
+    int order = 4;
+    double beta = 0, prefactor = 0;  // prefactor = kCoulomb / epsilon_r
+    int nthreads = 1;
+    int fft_threads = 1;  // the thread count the caller asked for (<= 0: one FFT thread)
+    int nzc = 0;  // nz/2+1 complex z-planes
+    std::size_t nreal = 0, ncomplex = 0;
+    float* real = nullptr;                // charge grid, then potential phi
+    fftwf_complex* cplx = nullptr;        // its transform
+    std::vector<float*> thread_grids;     // reference spread: whole-grid copies for threads 1..n-1
+    bool reference_path = true;           // spread and gather as first written (Pme::use_reference_path)
+    PmeSplineKernel spline = nullptr;     // many-atom stencils at the run's SIMD level
+    std::vector<std::vector<float>> slabs;  // per thread: its x-planes plus order-1 planes below
+    fftwf_plan fwd = nullptr, bwd = nullptr;
+    std::vector<double> bmod[3];
+    std::vector<double> mvec[3];          // m_a / L_a for each grid index (signed frequency)
+    std::vector<AtomStencil> stencils;
+    std::vector<double> thread_acc;       // per thread: energy + 6 virial components (stride 10)
+    std::vector<double> influence;        // G(m) per complex grid point (0 at m = 0)
+
+    PmeWorkspace() = default;
+    PmeWorkspace(const PmeWorkspace&) = delete;
+    PmeWorkspace& operator=(const PmeWorkspace&) = delete;
+    ~PmeWorkspace();
+};
+
+// pme_fft.cpp: grids and plans (throws std::runtime_error when FFTW fails), transforms.
+void pme_allocate_and_plan(PmeWorkspace& w);
+void pme_allocate_reference_copies(PmeWorkspace& w);  // the reference spread's whole-grid copies
+void pme_fft_forward(PmeWorkspace& w);   // real (charges) -> cplx
+void pme_fft_backward(PmeWorkspace& w);  // cplx -> real (potential)
+
+// pme_spread.cpp: splines of every charged atom into w.stencils, charges onto w.real
+// (by w.reference_path's choice of pme_spread_reference or the slab spread).
+void pme_spread(PmeWorkspace& w, std::size_t n, const double* const pos[3], const double* q);
+
+// pme_solve.cpp: the influence table (set-up), and the solve that multiplies the
+// transform by it and returns the energy (virial, 3x3 row-major, when not null).
+void pme_tabulate_influence(PmeWorkspace& w);
+double pme_solve(PmeWorkspace& w, double* virial);
+
+// pme_gather.cpp: F_i -= q_i grad phi at each charged atom.
+void pme_gather(PmeWorkspace& w, std::size_t n, const double* q, float* fx, float* fy, float* fz);
+
+}  // namespace mdcore

@@ -1,0 +1,124 @@
+// The optimised PME paths against the reference ones they replace: the many-atom
+// B-spline kernel at every compiled SIMD level against bspline(), and the slab spread
+// + contiguous gather against the spread/gather as first written
+// (Pme::use_reference_path), at the tolerances the thread-count test uses.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "mdcore/engine.h"
+#include "pme/bspline.h"
+#include "pme/pme.h"
+#include "pme/pme_spline.h"
+
+namespace mdcore {
+namespace {
+
+struct Charges {
+    Box box;
+    std::vector<double> x, y, z, q;
+};
+
+// n random charges in the box, some outside it (any image is allowed), a few uncharged.
+Charges random_charges(int n, Vec3 lengths, std::uint64_t seed) {
+    Charges c;
+    c.box.lengths = lengths;
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> unit(-0.2, 1.2), chg(-1.0, 1.0);
+    for (int i = 0; i < n; ++i) {
+        c.x.push_back(unit(rng) * lengths[0]);
+        c.y.push_back(unit(rng) * lengths[1]);
+        c.z.push_back(unit(rng) * lengths[2]);
+        c.q.push_back(i % 17 == 5 ? 0.0 : chg(rng));
+    }
+    return c;
+}
+
+TEST(PmePaths, SplineKernelMatchesBsplineAtEverySimdLevel) {
+    const Charges c = random_charges(37, {2.1, 2.6, 3.3}, 5);  // 37: a partial last block
+    const int dims[3] = {21, 27, 32};
+    for (SimdLevel level : available_simd_levels())
+        for (int order : {4, 5, 6}) {
+            SCOPED_TRACE(std::string(to_string(level)) + ", order " + std::to_string(order));
+            std::vector<AtomStencil> st(c.x.size());
+            PmeSplineArgs args;
+            args.pos[0] = c.x.data(), args.pos[1] = c.y.data(), args.pos[2] = c.z.data();
+            for (int a = 0; a < 3; ++a) args.length[a] = c.box.lengths[a], args.dims[a] = dims[a];
+            args.order = order;
+            args.stencils = st.data();
+            pme_spline_kernel(level)(args, 0, c.x.size());
+            const std::vector<double>* pos[3] = {&c.x, &c.y, &c.z};
+            for (std::size_t i = 0; i < c.x.size(); ++i)
+                for (int a = 0; a < 3; ++a) {
+                    double s = (*pos[a])[i] / c.box.lengths[a];
+                    s -= std::floor(s);
+                    const double u = s * dims[a];
+                    int base = static_cast<int>(u);
+                    const double f = u - base;
+                    if (base >= dims[a]) base -= dims[a];
+                    double th[kPmeMaxOrder], dth[kPmeMaxOrder];
+                    bspline(f, order, th, dth);
+                    for (int j = 0; j < order; ++j) {
+                        EXPECT_EQ(st[i].th[a][j], th[j]) << i << " " << a << " " << j;
+                        EXPECT_EQ(st[i].dth[a][j], dth[j]) << i << " " << a << " " << j;
+                        EXPECT_EQ(st[i].idx[a][j], (base - j + dims[a]) % dims[a]) << i << " " << a << " " << j;
+                    }
+                }
+        }
+}
+
+struct Result {
+    double energy = 0;
+    std::vector<float> f;
+    double virial[9] = {};
+};
+
+Result run(const Charges& c, PmeGrid grid, int order, int threads, SimdLevel level, bool reference) {
+    const std::size_t n = c.x.size();
+    std::vector<float> fx(n, 0.f), fy(n, 0.f), fz(n, 0.f);
+    Pme pme(c.box, grid, order, 3.12, 1.0, threads, level);
+    pme.use_reference_path(reference);
+    Result r;
+    r.energy = pme.compute(n, c.x.data(), c.y.data(), c.z.data(), c.q.data(), fx.data(), fy.data(), fz.data(), r.virial);
+    for (std::size_t i = 0; i < n; ++i) r.f.insert(r.f.end(), {fx[i], fy[i], fz[i]});
+    return r;
+}
+
+// Grids with odd sizes (z-runs that wrap), thread counts whose x-slabs are narrower
+// than order-1 planes (12 planes over 5 threads), every order and SIMD level.
+TEST(PmePaths, SlabSpreadAndGatherMatchTheReference) {
+    struct Case {
+        Vec3 box;
+        PmeGrid grid;
+        int order;
+    };
+    const Case cases[] = {{{2.5, 2.5, 2.5}, {21, 21, 21}, 4}, {{2.0, 2.7, 3.1}, {18, 27, 25}, 5},
+                          {{1.5, 1.5, 1.5}, {12, 12, 12}, 6}};
+    for (const Case& k : cases) {
+        const Charges c = random_charges(300, k.box, 11);
+        for (int threads : {1, 2, 3, 5}) {
+            const Result ref = run(c, k.grid, k.order, threads, SimdLevel::None, true);
+            double fmax = 0;
+            for (float f : ref.f) fmax = std::max(fmax, static_cast<double>(std::abs(f)));
+            for (SimdLevel level : available_simd_levels()) {
+                SCOPED_TRACE(std::string(to_string(level)) + ", order " + std::to_string(k.order) + ", threads " +
+                             std::to_string(threads));
+                const Result opt = run(c, k.grid, k.order, threads, level, false);
+                EXPECT_NEAR(opt.energy, ref.energy, 1e-5 * std::abs(ref.energy));
+                for (std::size_t i = 0; i < ref.f.size(); ++i) EXPECT_NEAR(opt.f[i], ref.f[i], 1e-4 * fmax) << i;
+                for (int v = 0; v < 9; ++v) EXPECT_NEAR(opt.virial[v], ref.virial[v], 1e-5 * std::abs(ref.energy));
+                // Deterministic for a thread count.
+                const Result again = run(c, k.grid, k.order, threads, level, false);
+                EXPECT_EQ(again.energy, opt.energy);
+                EXPECT_EQ(again.f, opt.f);
+            }
+        }
+    }
+}
+
+}  // namespace
+}  // namespace mdcore
