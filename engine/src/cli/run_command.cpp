@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <string_view>
 
 #include "io/gromacs_io.h"
 #include "mdcore/generators.h"
@@ -68,6 +69,38 @@ void check_writable(const std::string& flag, const std::string& path) {
         throw UsageError("--" + flag + ": cannot write '" + path + "': folder '" + dir.string() + "' is not writable");
 }
 
+// The run's flags that are not tunables (those come from the tunable table).
+struct FlagSpec {
+    const char* name;
+    const char* placeholder;
+    const char* help;
+    const char* group;
+};
+constexpr FlagSpec kRunFlags[] = {
+    {"system", "lj|argon|lammps-lj|water|water-ions", "generated system (default lammps-lj)", "System"},
+    {"natoms", "N", "LJ systems: atoms", "System"},
+    {"box", "L", "LJ systems: cubic box edge, nm (excludes --natoms)", "System"},
+    {"density", "G_PER_CM3", "mass density, g/cm^3", "System"},
+    {"nwater", "N", "water systems: molecules", "System"},
+    {"nacl", "MOLAR", "water-ions: NaCl concentration, mol/L (0.15)", "System"},
+    {"gro", "FILE", "GROMACS coordinates (with --top)", "System"},
+    {"top", "FILE", "GROMACS topology (with --gro)", "System"},
+    {"temperature", "K", "initial / reference temperature", "System"},
+    {"dt", "PS", "time step", "System"},
+    {"rc", "NM", "cut-off", "System"},
+    {"seed", "S", "velocities, water box origin and thermostat noise", "System"},
+    {"drift-tolerance", "X", "energy drift target, kJ/mol/ps per atom (sets the Verlet buffer)", "System"},
+    {"ewald-rtol", "X", "Ewald real-space tolerance at rc (1e-5)", "System"},
+    {"steps", "N", "MD steps (0: energies and forces of the start only)", "Run control"},
+    {"warmup", "N", "steps excluded from timings", "Run control"},
+    {"thermostat", "none|v-rescale", "temperature coupling", "Run control"},
+    {"tau-t", "PS", "v-rescale coupling time", "Run control"},
+    {"nstcalcenergy", "N", "steps between energy samples", "Run control"},
+    {"json", "FILE|-", "write the report as JSON to FILE, or to stdout instead of the text", "Output"},
+    {"out-gro", "FILE", "write the final state as .gro", "Output"},
+    {"dump-forces", "FILE", "write the step-0 forces", "Output"},
+};
+
 }  // namespace
 
 void RunCommand::add(const std::string& flag, const std::string& placeholder, const std::string& help, const char* group) {
@@ -81,34 +114,13 @@ RunCommand::RunCommand(CLI::App& app) {
     sub_ = app.add_subcommand("run", "run MD on a generated system or a GROMACS box and print the RunReport");
     sub_->allow_extras();  // reject_extras() names the first unknown flag in one line
     sub_->set_help_flag("-h,--help", "print the run's flags");
-    const char* kSystem = "System";
-    add("system", "lj|argon|lammps-lj|water|water-ions", "generated system (default lammps-lj)", kSystem);
-    add("natoms", "N", "LJ systems: atoms", kSystem);
-    add("box", "L", "LJ systems: cubic box edge, nm (excludes --natoms)", kSystem);
-    add("density", "G_PER_CM3", "mass density, g/cm^3", kSystem);
-    add("nwater", "N", "water systems: molecules", kSystem);
-    add("nacl", "MOLAR", "water-ions: NaCl concentration, mol/L (0.15)", kSystem);
-    add("gro", "FILE", "GROMACS coordinates (with --top)", kSystem);
-    add("top", "FILE", "GROMACS topology (with --gro)", kSystem);
-    add("temperature", "K", "initial / reference temperature", kSystem);
-    add("dt", "PS", "time step", kSystem);
-    add("rc", "NM", "cut-off", kSystem);
-    add("seed", "S", "velocities, water box origin and thermostat noise", kSystem);
-    add("drift-tolerance", "X", "energy drift target, kJ/mol/ps per atom (sets the Verlet buffer)", kSystem);
-    add("ewald-rtol", "X", "Ewald real-space tolerance at rc (1e-5)", kSystem);
-    const char* kControl = "Run control";
-    add("steps", "N", "MD steps (0: energies and forces of the start only)", kControl);
-    add("warmup", "N", "steps excluded from timings", kControl);
-    add("thermostat", "none|v-rescale", "temperature coupling", kControl);
-    add("tau-t", "PS", "v-rescale coupling time", kControl);
-    add("nstcalcenergy", "N", "steps between energy samples", kControl);
+    for (const FlagSpec& f : kRunFlags)
+        if (std::string_view(f.group) != "Output") add(f.name, f.placeholder, f.help, f.group);
     for (const TunableInfo& t : tunables())
         add(std::string(t.flag.substr(2)), std::string(t.placeholder),
             std::string(t.help) + " (default: " + std::string(t.default_doc) + ")", "Tunables");
-    const char* kOutput = "Output";
-    add("json", "FILE|-", "write the report as JSON to FILE, or to stdout instead of the text", kOutput);
-    add("out-gro", "FILE", "write the final state as .gro", kOutput);
-    add("dump-forces", "FILE", "write the step-0 forces", kOutput);
+    for (const FlagSpec& f : kRunFlags)
+        if (std::string_view(f.group) == "Output") add(f.name, f.placeholder, f.help, f.group);
 }
 
 std::optional<std::string> RunCommand::text(const std::string& name) const {
