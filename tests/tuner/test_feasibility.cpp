@@ -70,7 +70,8 @@ TEST(Params, ConfigMapsThroughTheTable) {
     EXPECT_EQ(c.canonical(), "cluster=4x8;nstlist=40;pme_scale=1.2;simd=avx2;pme_grid=32x32x48");
     EXPECT_EQ(c.mdcore_args(), (std::vector<std::string>{"--cluster", "4x8", "--nstlist", "40", "--pme-scale", "1.2",
                                                          "--simd", "avx2", "--pme-grid", "32x32x48"}));
-    EXPECT_THROW(Config::from_canonical("cluster=2x2"), std::invalid_argument);
+    EXPECT_THROW(Config::from_canonical("nstlist=ten"), std::invalid_argument);
+    EXPECT_THROW(Config::from_canonical("cluster=2x2").run_config(), mdcore::TunableError);
     EXPECT_THROW(config({{Param::PmeOrder, 9L}}).run_config(), mdcore::TunableError);
     EXPECT_EQ(all_params().size(), mdcore::tunables().size());
     EXPECT_EQ(param_by_name("pme_grid"), mdcore::Tunable::PmeGrid);

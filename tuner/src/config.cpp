@@ -1,5 +1,6 @@
 #include "mdtune/config.h"
 
+#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 
@@ -38,7 +39,25 @@ Config Config::from_canonical(const std::string& text) {
         if (eq == std::string::npos) throw std::invalid_argument("config item '" + item + "' has no '='");
         const auto p = param_by_name(item.substr(0, eq));
         if (!p) throw std::invalid_argument("unknown parameter '" + item.substr(0, eq) + "'");
-        c.set(*p, param_value(mdcore::parse_tunable(*p, item.substr(eq + 1), param_info(*p).name)));
+        // Kinds only, no ranges: the database keeps what older versions accepted.
+        const std::string value = item.substr(eq + 1);
+        char* end = nullptr;
+        switch (param_info(*p).kind) {
+            case mdcore::TunableKind::Integer: {
+                const long v = std::strtol(value.c_str(), &end, 10);
+                if (value.empty() || *end) throw std::invalid_argument("'" + value + "' is not an integer");
+                c.set(*p, v);
+                break;
+            }
+            case mdcore::TunableKind::Real: {
+                const double v = std::strtod(value.c_str(), &end);
+                if (value.empty() || *end) throw std::invalid_argument("'" + value + "' is not a number");
+                c.set(*p, v);
+                break;
+            }
+            case mdcore::TunableKind::Choice:
+            case mdcore::TunableKind::Grid: c.set(*p, value); break;
+        }
     }
     return c;
 }
