@@ -9,6 +9,7 @@
 #include "analysis/line_fit.h"
 #include "integrate/vrescale.h"
 #include "md_runner.h"
+#include "mdcore/tunables.h"
 #include "mdcore/units.h"
 #include "nonbonded/kernel_dispatch.h"
 #include "pairlist/buffer_setup.h"
@@ -144,7 +145,7 @@ EffectiveConfig resolve_config(const System& system, const RunConfig& config, co
     eff.threads = config.threads > 0 ? config.threads : default_thread_count();
     if (config.threads < 0) throw std::invalid_argument("--threads must be positive");
     eff.simd = resolve_simd_level(config.simd);
-    eff.cluster = config.cluster.value_or(eff.simd == SimdLevel::Avx512 ? ClusterShape::k8x4 : ClusterShape::k4x4);
+    eff.cluster = config.cluster.value_or(default_cluster_shape(eff.simd));
     if (config.nstlist < 0) throw std::invalid_argument("--nstlist must be positive");
     if (config.nstprune < 0) throw std::invalid_argument("--nstprune must be positive");
     eff.nstlist = config.nstlist > 0 ? config.nstlist : kDefaultNstlist;
@@ -330,7 +331,7 @@ std::string build_flags() { return MDT_CXX_FLAGS; }
 std::vector<SimdLevel> available_simd_levels() {
     std::vector<SimdLevel> levels;
     for (SimdLevel l : {SimdLevel::None, SimdLevel::Avx2, SimdLevel::Avx512})
-        if (simd_level_compiled(l) && cpu_supports(l)) levels.push_back(l);
+        if (simd_level_compiled(l) && simd_supported(l)) levels.push_back(l);
     return levels;
 }
 

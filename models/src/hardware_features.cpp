@@ -13,11 +13,11 @@ bool has(const std::vector<std::string>& flags, const char* f) {
     return std::find(flags.begin(), flags.end(), f) != flags.end();
 }
 
-// mdcore's kernels: AVX2 needs FMA as well; AVX-512 needs the F subset.
+// The levels mdcore's kernels would run with these CPU flags (mdcore's one rule).
 std::vector<std::string> levels_from_flags(const std::vector<std::string>& flags) {
-    std::vector<std::string> levels{"none"};
-    if (has(flags, "avx2") && has(flags, "fma")) levels.emplace_back("avx2");
-    if (has(flags, "avx512f")) levels.emplace_back("avx512");
+    std::vector<std::string> levels;
+    for (mdcore::SimdLevel l : {mdcore::SimdLevel::None, mdcore::SimdLevel::Avx2, mdcore::SimdLevel::Avx512})
+        if (mdcore::simd_supported(l, flags)) levels.emplace_back(mdcore::to_string(l));
     return levels;
 }
 

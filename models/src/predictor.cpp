@@ -27,7 +27,7 @@ std::vector<Config> CandidateGrid::configs(const SystemFeatures& sys, const Hard
             for (double scale : scales)
                 for (long t : thread_counts) {
                     Config c;
-                    c.set(Param::Cluster, cluster);
+                    c.set(Param::Cluster, param_value(cluster));
                     c.set(Param::Nstlist, nstlist);
                     if (scale > 0) c.set(Param::PmeScale, scale);
                     c.set(Param::Threads, t);
@@ -40,17 +40,11 @@ double ns_per_day(double dt_ps, double ms_per_step) { return ms_per_step > 0 ? d
 
 std::string rejection_reason(const SystemModel& sys, const SystemDescriptor& d, const Config& c,
                              const HardwareFeatures& hw, const std::set<std::string>& invalid) {
-    // The search space's constraints (half-box rule, threads, SIMD, GPU-only
-    // choices, nstprune <= nstlist) need no space data beyond the system.
-    static const SearchSpace no_space;
-    std::string reason = no_space.infeasible_reason(d, c, hw.caps());
+    // The one feasibility check: machine limits and mdcore's own resolve_config
+    // (half-box rule, PME accuracy target, rlist limits) on the stand-in.
+    (void)sys;
+    std::string reason = infeasible_reason(d, c, hw.caps());
     if (!reason.empty()) return reason;
-    // mdcore's own checks, including the PME accuracy target and the rlist limits.
-    try {
-        (void)sys.resolve(c, hw);
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
     if (invalid.count(c.canonical())) return "recorded as invalid (energy drift above the tolerance) on this machine";
     return "";
 }

@@ -46,6 +46,59 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"--density 0", "--density"},
                       BadInput{"--temperature", "--temperature"}));    // missing value
 
+// An error is one line naming the problem and where help is, not the whole usage.
+TEST(Cli, ErrorIsOneLineWithTheHelpHint) {
+    for (const char* args : {"--cluster 3x3", "--bogus 1", "--nstlist 1 --nstlist 2", "--temperature"}) {
+        const Result r = run_mdcore(std::string("run --system lj --natoms 500 --steps 1 ") + args);
+        EXPECT_EQ(r.exit_code, 2) << args;
+        EXPECT_EQ(r.output.rfind("mdcore: error: ", 0), 0u) << r.output;
+        EXPECT_EQ(r.output.find('\n'), r.output.size() - 1) << "more than one line:\n" << r.output;
+        EXPECT_NE(r.output.find("see `mdcore run --help`"), std::string::npos) << r.output;
+    }
+    EXPECT_NE(run_mdcore("run --system lj --nstlist 1 --nstlist 2").output.find("--nstlist given twice"), std::string::npos);
+}
+
+// Values in messages appear as typed; limits without trailing zeros.
+TEST(Cli, NumbersInMessagesAsTyped) {
+    const Result r = run_mdcore("run --system lj --natoms 500 --rlist -0");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.output.find("--rlist: -0 must be positive"), std::string::npos) << r.output;
+    const Result d = run_mdcore("run --system lj --natoms 500 --density 0.0");
+    EXPECT_NE(d.output.find("--density: 0.0 must be above 0 and at most 1000 "), std::string::npos) << d.output;
+    EXPECT_EQ(d.output.find("000000"), std::string::npos) << d.output;
+    const Result o = run_mdcore("run --system lj --natoms 500 --pme-order 7");
+    EXPECT_NE(o.output.find("--pme-order: 7 is not 4, 5 or 6"), std::string::npos) << o.output;
+}
+
+// Output paths are judged before the run: exit 2 naming the flag, nothing run.
+TEST(Cli, UnwritableOutputsRefusedBeforeTheRun) {
+    for (const char* flag : {"--json", "--out-gro", "--dump-forces"}) {
+        const Result r = run_mdcore(std::string("run --system lj --natoms 500 --steps 50 ") + flag +
+                                    " /nonexistent-mdt-dir/out.txt");
+        EXPECT_EQ(r.exit_code, 2) << flag << "\n" << r.output;
+        EXPECT_EQ(r.output.rfind(std::string("mdcore: error: ") + flag + ": cannot write", 0), 0u) << r.output;
+        EXPECT_EQ(r.output.find("ns/day"), std::string::npos) << "the run happened:\n" << r.output;
+    }
+    const Result dir = run_mdcore("run --system lj --natoms 500 --steps 1 --out-gro /tmp");
+    EXPECT_EQ(dir.exit_code, 2);
+    EXPECT_NE(dir.output.find("--out-gro: '/tmp' is a directory"), std::string::npos) << dir.output;
+}
+
+// --help on the program and on run; the run's help lists every tunable of the table.
+TEST(Cli, HelpOnProgramAndRun) {
+    const Result top = run_mdcore("--help");
+    EXPECT_EQ(top.exit_code, 0);
+    EXPECT_NE(top.output.find("run"), std::string::npos);
+    EXPECT_NE(top.output.find("--version"), std::string::npos);
+    const Result run = run_mdcore("run --help");
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    for (const char* flag : {"--cluster 4x4|4x8|8x4|1x1", "--nstlist N", "--nstprune N", "--rlist NM", "--threads N",
+                             "--simd auto|none|avx2|avx512", "--pme-spacing NM", "--pme-grid NXxNYxNZ",
+                             "--pme-order 4|5|6", "--pme-scale S", "--system", "--json FILE|-", "--out-gro FILE"})
+        EXPECT_NE(run.output.find(flag), std::string::npos) << flag;
+    EXPECT_EQ(run_mdcore("").exit_code, 2);
+}
+
 TEST(Cli, UnknownCommandExitsTwo) {
     const Result r = run_mdcore("fly");
     EXPECT_EQ(r.exit_code, 2);

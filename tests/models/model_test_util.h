@@ -28,7 +28,7 @@ inline std::string hardware_json(const HardwareFeatures& hw) {
     info.id = hw.id;
     info.hardware_threads = hw.cores;
     info.physical_cores = hw.physical_cores;
-    info.simd = {"avx2", "fma", "avx512f"};
+    info.simd = {"avx2", "fma", "avx512f", "avx512vl", "avx512dq"};  // mdcore's AVX-512 needs F, VL and DQ
     info.caches = {CacheInfo{2, "Unified", 2 * 1024 * 1024, 1}};
     return info.to_json();
 }

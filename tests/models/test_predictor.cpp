@@ -35,6 +35,19 @@ TEST(Features, StandInResolvesExactlyAsMdcoreRecords) {
     EXPECT_FALSE(lj.resolve(Config{}, avx2).pme);
 }
 
+// A fingerprint's SIMD levels follow mdcore's rule: AVX-512 needs F, VL and DQ.
+TEST(Features, SimdLevelsFollowMdcoresRule) {
+    HardwareInfo info;
+    info.id = "hw-f-only";
+    info.hardware_threads = 4;
+    info.simd = {"avx2", "fma", "avx512f"};
+    EXPECT_EQ(hardware_features(info).simd_levels, (std::vector<std::string>{"none", "avx2"}));
+    info.simd = {"avx2", "fma", "avx512f", "avx512vl", "avx512dq"};
+    EXPECT_EQ(hardware_features(info).simd_levels, (std::vector<std::string>{"none", "avx2", "avx512"}));
+    info.simd = {"avx2"};
+    EXPECT_EQ(hardware_features(info).simd_levels, (std::vector<std::string>{"none"}));
+}
+
 TEST(Features, WorkTermsScaleAsThePhysicsSays) {
     const auto hw = test::test_hardware();
     const SystemModel small({"water", 3000, 1}), big({"water", 24000, 1});
@@ -103,7 +116,7 @@ TEST(Predictor, NeverProposesAConfigThatBreaksAConstraint) {
     }
     std::size_t too_big = 0, too_many_threads = 0, invalid = 0;
     for (const RejectedConfig& x : r.rejected) {
-        too_big += x.reason.find("half the box") != std::string::npos;
+        too_big += x.reason.find("must be below half the shortest box edge") != std::string::npos;
         too_many_threads += x.reason.find("exceeds the 2 hardware threads") != std::string::npos;
         invalid += x.config.canonical() == bad;
     }

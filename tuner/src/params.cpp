@@ -1,48 +1,36 @@
 #include "mdtune/params.h"
 
-#include <array>
 #include <cstdio>
-#include <stdexcept>
 
 namespace mdtune {
-namespace {
 
-constexpr std::array<ParamInfo, 9> kParams{{
-    {Param::Cluster, "cluster", ValueKind::Text, "--cluster"},
-    {Param::Nstlist, "nstlist", ValueKind::Integer, "--nstlist"},
-    {Param::Nstprune, "nstprune", ValueKind::Integer, "--nstprune"},
-    {Param::Rlist, "rlist", ValueKind::Real, "--rlist"},
-    {Param::PmeScale, "pme_scale", ValueKind::Real, "--pme-scale"},
-    {Param::PmeSpacing, "pme_spacing", ValueKind::Real, "--pme-spacing"},
-    {Param::PmeOrder, "pme_order", ValueKind::Integer, "--pme-order"},
-    {Param::Threads, "threads", ValueKind::Integer, "--threads"},
-    {Param::Simd, "simd", ValueKind::Text, "--simd"},
-}};
+std::span<const ParamInfo> all_params() { return mdcore::tunables(); }
 
-}  // namespace
+const ParamInfo& param_info(Param p) { return mdcore::tunable_info(p); }
 
-std::span<const ParamInfo> all_params() { return kParams; }
-
-const ParamInfo& param_info(Param p) {
-    for (const ParamInfo& info : kParams)
-        if (info.id == p) return info;
-    throw std::logic_error("parameter missing from the registry");
-}
-
-std::optional<Param> param_by_name(std::string_view name) {
-    for (const ParamInfo& info : kParams)
-        if (info.name == name) return info.id;
-    return std::nullopt;
-}
+std::optional<Param> param_by_name(std::string_view name) { return mdcore::tunable_by_name(name); }
 
 std::string to_string(const ParamValue& v) {
     if (const long* i = std::get_if<long>(&v)) return std::to_string(*i);
-    if (const double* d = std::get_if<double>(&v)) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.6g", *d);
-        return buf;
-    }
+    if (const double* d = std::get_if<double>(&v)) return mdcore::format_tunable(*d);
     return std::get<std::string>(v);
+}
+
+mdcore::TunableValue typed_value(Param p, const ParamValue& v) {
+    const ParamInfo& info = param_info(p);
+    if (const std::string* text = std::get_if<std::string>(&v)) return mdcore::parse_tunable(p, *text, info.name);
+    mdcore::TunableValue typed = std::holds_alternative<long>(v) ? mdcore::TunableValue{std::get<long>(v)}
+                                                                 : mdcore::TunableValue{std::get<double>(v)};
+    if (info.kind == mdcore::TunableKind::Real)
+        if (const long* i = std::get_if<long>(&typed)) typed = static_cast<double>(*i);
+    mdcore::check_tunable(p, typed, info.name);
+    return typed;
+}
+
+ParamValue param_value(const mdcore::TunableValue& v) {
+    if (const long* i = std::get_if<long>(&v)) return *i;
+    if (const double* d = std::get_if<double>(&v)) return *d;
+    return mdcore::format_tunable(v);
 }
 
 }  // namespace mdtune

@@ -9,58 +9,26 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <limits>
 #include <set>
 #include <sstream>
 
 #include "mdcore/generators.h"
-#include "mdcore/units.h"
 
 namespace mdtune {
 namespace {
 
-constexpr const char* kKinds[] = {"lj", "argon", "lammps-lj", "water", "water-ions"};
-constexpr const char* kClusters[] = {"4x4", "4x8", "8x4", "1x1"};
-constexpr const char* kSimd[] = {"auto", "none", "avx2", "avx512"};
-constexpr double kWaterMass = 15.9994 + 2 * 1.008;  // amu, SPC/E (mdcore's masses)
-
-// mdcore's own ranges for the flags a space sets (engine/src/cli/mdcore_main.cpp):
-// a value outside them would fail every trial, so the space is refused up front.
-// (threads is bounded by the machine instead: infeasible_reason says how many it has.)
+// mdcore's own ranges for the run flags a space sets (engine/src/cli/run_command.cpp;
+// the tunables' ranges come from mdcore/tunables.h): a value outside them would
+// fail every trial, so the space is refused up front.
 constexpr long kMaxSteps = 1'000'000'000;
 constexpr long kMaxRepeats = 1000;
 constexpr long kMaxAtoms = 100'000'000;
 constexpr long kMaxWaterAtoms = 3 * 10'000'000;  // --nwater up to 10^7
 
-double max_value(Param p) {
-    switch (p) {
-        case Param::Nstlist:
-        case Param::Nstprune: return 100000;
-        case Param::Rlist: return 1e3;
-        case Param::PmeScale:
-        case Param::PmeSpacing: return 10;
-        default: return std::numeric_limits<double>::infinity();
-    }
-}
-
 std::string above_limit(double max) {
     char buf[48];
     std::snprintf(buf, sizeof buf, " is above the limit of %.15g", max);
     return buf;
-}
-
-bool is_water(const std::string& kind) { return kind == "water" || kind == "water-ions"; }
-
-template <std::size_t N>
-bool one_of(const std::string& s, const char* const (&set)[N]) {
-    return std::any_of(std::begin(set), std::end(set), [&](const char* v) { return s == v; });
-}
-
-template <std::size_t N>
-std::string join(const char* const (&set)[N]) {
-    std::string out;
-    for (const char* v : set) out += (out.empty() ? "" : ", ") + std::string(v);
-    return out;
 }
 
 std::string fmt(double v) {
@@ -129,43 +97,28 @@ std::vector<std::pair<std::string, const toml::node*>> in_file_order(const toml:
     return out;
 }
 
+// A value of the table's kind, checked by the table's rules (mdcore's flag
+// ranges). A machine-bound upper limit (threads) is the feasibility check's.
 ParamValue parse_value(const Checker& ck, const ParamInfo& info, const toml::node& node) {
     const std::string key(info.name);
-    const toml::source_region* where = &node.source();
-    switch (info.id) {
-        case Param::Cluster: {
-            const std::string v = ck.text("space", key, node);
-            if (!one_of(v, kClusters)) ck.fail("space", key + ": '" + v + "' is not one of " + join(kClusters), where);
-            return v;
+    try {
+        switch (info.kind) {
+            case mdcore::TunableKind::Integer: {
+                const long v = ck.integer("space", key, node);
+                mdcore::check_tunable(info.id, info.machine_bound ? std::min(v, static_cast<long>(info.max)) : v, key);
+                return v;
+            }
+            case mdcore::TunableKind::Real: {
+                const double v = ck.real("space", key, node);
+                mdcore::check_tunable(info.id, v, key);
+                return v;
+            }
+            case mdcore::TunableKind::Choice:
+            case mdcore::TunableKind::Grid:
+                return param_value(mdcore::parse_tunable(info.id, ck.text("space", key, node), key));
         }
-        case Param::Simd: {
-            const std::string v = ck.text("space", key, node);
-            if (!one_of(v, kSimd)) ck.fail("space", key + ": '" + v + "' is not one of " + join(kSimd), where);
-            return v;
-        }
-        case Param::PmeOrder: {
-            const long v = ck.integer("space", key, node);
-            if (v < 4 || v > 6) ck.fail("space", key + ": " + std::to_string(v) + " is not 4, 5 or 6", where);
-            return v;
-        }
-        default: break;
-    }
-    switch (info.kind) {
-        case ValueKind::Integer: {
-            const long v = ck.integer("space", key, node);
-            if (v <= 0) ck.fail("space", key + ": " + std::to_string(v) + " must be positive", where);
-            if (static_cast<double>(v) > max_value(info.id))
-                ck.fail("space", key + ": " + std::to_string(v) + above_limit(max_value(info.id)), where);
-            return v;
-        }
-        case ValueKind::Real: {
-            const double v = ck.real("space", key, node);
-            if (std::isnan(v)) ck.fail("space", key + ": nan is not a number", where);
-            if (!(v > 0)) ck.fail("space", key + ": " + fmt(v) + " must be positive", where);
-            if (v > max_value(info.id)) ck.fail("space", key + ": " + fmt(v) + above_limit(max_value(info.id)), where);
-            return v;
-        }
-        case ValueKind::Text: return ck.text("space", key, node);
+    } catch (const mdcore::TunableError& e) {
+        ck.fail("space", e.what(), &node.source());
     }
     return {};
 }
@@ -188,17 +141,20 @@ void parse_system(const Checker& ck, const toml::table& t, SearchSpace& space) {
     if (!kind_node) ck.fail("system", "missing key 'kind'", &t.source());
     if (!natoms_node) ck.fail("system", "missing key 'natoms'", &t.source());
     const std::string kind = ck.text("system", "kind", *kind_node);
-    if (!one_of(kind, kKinds))
-        ck.fail("system", "kind: unknown system '" + kind + "' (" + join(kKinds) + ")", &kind_node->source());
+    const auto typed_kind = mdcore::parse_system_kind(kind);
+    if (!typed_kind)
+        ck.fail("system", "kind: unknown system '" + kind + "' (" + mdcore::system_kind_names() + ")",
+                &kind_node->source());
+    const bool water = mdcore::is_water(*typed_kind);
     std::set<long> seen;
     for (const toml::node* n : ck.items("system", "natoms", *natoms_node)) {
         const long natoms = ck.integer("system", "natoms", *n);
-        const long max_atoms = is_water(kind) ? kMaxWaterAtoms : kMaxAtoms;
+        const long max_atoms = water ? kMaxWaterAtoms : kMaxAtoms;
         if (natoms <= 0) ck.fail("system", "natoms: " + std::to_string(natoms) + " must be positive", &n->source());
         if (natoms > max_atoms)
             ck.fail("system", "natoms: " + std::to_string(natoms) + above_limit(static_cast<double>(max_atoms)),
                     &n->source());
-        if (is_water(kind) && natoms % 3 != 0)
+        if (water && natoms % 3 != 0)
             ck.fail("system",
                     "natoms: " + std::to_string(natoms) + " is not a multiple of 3 (" + kind +
                         " counts atoms as 3 x nwater)",
@@ -280,29 +236,6 @@ void parse_launch(const Checker& ck, const toml::table& t, LaunchSettings& l) {
                 &t.source());
 }
 
-// Box edge (nm) and physics cut-off (nm) of a generated system, from the same
-// specs mdcore's generators use, without building the system.
-struct Geometry {
-    double box = 0, rc = 0;
-};
-
-std::optional<Geometry> geometry(const SystemDescriptor& s) {
-    if (s.natoms <= 0) return std::nullopt;
-    if (is_water(s.kind)) {
-        const mdcore::WaterSpec spec;
-        const double nwater = static_cast<double>(s.natoms / 3);
-        const double volume = nwater * kWaterMass * mdcore::units::kAmuPerNm3ToGPerCm3 / spec.density;
-        return Geometry{std::cbrt(volume), spec.rc};
-    }
-    mdcore::LjFluidSpec spec;
-    if (s.kind == "lj") spec = mdcore::lj_spec();
-    else if (s.kind == "argon") spec = mdcore::argon_spec();
-    else if (s.kind == "lammps-lj") spec = mdcore::lammps_lj_spec();
-    else return std::nullopt;
-    const double number_density = spec.reduced_density / (spec.sigma * spec.sigma * spec.sigma);
-    return Geometry{std::cbrt(static_cast<double>(s.natoms) / number_density), spec.rc};
-}
-
 }  // namespace
 
 namespace {
@@ -359,42 +292,7 @@ std::vector<Config> SearchSpace::configs() const {
 
 std::string SearchSpace::infeasible_reason(const SystemDescriptor& system, const Config& config,
                                            const HardwareCaps& hw) const {
-    const auto geo = geometry(system);
-    if (!geo) return "unknown system '" + system.kind + "' or no atoms";
-
-    if (const auto t = config.value<long>(Param::Threads)) {
-        if (*t <= 0) return "threads = " + std::to_string(*t) + " is not positive";
-        if (*t > hw.cores)
-            return "threads = " + std::to_string(*t) + " exceeds the " + std::to_string(hw.cores) + " hardware threads";
-    }
-    if (const auto s = config.value<std::string>(Param::Simd); s && *s != "auto") {
-        if (std::find(hw.simd_levels.begin(), hw.simd_levels.end(), *s) == hw.simd_levels.end())
-            return "simd = " + *s + " is not available on this machine";
-    }
-    const auto nstlist = config.value<long>(Param::Nstlist);
-    const auto nstprune = config.value<long>(Param::Nstprune);
-    // Only when both are set: mdcore's default nstlist is a heuristic we don't mirror.
-    if (nstlist && nstprune && *nstprune > *nstlist)
-        return "nstprune = " + std::to_string(*nstprune) + " exceeds nstlist = " + std::to_string(*nstlist);
-    if (const auto o = config.value<long>(Param::PmeOrder); o && (*o < 4 || *o > 6))
-        return "pme_order = " + std::to_string(*o) + " is not 4, 5 or 6";
-
-    // mdcore scales rc by pme_scale for every system (a no-op only in the sense that
-    // LJ-only systems have no mesh), so the half-box rule applies to all kinds.
-    const double scale = config.value<double>(Param::PmeScale).value_or(1.0);
-    const double rc = geo->rc * scale;
-    if (rc >= 0.5 * geo->box)
-        return "rc x pme_scale = " + fmt(rc) + " nm is not below half the box (" + fmt(0.5 * geo->box) + " nm)";
-    if (const auto rlist = config.value<double>(Param::Rlist)) {
-        if (*rlist < rc) return "rlist = " + fmt(*rlist) + " nm is below rc x pme_scale (" + fmt(rc) + " nm)";
-        if (*rlist >= 2.0 * geo->box)
-            return "rlist = " + fmt(*rlist) + " nm is not below twice the box (" + fmt(2.0 * geo->box) + " nm)";
-    }
-
-    // GPU-only choices: none exist yet. When a GPU parameter (offload mode, 8x8
-    // super-cluster shape, ...) joins the registry, reject it here unless hw.has_gpu.
-    (void)hw.has_gpu;
-    return "";
+    return mdtune::infeasible_reason(system, config, hw);
 }
 
 SearchSpace parse_space(const std::string& toml_text, const std::string& source) {

@@ -24,13 +24,9 @@ bool is_failure(TrialStatus s) {
     return s == TrialStatus::Failed || s == TrialStatus::Timeout || s == TrialStatus::Crashed;
 }
 
-namespace {
-bool is_water(const std::string& kind) { return kind == "water" || kind == "water-ions"; }
-}  // namespace
-
 std::vector<std::string> SystemDescriptor::mdcore_args() const {
     std::vector<std::string> args{"--system", kind};
-    if (is_water(kind)) {
+    if (const auto k = system_kind(); k && mdcore::is_water(*k)) {
         args.insert(args.end(), {"--nwater", std::to_string(natoms / 3)});
     } else {
         args.insert(args.end(), {"--natoms", std::to_string(natoms)});

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "mdcore/system.h"
 
@@ -75,8 +76,21 @@ void assign_constrained_velocities(System& system, double temperature, std::uint
 }  // namespace mdcore
 
 namespace mdcore {
-// The generated systems by name, as `mdcore run --system KIND` builds them with
-// default physics: lj, argon, lammps-lj (natoms atoms) or water, water-ions
-// (natoms / 3 molecules). Throws std::invalid_argument for an unknown kind.
+// The generated systems by name, as `mdcore run --system KIND` builds them.
+enum class SystemKind { Lj, Argon, LammpsLj, Water, WaterIons };
+std::string_view to_string(SystemKind kind);
+std::optional<SystemKind> parse_system_kind(std::string_view text);
+std::string system_kind_names();  // "lj, argon, lammps-lj, water, water-ions"
+constexpr bool is_water(SystemKind kind) { return kind == SystemKind::Water || kind == SystemKind::WaterIons; }
+// The default physics of a kind: LJ parameters (LJ kinds) or the water spec
+// (water kinds; water-ions at 0.15 mol/L NaCl). Throws std::invalid_argument
+// when asked for the other family.
+LjFluidSpec lj_spec_of(SystemKind kind);
+WaterSpec water_spec_of(SystemKind kind);
+
+// lj, argon, lammps-lj (natoms atoms) or water, water-ions (natoms / 3
+// molecules) with default physics. The text overload throws std::invalid_argument
+// for an unknown kind.
+System make_named_system(SystemKind kind, long natoms, std::uint64_t seed, int threads = 0);
 System make_named_system(const std::string& kind, long natoms, std::uint64_t seed, int threads = 0);
 }  // namespace mdcore

@@ -3,6 +3,7 @@
 // that is 0 / Auto is resolved by a documented heuristic (see resolve_config()).
 #include <array>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -37,6 +38,15 @@ std::optional<ClusterShape> parse_cluster_shape(std::string_view text);
 enum class SimdLevel { Auto, None, Avx2, Avx512 };
 std::string_view to_string(SimdLevel s);
 std::optional<SimdLevel> parse_simd_level(std::string_view text);
+// The CPU feature flags (CPUID / /proc/cpuinfo names) a level's kernels need:
+// AVX2 needs avx2 + fma, AVX-512 avx512f + avx512vl + avx512dq.
+std::span<const std::string_view> simd_cpu_flags(SimdLevel level);
+// Whether a CPU with these feature flags runs the level's kernels (None: always;
+// Auto: never, it is not a level). The one SIMD-capability rule; the tuner and the
+// models judge other machines' fingerprints by it.
+bool simd_supported(SimdLevel level, std::span<const std::string> cpu_flags);
+// Whether this CPU does (the same rule on the running CPU's flags).
+bool simd_supported(SimdLevel level);
 
 struct RunConfig {
     // Unset: 8x4 for AVX-512 (two 16-lane registers per cluster pair), 4x4 otherwise

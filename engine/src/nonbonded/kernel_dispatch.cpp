@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace mdcore {
 
@@ -59,29 +60,40 @@ bool simd_level_compiled(SimdLevel level) {
     return level != SimdLevel::Auto && table().present[level_index(level)];
 }
 
-bool cpu_supports(SimdLevel level) {
-    switch (level) {
-        case SimdLevel::None: return true;
+namespace {
+// The running CPU's flags among those simd_cpu_flags() asks about
+// (__builtin_cpu_supports needs literal names).
+std::vector<std::string> host_simd_flags() {
+    std::vector<std::string> flags;
 #if defined(__x86_64__) || defined(__i386__)
-        case SimdLevel::Avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-        case SimdLevel::Avx512:
-            return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-                   __builtin_cpu_supports("avx512dq");
+    auto add = [&](bool present, const char* name) {
+        if (present) flags.emplace_back(name);
+    };
+    add(__builtin_cpu_supports("avx2"), "avx2");
+    add(__builtin_cpu_supports("fma"), "fma");
+    add(__builtin_cpu_supports("avx512f"), "avx512f");
+    add(__builtin_cpu_supports("avx512vl"), "avx512vl");
+    add(__builtin_cpu_supports("avx512dq"), "avx512dq");
 #endif
-        default: return false;
-    }
+    return flags;
+}
+}  // namespace
+
+bool simd_supported(SimdLevel level) {
+    static const std::vector<std::string> flags = host_simd_flags();
+    return simd_supported(level, flags);
 }
 
 SimdLevel resolve_simd_level(SimdLevel requested) {
     if (requested != SimdLevel::Auto) {
         if (!simd_level_compiled(requested))
             throw std::invalid_argument("--simd " + std::string(to_string(requested)) + " is not compiled into this build");
-        if (!cpu_supports(requested))
+        if (!simd_supported(requested))
             throw std::invalid_argument("--simd " + std::string(to_string(requested)) + " is not supported by this CPU");
         return requested;
     }
     for (SimdLevel l : {SimdLevel::Avx512, SimdLevel::Avx2})
-        if (simd_level_compiled(l) && cpu_supports(l)) return l;
+        if (simd_level_compiled(l) && simd_supported(l)) return l;
     return SimdLevel::None;
 }
 

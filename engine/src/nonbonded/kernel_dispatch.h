@@ -20,7 +20,6 @@ struct KernelSet {
 // Throws std::invalid_argument when the level is not compiled in or the CPU lacks it.
 const KernelSet& kernel_set(SimdLevel level, ClusterShape shape);
 bool simd_level_compiled(SimdLevel level);
-bool cpu_supports(SimdLevel level);
 // Auto -> the widest level that is compiled and supported.
 SimdLevel resolve_simd_level(SimdLevel requested);
 

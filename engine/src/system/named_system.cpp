@@ -1,25 +1,73 @@
+#include <array>
 #include <stdexcept>
 
 #include "mdcore/generators.h"
 
 namespace mdcore {
+namespace {
 
-System make_named_system(const std::string& kind, long natoms, std::uint64_t seed, int threads) {
-    if (kind == "lj" || kind == "argon" || kind == "lammps-lj") {
-        LjFluidSpec spec = kind == "lj" ? lj_spec() : kind == "argon" ? argon_spec() : lammps_lj_spec();
-        spec.natoms = natoms;
-        spec.seed = seed;
-        return make_lj_fluid(spec, kind.c_str());
+constexpr std::array<SystemKind, 5> kKinds{SystemKind::Lj, SystemKind::Argon, SystemKind::LammpsLj, SystemKind::Water,
+                                           SystemKind::WaterIons};
+
+}  // namespace
+
+std::string_view to_string(SystemKind kind) {
+    switch (kind) {
+        case SystemKind::Lj: return "lj";
+        case SystemKind::Argon: return "argon";
+        case SystemKind::LammpsLj: return "lammps-lj";
+        case SystemKind::Water: return "water";
+        case SystemKind::WaterIons: return "water-ions";
     }
-    if (kind == "water" || kind == "water-ions") {
-        WaterSpec spec;
+    return "?";
+}
+
+std::optional<SystemKind> parse_system_kind(std::string_view text) {
+    for (SystemKind k : kKinds)
+        if (text == to_string(k)) return k;
+    return std::nullopt;
+}
+
+std::string system_kind_names() {
+    std::string out;
+    for (SystemKind k : kKinds) out += (out.empty() ? "" : ", ") + std::string(to_string(k));
+    return out;
+}
+
+LjFluidSpec lj_spec_of(SystemKind kind) {
+    switch (kind) {
+        case SystemKind::Lj: return lj_spec();
+        case SystemKind::Argon: return argon_spec();
+        case SystemKind::LammpsLj: return lammps_lj_spec();
+        default: throw std::invalid_argument(std::string(to_string(kind)) + " is not an LJ system");
+    }
+}
+
+WaterSpec water_spec_of(SystemKind kind) {
+    if (!is_water(kind)) throw std::invalid_argument(std::string(to_string(kind)) + " is not a water system");
+    WaterSpec spec;
+    spec.nacl_molar = kind == SystemKind::WaterIons ? 0.15 : 0.0;
+    return spec;
+}
+
+System make_named_system(SystemKind kind, long natoms, std::uint64_t seed, int threads) {
+    if (is_water(kind)) {
+        WaterSpec spec = water_spec_of(kind);
         spec.nwater = natoms / 3;
-        spec.nacl_molar = kind == "water-ions" ? 0.15 : 0.0;
         spec.seed = seed;
         spec.threads = threads;
         return make_water_system(spec);
     }
-    throw std::invalid_argument("unknown system kind '" + kind + "' (lj, argon, lammps-lj, water, water-ions)");
+    LjFluidSpec spec = lj_spec_of(kind);
+    spec.natoms = natoms;
+    spec.seed = seed;
+    return make_lj_fluid(spec, std::string(to_string(kind)).c_str());
+}
+
+System make_named_system(const std::string& kind, long natoms, std::uint64_t seed, int threads) {
+    const auto k = parse_system_kind(kind);
+    if (!k) throw std::invalid_argument("unknown system kind '" + kind + "' (" + system_kind_names() + ")");
+    return make_named_system(*k, natoms, seed, threads);
 }
 
 }  // namespace mdcore

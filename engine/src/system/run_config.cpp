@@ -1,5 +1,8 @@
 #include "mdcore/run_config.h"
 
+#include <algorithm>
+#include <array>
+
 namespace mdcore {
 
 std::string_view to_string(ClusterShape s) {
@@ -32,6 +35,24 @@ std::optional<SimdLevel> parse_simd_level(std::string_view text) {
     for (SimdLevel s : {SimdLevel::Auto, SimdLevel::None, SimdLevel::Avx2, SimdLevel::Avx512})
         if (text == to_string(s)) return s;
     return std::nullopt;
+}
+
+std::span<const std::string_view> simd_cpu_flags(SimdLevel level) {
+    static constexpr std::array<std::string_view, 2> kAvx2{"avx2", "fma"};
+    static constexpr std::array<std::string_view, 3> kAvx512{"avx512f", "avx512vl", "avx512dq"};
+    switch (level) {
+        case SimdLevel::Avx2: return kAvx2;
+        case SimdLevel::Avx512: return kAvx512;
+        default: return {};
+    }
+}
+
+bool simd_supported(SimdLevel level, std::span<const std::string> cpu_flags) {
+    if (level == SimdLevel::Auto) return false;
+    const auto required = simd_cpu_flags(level);
+    return std::all_of(required.begin(), required.end(), [&](std::string_view flag) {
+        return std::find(cpu_flags.begin(), cpu_flags.end(), flag) != cpu_flags.end();
+    });
 }
 
 std::string_view to_string(Thermostat t) {

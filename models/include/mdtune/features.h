@@ -55,8 +55,8 @@ struct SystemFeatures {
     long constraints = 0;         // SETTLE molecules
 };
 
-// Fills SystemFeatures and resolves configs through mdcore for a system; the
-// stand-in system is cached per descriptor (thread-compatible, not thread-safe).
+// Fills SystemFeatures and resolves configs through mdcore for a system, on the
+// stand-in the feasibility check uses (built once per descriptor).
 class SystemModel {
 public:
     explicit SystemModel(const SystemDescriptor& system);
@@ -70,9 +70,7 @@ public:
 private:
     SystemDescriptor descriptor_;
     SystemFeatures features_;
-    std::shared_ptr<const mdcore::System> system_;  // shared: copies of a SystemModel are cheap
-    // Resolved settings by config without threads (the buffer estimate is the costly part).
-    mutable std::map<std::string, mdcore::EffectiveConfig> cache_;
+    std::shared_ptr<const mdcore::System> system_;  // the shared stand-in (mdtune/feasibility.h)
 };
 
 // Everything a model reads about one point. Work terms are per MD step.

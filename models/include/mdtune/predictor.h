@@ -14,7 +14,9 @@
 namespace mdtune {
 
 struct CandidateGrid {
-    std::vector<std::string> clusters{"4x4", "4x8", "8x4"};
+    // The SIMD cluster shapes (1x1 is a reference list, never a recommendation).
+    std::vector<mdcore::ClusterShape> clusters{mdcore::ClusterShape::k4x4, mdcore::ClusterShape::k4x8,
+                                               mdcore::ClusterShape::k8x4};
     std::vector<long> nstlists{10, 20, 40, 80};
     std::vector<double> pme_scales{1.0, 1.1, 1.2, 1.3};  // systems with charges only
     // Empty: 1..cores, or on more than 8 cores the powers of two, the physical cores and all cores.

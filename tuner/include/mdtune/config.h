@@ -35,6 +35,9 @@ public:
     std::vector<std::string> mdcore_args() const;
     // Parses canonical() text back (for the database); throws std::invalid_argument.
     static Config from_canonical(const std::string& text);
+    // The engine's RunConfig: every value set through the tunable table, the rest
+    // left to mdcore's defaults. Throws mdcore::TunableError naming a bad value.
+    mdcore::RunConfig run_config() const;
     bool operator==(const Config& o) const { return values_ == o.values_; }
     bool operator<(const Config& o) const { return canonical() < o.canonical(); }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mdtune/config.h"
+#include "mdtune/feasibility.h"
 #include "mdtune/trial.h"
 
 namespace mdtune {
@@ -17,13 +18,6 @@ namespace mdtune {
 // Bad space files: the message names the source, the key and the problem.
 struct SpaceError : std::runtime_error {
     using std::runtime_error::runtime_error;
-};
-
-// What the machine offers, for constraints (GPU-only choices, thread counts).
-struct HardwareCaps {
-    int cores = 1;             // hardware threads usable
-    bool has_gpu = false;
-    std::vector<std::string> simd_levels;  // e.g. {"none","avx2","avx512"}
 };
 
 // Counts and indices of space points are 64-bit; a space must stay below this.
@@ -73,9 +67,8 @@ struct SearchSpace {
     Config config_at(std::uint64_t k) const;
     // Point k of size(): system k / config_count(), config k % config_count().
     SpacePoint point_at(std::uint64_t k) const;
-    // Why (system, config) can't run here, or "" when feasible: rc x pme_scale
-    // below half the box, PME order 4-6, threads <= cores, SIMD levels the CPU has,
-    // GPU-only choices only with a GPU, nstprune <= nstlist.
+    // Why (system, config) can't run here, or "" when feasible: the one
+    // feasibility check (mdtune/feasibility.h).
     std::string infeasible_reason(const SystemDescriptor& system, const Config& config, const HardwareCaps& hw) const;
 };
 

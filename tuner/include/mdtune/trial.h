@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mdcore/run_report.h"
+#include "mdcore/generators.h"
 #include "mdtune/config.h"
 
 namespace mdtune {
@@ -24,6 +25,7 @@ struct SystemDescriptor {
     unsigned long seed = 1;
     std::vector<std::string> mdcore_args() const;  // e.g. {"--system","water","--nwater","1000"}
     std::string canonical() const;                 // "water:natoms=3000:seed=1"
+    std::optional<mdcore::SystemKind> system_kind() const { return mdcore::parse_system_kind(kind); }
 };
 
 struct MeasureSettings {

@@ -1,0 +1,312 @@
+// `mdcore run`: options, the system they describe, the run and its report.
+#include "cli/run_command.h"
+
+#include <unistd.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <string_view>
+
+#include "io/gromacs_io.h"
+#include "mdcore/generators.h"
+#include "mdcore/units.h"
+
+namespace mdcore::run_cli {
+namespace {
+
+// Limits in messages, as a person writes them (1e+06, 0.01; never -0.000000).
+std::string shown(double v) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.15g", v);
+    return buf;
+}
+
+// Test-only: MDCORE_TEST_FAULT=crash:nstlist=N[,hang:nstlist=M] aborts (or sleeps
+// forever) when the run's --nstlist is N (M). Compiled only into the tests'
+// mdcore_faulty (tests/CMakeLists.txt), never into the mdcore users run.
+void inject_test_fault([[maybe_unused]] const RunConfig& config) {
+#ifdef MDT_TEST_FAULTS
+    const char* env = std::getenv("MDCORE_TEST_FAULT");
+    if (!env) return;
+    std::string faults = env;
+    for (std::size_t start = 0; start < faults.size();) {
+        const std::size_t end = std::min(faults.find(',', start), faults.size());
+        int nstlist = 0;
+        char kind[16] = {};
+        if (std::sscanf(faults.substr(start, end - start).c_str(), "%15[a-z]:nstlist=%d", kind, &nstlist) == 2 &&
+            config.nstlist == nstlist) {
+            if (std::string(kind) == "crash") std::abort();
+            if (std::string(kind) == "hang")
+                for (;;) pause();
+        }
+        start = end + 1;
+    }
+#endif
+}
+
+// An output file must be creatable before the run spends its time: an existing
+// writable file, or a new name in an existing writable folder.
+void check_writable(const std::string& flag, const std::string& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path p(path);
+    if (path.empty()) throw UsageError("--" + flag + ": the file name is empty");
+    if (fs::is_directory(p, ec)) throw UsageError("--" + flag + ": '" + path + "' is a directory");
+    if (fs::exists(p, ec)) {
+        if (::access(path.c_str(), W_OK) != 0) throw UsageError("--" + flag + ": cannot write '" + path + "' (no permission)");
+        return;
+    }
+    const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+    if (!fs::is_directory(dir, ec))
+        throw UsageError("--" + flag + ": cannot write '" + path + "': folder '" + dir.string() + "' does not exist");
+    if (::access(dir.c_str(), W_OK) != 0)
+        throw UsageError("--" + flag + ": cannot write '" + path + "': folder '" + dir.string() + "' is not writable");
+}
+
+// The run's flags that are not tunables (those come from the tunable table).
+struct FlagSpec {
+    const char* name;
+    const char* placeholder;
+    const char* help;
+    const char* group;
+};
+constexpr FlagSpec kRunFlags[] = {
+    {"system", "lj|argon|lammps-lj|water|water-ions", "generated system (default lammps-lj)", "System"},
+    {"natoms", "N", "LJ systems: atoms", "System"},
+    {"box", "L", "LJ systems: cubic box edge, nm (excludes --natoms)", "System"},
+    {"density", "G_PER_CM3", "mass density, g/cm^3", "System"},
+    {"nwater", "N", "water systems: molecules", "System"},
+    {"nacl", "MOLAR", "water-ions: NaCl concentration, mol/L (0.15)", "System"},
+    {"gro", "FILE", "GROMACS coordinates (with --top)", "System"},
+    {"top", "FILE", "GROMACS topology (with --gro)", "System"},
+    {"temperature", "K", "initial / reference temperature", "System"},
+    {"dt", "PS", "time step", "System"},
+    {"rc", "NM", "cut-off", "System"},
+    {"seed", "S", "velocities, water box origin and thermostat noise", "System"},
+    {"drift-tolerance", "X", "energy drift target, kJ/mol/ps per atom (sets the Verlet buffer)", "System"},
+    {"ewald-rtol", "X", "Ewald real-space tolerance at rc (1e-5)", "System"},
+    {"steps", "N", "MD steps (0: energies and forces of the start only)", "Run control"},
+    {"warmup", "N", "steps excluded from timings", "Run control"},
+    {"thermostat", "none|v-rescale", "temperature coupling", "Run control"},
+    {"tau-t", "PS", "v-rescale coupling time", "Run control"},
+    {"nstcalcenergy", "N", "steps between energy samples", "Run control"},
+    {"json", "FILE|-", "write the report as JSON to FILE, or to stdout instead of the text", "Output"},
+    {"out-gro", "FILE", "write the final state as .gro", "Output"},
+    {"dump-forces", "FILE", "write the step-0 forces", "Output"},
+};
+
+}  // namespace
+
+void RunCommand::add(const std::string& flag, const std::string& placeholder, const std::string& help, const char* group) {
+    sub_->add_option("--" + flag, text_[flag], help)
+        ->type_name(placeholder)
+        ->group(group)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // reject_extras() refuses repeats
+}
+
+RunCommand::RunCommand(CLI::App& app) {
+    sub_ = app.add_subcommand("run", "run MD on a generated system or a GROMACS box and print the RunReport");
+    sub_->allow_extras();  // reject_extras() names the first unknown flag in one line
+    sub_->set_help_flag("-h,--help", "print the run's flags");
+    for (const FlagSpec& f : kRunFlags)
+        if (std::string_view(f.group) != "Output") add(f.name, f.placeholder, f.help, f.group);
+    for (const TunableInfo& t : tunables())
+        add(std::string(t.flag.substr(2)), std::string(t.placeholder),
+            std::string(t.help) + " (default: " + std::string(t.default_doc) + ")", "Tunables");
+    for (const FlagSpec& f : kRunFlags)
+        if (std::string_view(f.group) == "Output") add(f.name, f.placeholder, f.help, f.group);
+}
+
+std::optional<std::string> RunCommand::text(const std::string& name) const {
+    if (!has(name)) return std::nullopt;
+    return text_.at(name);
+}
+
+std::optional<long> RunCommand::integer(const std::string& name, long min, long max) const {
+    const auto t = text(name);
+    if (!t) return std::nullopt;
+    long v = 0;
+    const auto [p, ec] = std::from_chars(t->data(), t->data() + t->size(), v);
+    if (t->empty() || ec != std::errc{} || p != t->data() + t->size())
+        throw UsageError("--" + name + ": '" + *t + "' is not an integer");
+    if (v < min || v > max)
+        throw UsageError("--" + name + ": " + *t + " is out of range [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+    return v;
+}
+
+std::optional<double> RunCommand::real(const std::string& name, double min, double max, bool min_inclusive) const {
+    const auto t = text(name);
+    if (!t) return std::nullopt;
+    char* end = nullptr;
+    const double v = std::strtod(t->c_str(), &end);
+    if (t->empty() || end != t->c_str() + t->size() || !std::isfinite(v))
+        throw UsageError("--" + name + ": '" + *t + "' is not a number");
+    if ((min_inclusive ? v < min : !(v > min)) || v > max)
+        throw UsageError("--" + name + ": " + *t + " must be " + (min_inclusive ? "at least " : "above ") + shown(min) +
+                         " and at most " + shown(max));
+    return v;
+}
+
+void RunCommand::reject_extras() const {
+    for (const auto& [flag, value] : text_)
+        if (sub_->count("--" + flag) > 1) throw UsageError("--" + flag + " given twice");
+    for (const std::string& extra : sub_->remaining()) {
+        if (extra.rfind("--", 0) == 0) throw UsageError("unknown flag " + extra.substr(0, extra.find('=')));
+        throw UsageError("unexpected argument '" + extra + "'");
+    }
+}
+
+RunConfig RunCommand::run_config() const {
+    RunConfig config;
+    for (const TunableInfo& t : tunables())
+        if (const auto value = text(std::string(t.flag.substr(2)))) {
+            try {
+                set_tunable(config, t.id, parse_tunable(t.id, *value));
+            } catch (const TunableError& e) {
+                throw UsageError(e.what());
+            }
+        }
+    return config;
+}
+
+RunControl RunCommand::run_control() const {
+    RunControl control;
+    if (const auto v = integer("steps", 0, 1'000'000'000)) control.steps = *v;
+    if (const auto v = integer("warmup", 0, 1'000'000'000)) control.warmup = *v;
+    if (const auto v = integer("nstcalcenergy", 1, 1'000'000)) control.nstcalcenergy = static_cast<int>(*v);
+    if (const auto v = real("tau-t", 0.0, 1e6)) control.tau_t = *v;
+    if (const auto t = text("thermostat")) {
+        if (*t == "none") control.thermostat = Thermostat::None;
+        else if (*t == "v-rescale") control.thermostat = Thermostat::VRescale;
+        else throw UsageError("--thermostat: unknown thermostat '" + *t + "' (none, v-rescale)");
+    }
+    if (const auto v = integer("seed", 0, std::numeric_limits<long>::max())) control.seed = *v;
+    return control;
+}
+
+System RunCommand::build_lj_system(SystemKind kind) const {
+    LjFluidSpec spec = lj_spec_of(kind);
+    if (const auto seed = integer("seed", 0, std::numeric_limits<long>::max())) spec.seed = *seed;
+    if (const auto t = real("temperature", 0.0, 1e5, true)) spec.temperature = *t;
+    if (const auto dt = real("dt", 0.0, 1.0)) spec.dt = *dt;
+    if (const auto rc = real("rc", 0.0, 1e3)) spec.rc = *rc;
+    if (const auto d = real("density", 0.0, 1e3)) {
+        const double number_density = *d / units::kAmuPerNm3ToGPerCm3 / spec.mass;
+        spec.reduced_density = number_density * spec.sigma * spec.sigma * spec.sigma;
+    }
+    if (has("natoms") && has("box")) throw UsageError("--natoms and --box exclude each other");
+    if (const auto n = integer("natoms", 1, 100'000'000)) spec.natoms = *n;
+    if (const auto L = real("box", 0.0, 1e4)) {
+        spec.natoms.reset();
+        spec.box_length = *L;
+    }
+    return make_lj_fluid(spec, std::string(to_string(kind)).c_str());
+}
+
+System RunCommand::build_water_system(SystemKind kind) const {
+    WaterSpec spec = water_spec_of(kind);
+    if (const auto n = integer("nwater", 1, 10'000'000)) spec.nwater = *n;
+    if (const auto c = real("nacl", 0.0, 10.0, true)) {
+        if (kind != SystemKind::WaterIons) throw UsageError("--nacl needs --system water-ions");
+        spec.nacl_molar = *c;
+    }
+    if (const auto seed = integer("seed", 0, std::numeric_limits<long>::max())) spec.seed = *seed;
+    if (const auto t = real("temperature", 0.0, 1e5)) spec.temperature = *t;
+    if (const auto dt = real("dt", 0.0, 0.01)) spec.dt = *dt;
+    if (const auto rc = real("rc", 0.0, 1e3)) spec.rc = *rc;
+    if (const auto d = real("density", 0.0, 10.0)) spec.density = *d;
+    if (const auto t = text("threads")) spec.threads = static_cast<int>(std::get<long>(parse_tunable(Tunable::Threads, *t)));
+    return make_water_system(spec);
+}
+
+System RunCommand::build_file_system() const {
+    System sys = read_gromacs_system(*text("gro"), *text("top"));
+    sys.rc = 1.0;
+    sys.dt = 0.002;
+    sys.temperature = 300.0;
+    if (const auto t = real("temperature", 0.0, 1e5)) sys.temperature = *t;
+    if (const auto dt = real("dt", 0.0, 0.01)) sys.dt = *dt;
+    if (const auto rc = real("rc", 0.0, 1e3)) sys.rc = *rc;
+    return sys;
+}
+
+System RunCommand::build_system() const {
+    if (has("gro") != has("top")) throw UsageError("--gro and --top must be given together");
+    const bool from_files = has("gro");
+    if (from_files && has("system")) throw UsageError("--system and --gro/--top exclude each other");
+    std::optional<SystemKind> kind = SystemKind::LammpsLj;
+    if (const auto name = text("system")) {
+        kind = parse_system_kind(*name);
+        if (!kind) throw UsageError("--system: unknown system '" + *name + "' (" + system_kind_names() + ")");
+    }
+    const bool water = !from_files && is_water(*kind);
+    const bool lj = !from_files && !water;
+    for (const char* flag : {"natoms", "box"})
+        if (has(flag) && !lj) throw UsageError(std::string("--") + flag + " applies to LJ systems only");
+    for (const char* flag : {"nwater", "nacl"})
+        if (has(flag) && !water) throw UsageError(std::string("--") + flag + " applies to water systems only");
+    System sys = from_files ? build_file_system() : lj ? build_lj_system(*kind) : build_water_system(*kind);
+    if (const auto tol = real("drift-tolerance", 0.0, 1e6)) sys.drift_tolerance = *tol;
+    if (const auto rtol = real("ewald-rtol", 0.0, 0.1)) sys.ewald_rtol = *rtol;
+    return sys;
+}
+
+void RunCommand::check_output_paths() const {
+    if (const auto json = text("json"); json && *json != "-") check_writable("json", *json);
+    for (const char* flag : {"out-gro", "dump-forces"})
+        if (const auto path = text(flag)) check_writable(flag, *path);
+}
+
+void RunCommand::write_report(const RunReport& report) const {
+    const auto json_target = text("json");
+    if (json_target && *json_target == "-") {
+        std::cout << run_report_to_json(report) << "\n";
+        return;
+    }
+    std::cout << run_report_to_text(report);
+    if (json_target) {
+        std::ofstream out(*json_target);
+        if (!out) throw std::runtime_error("--json: cannot write '" + *json_target + "'");
+        out << run_report_to_json(report) << "\n";
+    }
+}
+
+int RunCommand::execute() {
+    reject_extras();
+    const RunConfig config = run_config();
+    const RunControl control = run_control();
+    inject_test_fault(config);
+    System sys;
+    try {
+        sys = build_system();
+        resolve_config(sys, config, control);  // reject bad input before running
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    } catch (const InputError& e) {
+        throw UsageError(e.what());
+    }
+    check_output_paths();
+    if (const auto path = text("dump-forces")) {
+        // Step-0 forces of the start configuration, in input order.
+        write_forces(*path, compute_forces(sys, config).forces);
+    }
+    try {
+        const RunReport report = run(sys, config, control);
+        if (const auto path = text("out-gro")) write_gro(*path, sys, "mdcore final state");
+        write_report(report);
+        return 0;
+    } catch (const RunFailed& failure) {
+        // The report of a failed run still goes out (status "failed", failed_step), then exit 1.
+        write_report(failure.report());
+        std::cerr << "mdcore: error: " << failure.what() << "\n";
+        return 1;
+    }
+}
+
+}  // namespace mdcore::run_cli

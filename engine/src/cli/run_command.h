@@ -1,0 +1,50 @@
+#pragma once
+// `mdcore run`: its options on CLI11 (the tunables registered from the engine's
+// table), the system, config and control they describe, and the run itself.
+#include <CLI/CLI.hpp>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "mdcore/engine.h"
+#include "mdcore/generators.h"
+#include "mdcore/tunables.h"
+
+namespace mdcore::run_cli {
+
+// Bad input: one line naming the flag and the problem; exit 2.
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+class RunCommand {
+public:
+    explicit RunCommand(CLI::App& app);  // adds the `run` subcommand to app
+    bool chosen() const { return sub_->parsed(); }
+    // After app.parse(): runs and reports; returns the exit code (0 ok, 1 the run
+    // failed). Throws UsageError for bad input, before anything runs.
+    int execute();
+
+private:
+    void add(const std::string& flag, const std::string& placeholder, const std::string& help, const char* group);
+    bool has(const std::string& name) const { return sub_->count("--" + name) > 0; }
+    std::optional<std::string> text(const std::string& name) const;
+    std::optional<long> integer(const std::string& name, long min, long max) const;
+    // Within (min, max], or [min, max] when min_inclusive.
+    std::optional<double> real(const std::string& name, double min, double max, bool min_inclusive = false) const;
+    void reject_extras() const;
+    RunConfig run_config() const;
+    RunControl run_control() const;
+    System build_system() const;
+    System build_lj_system(SystemKind kind) const;
+    System build_water_system(SystemKind kind) const;
+    System build_file_system() const;
+    void check_output_paths() const;
+    void write_report(const RunReport& report) const;
+
+    CLI::App* sub_ = nullptr;
+    std::map<std::string, std::string> text_;  // flag name without -- -> value as typed
+};
+
+}  // namespace mdcore::run_cli

@@ -1,0 +1,90 @@
+// The one feasibility check: machine limits, then mdcore's own resolve_config on
+// a stand-in of the system; the tuner's parameters are the engine's tunables.
+#include <gtest/gtest.h>
+
+#include "mdtune/feasibility.h"
+#include "mdtune/space.h"
+
+namespace mdtune {
+namespace {
+
+HardwareCaps caps(int cores = 4) { return HardwareCaps{cores, false, {"none", "avx2"}}; }
+
+Config config(std::initializer_list<std::pair<Param, ParamValue>> values) {
+    Config c;
+    for (const auto& [p, v] : values) c.set(p, v);
+    return c;
+}
+
+TEST(Feasibility, MachineLimitsComeFirst) {
+    const SystemDescriptor lj{"lj", 4000, 1};
+    EXPECT_EQ(infeasible_reason(lj, config({{Param::Threads, 5L}}), caps()), "threads = 5 exceeds the 4 hardware threads");
+    EXPECT_EQ(infeasible_reason(lj, config({{Param::Simd, std::string("avx512")}}), caps()),
+              "simd = avx512 is not available on this machine");
+    EXPECT_EQ(infeasible_reason(lj, config({{Param::Simd, std::string("avx2")}, {Param::Threads, 4L}}), caps()), "");
+}
+
+// mdcore's refusals reach sweeps unchanged: here the PME accuracy target, which
+// the tuner never modelled before.
+TEST(Feasibility, MdcoresOwnChecksOnTheStandIn) {
+    const SystemDescriptor water{"water", 3000, 1};
+    EXPECT_EQ(infeasible_reason(water, Config{}, caps()), "");
+    const std::string coarse = infeasible_reason(water, config({{Param::PmeGrid, std::string("12x12x12")}}), caps());
+    EXPECT_NE(coarse.find("breaks the accuracy target"), std::string::npos) << coarse;
+    EXPECT_NE(infeasible_reason(water, config({{Param::PmeGrid, std::string("6x6x6")}}), caps()).find("below 2 x pme-order"),
+              std::string::npos);
+    EXPECT_EQ(infeasible_reason({"lj", 4000, 1}, config({{Param::PmeGrid, std::string("6x6x6")}}), caps()), "")
+        << "no mesh without charges";
+    EXPECT_NE(infeasible_reason({"gas", 4000, 1}, Config{}, caps()).find("unknown system 'gas'"), std::string::npos);
+}
+
+// nstprune >= nstlist means no pruning in mdcore; the tuner agrees.
+TEST(Feasibility, PruningOffIsFeasibleAndResolvesToNoPruning) {
+    const SystemDescriptor lj{"lj", 4000, 1};
+    const Config c = config({{Param::Nstlist, 10L}, {Param::Nstprune, 20L}});
+    EXPECT_EQ(infeasible_reason(lj, c, caps()), "");
+    const mdcore::EffectiveConfig eff = resolve_on_stand_in(lj, c, mdcore::SimdLevel::Avx2, 2);
+    EXPECT_EQ(eff.nstprune, eff.nstlist);
+    EXPECT_DOUBLE_EQ(eff.rlist_inner, eff.rlist);
+    EXPECT_EQ(eff.threads, 2);
+}
+
+// The default shape follows the target machine's SIMD level, not this CPU's.
+TEST(Feasibility, DefaultShapeOfTheTarget) {
+    const SystemDescriptor lj{"lj", 4000, 1};
+    EXPECT_EQ(resolve_on_stand_in(lj, Config{}, mdcore::SimdLevel::Avx512, 1).cluster, mdcore::ClusterShape::k8x4);
+    EXPECT_EQ(resolve_on_stand_in(lj, Config{}, mdcore::SimdLevel::Avx2, 1).cluster, mdcore::ClusterShape::k4x4);
+    EXPECT_EQ(resolve_on_stand_in(lj, config({{Param::Simd, std::string("avx2")}}), mdcore::SimdLevel::Avx512, 1).cluster,
+              mdcore::ClusterShape::k4x4);
+}
+
+// Config -> RunConfig goes through the table, values checked by mdcore's rules.
+TEST(Params, ConfigMapsThroughTheTable) {
+    const Config c = Config::from_canonical("cluster=4x8;nstlist=40;pme_scale=1.2;simd=avx2;pme_grid=32x32x48");
+    const mdcore::RunConfig rc = c.run_config();
+    EXPECT_EQ(rc.cluster, mdcore::ClusterShape::k4x8);
+    EXPECT_EQ(rc.nstlist, 40);
+    EXPECT_DOUBLE_EQ(rc.pme_scale, 1.2);
+    EXPECT_EQ(rc.simd, mdcore::SimdLevel::Avx2);
+    EXPECT_EQ(*rc.pme_grid, (std::array<int, 3>{32, 32, 48}));
+    EXPECT_EQ(c.canonical(), "cluster=4x8;nstlist=40;pme_scale=1.2;simd=avx2;pme_grid=32x32x48");
+    EXPECT_EQ(c.mdcore_args(), (std::vector<std::string>{"--cluster", "4x8", "--nstlist", "40", "--pme-scale", "1.2",
+                                                         "--simd", "avx2", "--pme-grid", "32x32x48"}));
+    EXPECT_THROW(Config::from_canonical("nstlist=ten"), std::invalid_argument);
+    EXPECT_THROW(Config::from_canonical("cluster=2x2").run_config(), mdcore::TunableError);
+    EXPECT_THROW(config({{Param::PmeOrder, 9L}}).run_config(), mdcore::TunableError);
+    EXPECT_EQ(all_params().size(), mdcore::tunables().size());
+    EXPECT_EQ(param_by_name("pme_grid"), mdcore::Tunable::PmeGrid);
+}
+
+TEST(Params, SpaceAcceptsEveryTunableIncludingTheGrid) {
+    const SearchSpace s = parse_space(
+        "[system]\nkind = \"water\"\nnatoms = 3000\n[space]\npme_grid = [\"28x28x28\", \"32x32x32\"]\n", "grid.toml");
+    ASSERT_EQ(s.configs().size(), 2u);
+    EXPECT_EQ(s.configs()[1].canonical(), "pme_grid=32x32x32");
+    EXPECT_THROW(parse_space("[system]\nkind = \"water\"\nnatoms = 3000\n[space]\npme_grid = \"32x32\"\n", "g.toml"),
+                 SpaceError);
+}
+
+}  // namespace
+}  // namespace mdtune
