@@ -194,7 +194,6 @@ EffectiveConfig resolve_config(const System& system, const RunConfig& config, co
             if (eff.pme_grid[d] < 2 * eff.pme_order)
                 throw std::invalid_argument("--pme-grid dimension " + std::to_string(eff.pme_grid[d]) +
                                             " is below 2 x pme-order");
-        require_pme_accuracy(system, config, eff);
     }
     eff.constraints = static_cast<int>(system.settles.size());
     const VerletBufferParams params = verlet_buffer_params(system, eff.cluster, eff.rc, eff.ewald_beta);
@@ -211,6 +210,9 @@ EffectiveConfig resolve_config(const System& system, const RunConfig& config, co
     eff.rlist_inner = eff.nstprune < eff.nstlist ? std::min(eff.rlist, estimate_rlist(params, eff.nstprune - 1))
                                                  : eff.rlist;
     require_memory(estimate_run_memory(system, eff), "this run (" + std::to_string(system.natoms()) + " atoms)");
+    // After the memory check: the estimate sums over the grid, so an absurd grid is
+    // refused for its size before anything iterates over it.
+    if (eff.pme) require_pme_accuracy(system, config, eff);
     return eff;
 }
 
