@@ -60,7 +60,9 @@ struct PmeInput {
     std::vector<float> fx, fy, fz;
 };
 
-void bm_pme(benchmark::State& state, long natoms, int order, int threads, Stage stage) {
+// reference: Pme's default spread/gather path; false: the SIMD-spline slab path
+// (thread-local bands, Pme::use_reference_path(false)), registered as "...Slab".
+void bm_pme(benchmark::State& state, long natoms, int order, int threads, Stage stage, bool reference = true) {
     try {
         const mdcore::System& sys = mdbench::water_box(natoms);
         PmeInput in;
@@ -76,6 +78,7 @@ void bm_pme(benchmark::State& state, long natoms, int order, int threads, Stage 
         in.fz.assign(n, 0.0f);
         const mdcore::PmeGrid grid = mdcore::pme_grid_for_spacing(sys.box, 0.12, order);
         mdcore::Pme pme(sys.box, grid, order, mdcore::ewald_beta(sys.rc, sys.ewald_rtol), sys.epsilon_r, threads);
+        pme.use_reference_path(reference);
         auto call = [&] {
             return pme.compute(n, in.x.data(), in.y.data(), in.z.data(), in.q.data(), in.fx.data(), in.fy.data(),
                                in.fz.data());
@@ -128,6 +131,13 @@ void register_all() {
                                          std::to_string(threads);
                 benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& st) {
                     bm_pme(st, n, 4, threads, s);
+                })->UseManualTime()->Iterations(iterations)->Unit(benchmark::kMicrosecond);
+            }
+            for (Stage s : {Stage::Spread, Stage::Gather}) {
+                const std::string name = std::string(stage_family(s)) + "Slab/water/" + std::to_string(n) +
+                                         "/threads:" + std::to_string(threads);
+                benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& st) {
+                    bm_pme(st, n, 4, threads, s, false);
                 })->UseManualTime()->Iterations(iterations)->Unit(benchmark::kMicrosecond);
             }
         }
