@@ -67,11 +67,13 @@ TEST_F(MpiCli, RulesFromTheDatabaseParseBackAndShowExplains) {
 TEST_F(MpiCli, BadInputIsAUsageError) {
     const Result none = run("mpi");
     EXPECT_EQ(none.exit_code, 2);
-    EXPECT_NE(none.output.find("mdtune mpi <command>"), std::string::npos);
-    EXPECT_EQ(run("mpi frobnicate").exit_code, 2);
+    EXPECT_EQ(none.output, "mdtune: error: mpi needs a subcommand (see `mdtune mpi --help`)\n");
+    const Result unknown = run("mpi frobnicate");
+    EXPECT_EQ(unknown.exit_code, 2);
+    EXPECT_EQ(unknown.output, "mdtune: error: unknown mpi subcommand 'frobnicate' (see `mdtune mpi --help`)\n");
     const Result no_out = run("mpi rules --db " + path("x.db"));
     EXPECT_EQ(no_out.exit_code, 2);
-    EXPECT_NE(no_out.output.find("needs --out"), std::string::npos) << no_out.output;
+    EXPECT_EQ(no_out.output, "mdtune: error: mpi rules needs --out FILE (see `mdtune mpi rules --help`)\n");
     const Result missing = run("mpi rules --out " + path("r.conf") + " --db " + path("missing.db"));
     EXPECT_EQ(missing.exit_code, 2);
     EXPECT_NE(missing.output.find("no database at"), std::string::npos) << missing.output;
@@ -86,7 +88,15 @@ TEST_F(MpiCli, BadInputIsAUsageError) {
     EXPECT_NE(coll.output.find("unknown collective 'scan'"), std::string::npos) << coll.output;
     const Result np = run("mpi sweep --np 2 zero --db " + path("s.db"));
     EXPECT_EQ(np.exit_code, 2);
-    EXPECT_NE(np.output.find("--np: 'zero' is not an integer"), std::string::npos) << np.output;
+    EXPECT_EQ(np.output, "mdtune: error: --np: 'zero' is not an integer (see `mdtune mpi sweep --help`)\n");
+    const Result ppn = run("mpi sweep --ppn 0 --db " + path("s.db"));
+    EXPECT_EQ(ppn.exit_code, 2);
+    EXPECT_EQ(ppn.output, "mdtune: error: --ppn: 0 is out of range [1, 100000] (see `mdtune mpi sweep --help`)\n");
+    const Result out_dir = run("mpi rules --out " + path("no/such/r.conf") + " --db " + path("x.db"));
+    EXPECT_EQ(out_dir.exit_code, 2);
+    EXPECT_NE(out_dir.output.find("--out: folder "), std::string::npos) << out_dir.output;
+    EXPECT_NE(out_dir.output.find(" does not exist (see `mdtune mpi rules --help`)"), std::string::npos)
+        << out_dir.output;
     const Result sizes = run("mpi sweep --sizes 8-4X --db " + path("s.db"));
     EXPECT_EQ(sizes.exit_code, 2);
     EXPECT_NE(sizes.output.find("--sizes"), std::string::npos) << sizes.output;
