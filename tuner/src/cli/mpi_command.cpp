@@ -337,7 +337,7 @@ int rules(const CLI::App& cmd) {
     r.out = *opts.text("out");
     check_output_file("--out", r.out);
     const std::string db = opts.text("db").value_or("mdtune.db");
-    if (access(db.c_str(), F_OK) != 0) throw InputError("--db: no database at '" + db + "' (run `mdtune mpi sweep` first)");
+    if (access(db.c_str(), F_OK) != 0) throw InputError("--db: no database at '" + db + "'; run `mdtune mpi sweep` first");
     r.collectives = collectives_opt(cmd);
     r.hardware = opts.text("hardware").value_or("this");
     r.cv_group = opts.text("cv").value_or("layout") == "size" ? mpi::CvGroup::Size : mpi::CvGroup::Layout;
