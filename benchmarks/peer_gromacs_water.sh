@@ -5,7 +5,7 @@
 # alike. Prints per task the median ms/step of each engine (GROMACS' cycle accounting, mdcore's
 # report timings) and the ratio, then ns/day.
 #
-# Usage: benchmarks/peer_gromacs_water.sh            (from any directory)
+# Usage: benchmarks/peer_gromacs_water.sh [--help]   (from any directory; settings are environment variables)
 # Environment:
 #   GMX=/path/to/gmx    the GROMACS to compare with; default: `gmx` on PATH, else the AVX-512 build
 #                       in ../shared/tools unpacked into /tmp/gmx (where that file exists)
@@ -20,8 +20,10 @@
 # stops with "compiled to use the rdtscp CPU instruction" where the VM hides rdtscp), only mdcore
 # runs and its table is printed beside GROMACS 2024.6 AVX-512's figures measured on this machine
 # type (benchmarks/data/water-24k/README.md), marked as such.
-# Exit status: 0 ok; 1 a run failed.
+# Exit status: 0 ok; 1 a run failed; 2 an unknown argument.
 set -euo pipefail
+source "$(dirname "$0")/peer_args.sh"
+peer_script_args "$0" "$@"
 cd "$(dirname "$0")/.."
 
 REPEATS=${REPEATS:-2}

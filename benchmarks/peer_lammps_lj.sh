@@ -7,7 +7,7 @@
 # timesteps/s of each engine, the ratio mdcore/LAMMPS and mdcore's energy drift
 # (checked against its config.drift_tolerance).
 #
-# Usage: benchmarks/peer_lammps_lj.sh            (from any directory)
+# Usage: benchmarks/peer_lammps_lj.sh [--help]   (from any directory; settings are environment variables)
 # Environment:
 #   REPEATS=3          repetitions of the interleaved sequence (median reported)
 #   MDCORE_ARGS=""     extra flags for mdcore run, e.g. "--cluster 4x4 --simd avx2"
@@ -15,13 +15,15 @@
 #   MPIRUN_ARGS="--bind-to none"   flags for mpirun (default leaves ranks unpinned, like
 #                      mdcore's OpenMP threads; set MPIRUN_ARGS="" for Open MPI's binding)
 #   KEEP_TMP=1         keep the run directory (inputs, logs, JSON reports)
-# Exit status: 0 ok; 1 a run failed or mdcore's drift exceeded its tolerance.
+# Exit status: 0 ok; 1 a run failed or mdcore's drift exceeded its tolerance; 2 an unknown argument.
 #
 # Notes on what is compared: LAMMPS' "Loop time" covers all 1000 steps (double
 # precision, neighbor lists every 20 steps with a 0.3 sigma skin); mdcore's
 # ms_per_step covers steps 100..999 (--warmup 100; mixed precision, nstlist 10 with a
 # Verlet-buffer rlist and dynamic pruning). Both use the same state and time step.
 set -euo pipefail
+source "$(dirname "$0")/peer_args.sh"
+peer_script_args "$0" "$@"
 cd "$(dirname "$0")/.."
 
 REPEATS=${REPEATS:-3}

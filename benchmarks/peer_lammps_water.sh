@@ -14,7 +14,7 @@
 # velocities) into a LAMMPS data file (units real, atom_style full, bonds + angle held
 # rigid by fix shake).
 #
-# Usage: benchmarks/peer_lammps_water.sh            (from any directory)
+# Usage: benchmarks/peer_lammps_water.sh [--help]   (from any directory; settings are environment variables)
 # Environment:
 #   REPEATS=2          repetitions of the interleaved sequence (median reported)
 #   SIZES="1000 8000"  box sizes in water molecules
@@ -25,7 +25,7 @@
 #   FORCE_CHECK=1      compare both engines' step-0 forces on the smallest box with a
 #                      LAMMPS Ewald sum at 1e-10 (a few seconds; FORCE_CHECK=0 skips it)
 #   KEEP_TMP=1         keep the run directory (boxes, inputs, logs, JSON reports)
-# Exit status: 0 ok; 1 a run failed or mdcore's drift exceeded its tolerance.
+# Exit status: 0 ok; 1 a run failed or mdcore's drift exceeded its tolerance; 2 an unknown argument.
 #
 # Notes on what is compared: both engines start from the same positions and
 # velocities, with the same potential (SPC/E, LJ cut and shifted at 1.0 nm, Ewald
@@ -40,6 +40,8 @@
 # ms_per_step covers steps 100..999 (--warmup 100; mixed precision, Verlet-buffer
 # rlist and dynamic pruning).
 set -euo pipefail
+source "$(dirname "$0")/peer_args.sh"
+peer_script_args "$0" "$@"
 cd "$(dirname "$0")/.."
 
 REPEATS=${REPEATS:-2}

@@ -24,8 +24,7 @@ void add_model_commands(CLI::App& app, int& exit_code);  // fit, predict, compar
 void add_tune_command(CLI::App& app, int& exit_code);    // tune_command.cpp
 void add_bench_command(CLI::App& app, int& exit_code);   // performance regression: bench_command.cpp
 
-// MPI collective tuning (mpi_command.cpp): still its own parser, given the words after `mpi`.
-int mpi_command(const Args& args);
+void add_mpi_command(CLI::App& app, int& exit_code);    // MPI collective tuning: mpi_command.cpp
 
 // The mdcore executable next to this one, or "mdcore" on PATH.
 std::string default_mdcore_path();

@@ -10,7 +10,6 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "mdcore/cli_args.h"
 #include "mdcore/engine.h"
 #include "mdtune/input_error.h"
 #include "mdtune/space.h"
@@ -105,11 +104,7 @@ void add_commands(CLI::App& app, int& exit_code, const Args& after_double_dash) 
     mdtune::cli::add_model_commands(app, exit_code);
     mdtune::cli::add_tune_command(app, exit_code);
     mdtune::cli::add_bench_command(app, exit_code);
-    // mpi keeps its own parser (and its own --help) for now: every word after `mpi` is its.
-    CLI::App* mpi = app.add_subcommand("mpi", "MPI collective tuning: sweep, rules, show, evaluate (mdtune mpi --help)");
-    mpi->prefix_command();
-    mpi->set_help_flag();
-    mpi->callback([mpi, &exit_code] { exit_code = mdtune::cli::mpi_command(mpi->remaining()); });
+    mdtune::cli::add_mpi_command(app, exit_code);
 }
 
 }  // namespace
@@ -132,8 +127,6 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         return usage_error(plain_message(e, app, args), command_path(app));
     } catch (const mdtune::InputError& e) {
-        return usage_error(e.what(), command_path(app));
-    } catch (const mdcore::cli::UsageError& e) {  // mdtune mpi's parser
         return usage_error(e.what(), command_path(app));
     } catch (const mdtune::SpaceError& e) {
         std::cerr << "mdtune: error: " << e.what() << "\n";

@@ -1,19 +1,21 @@
 // `mdtune mpi`: benchmark Open MPI's collective algorithms, learn the best one
 // per (nodes, ranks per node, message size), write and check a rules file. The
-// work is in tuner/mpi (mdtune/mpi/commands.h, sweep.h); this file parses flags
-// (parse_*_args) and prints results (print_*), kept apart.
+// work is in tuner/mpi (mdtune/mpi/commands.h, sweep.h); this file registers the
+// CLI11 subcommands (add_*), turns their flags into requests and prints results
+// (print_*), kept apart.
 #include <unistd.h>
 
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <optional>
-#include <set>
 #include <sstream>
 
+#include "cli/cli_options.h"
 #include "cli/commands.h"
-#include "mdcore/cli_args.h"
 #include "mdtune/hardware.h"
 #include "mdtune/models/mpi_catalog.h"
 #include "mdtune/models/mpi_selection.h"
@@ -25,99 +27,94 @@
 
 namespace mdtune::cli {
 
-using mdcore::cli::UsageError;
 namespace mpi = mdtune::mpi;
 
 namespace {
 
-constexpr const char* kMpiUsage =
-    "usage: mdtune mpi <command> [options]\n"
-    "  sweep    [--np N...] [--hostfile F] [--ppn P] [--sizes 8-4M|8,64K,...] [--collectives a,b] [--db F]\n"
-    "           [--quick] [--segsizes 0,65536] [--launcher auto|mpirun|srun] [--timeout S] [--remeasure]\n"
-    "           [--binary PATH] [--mca NAME=VALUE,...] [--rounds R]\n"
-    "           one launch per (ranks, collective, algorithm); rows go to the database, finished ones are reused;\n"
-    "           --rounds R measures everything R times and keeps the fastest (for machines with background load)\n"
-    "  rules    --out rules.conf [--collectives allreduce,alltoall,bcast,allgather] [--db F] [--hardware ID]\n"
-    "           [--comm-sizes 2-8|2,4,8] [--ppn P] [--features spline|poly] [--ridge X] [--prefer-default X]\n"
-    "           [--cv layout|size] [--no-guard]\n"
-    "           fits the model, reports held-out regret, writes an Open MPI 4.1 rules file; a collective whose\n"
-    "           model does not beat Open MPI's default on held-out sizes gets no rules (unless --no-guard)\n"
-    "  show     [--db F] [--hardware ID] [--collectives ...] [--np N] [--rules F] [--features ...] [--ridge X]\n"
-    "           [--prefer-default X] [--worst K]\n"
-    "           per collective and size: measured best, predicted best, Open MPI's default, speed-ups\n"
-    "  evaluate --rules rules.conf [--np N...] [--collectives ...] [--sizes ...] [--rounds R] [--quick] [--db F]\n"
-    "           [--launcher ...] [--hostfile F] [--ppn P] [--timeout S] [--binary PATH]\n"
-    "           measures the rules file against Open MPI's defaults (alternating runs)\n";
+// ---- flags ------------------------------------------------------------------
 
+// A list flag: "--np 2 4 8", "--np 2,4,8" and "--np 2-8" all work.
+CLI::Option* add_list(CLI::App& cmd, const std::string& name, const std::string& help) {
+    return cmd.add_option(name, help)->type_name("LIST")->expected(1, 1 << 20);
+}
 
-// "--np 2 4 8" and "--np 2,4,8" both work: words after a list flag are joined.
-Args join_list_flags(const Args& args, const std::set<std::string>& list_flags) {
-    Args out;
-    for (std::size_t k = 0; k < args.size(); ++k) {
-        out.push_back(args[k]);
-        const std::string& a = args[k];
-        if (a.rfind("--", 0) != 0 || a.find('=') != std::string::npos || !list_flags.count(a.substr(2))) continue;
-        std::string joined;
-        while (k + 1 < args.size() && args[k + 1].rfind("--", 0) != 0) {
-            if (!joined.empty()) joined += ",";
-            joined += args[++k];
-        }
-        if (!joined.empty()) out.push_back(joined);
-    }
-    return out;
+// The words given to a list flag, joined by commas; nullopt when absent.
+std::optional<std::string> list_text(const CLI::App& cmd, const std::string& name) {
+    const CLI::Option* o = cmd.get_option_no_throw(name);
+    if (!o || o->count() == 0) return std::nullopt;
+    std::string joined;
+    for (const auto& word : o->results()) joined += (joined.empty() ? "" : ",") + word;
+    return joined;
+}
+
+// --prefer-default: a share in [0, 10] ("0.05" keeps the default within 5%).
+CLI::Validator share_in_0_10() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            char* end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v))
+                return "'" + text + "' is not a number";
+            return v < 0 || v > 10 ? text + " must be at least 0 and at most 10" : "";
+        },
+        "NUMBER in [0, 10]");
 }
 
 std::vector<int> parse_int_list(const std::string& flag, const std::string& text, int lo, int hi) {
-    std::vector<int> out;
-    std::stringstream in(text);
-    for (std::string item; std::getline(in, item, ',');) {
-        if (item.empty()) continue;
-        const auto to_int = [&](const std::string& s) {
-            try {
-                std::size_t used = 0;
-                const long v = std::stol(s, &used);
-                if (used != s.size()) throw std::invalid_argument(s);
-                if (v < lo || v > hi)
-                    throw UsageError("--" + flag + ": " + s + " is out of range [" + std::to_string(lo) + ", " +
-                                     std::to_string(hi) + "]");
-                return static_cast<int>(v);
-            } catch (const UsageError&) {
-                throw;
-            } catch (const std::exception&) {
-                throw UsageError("--" + flag + ": '" + s + "' is not an integer");
-            }
-        };
-        const auto dash = item.find('-', 1);
-        if (dash != std::string::npos) {
-            const int a = to_int(item.substr(0, dash)), b = to_int(item.substr(dash + 1));
-            if (a > b) throw UsageError("--" + flag + ": empty range '" + item + "'");
-            for (int v = a; v <= b; ++v) out.push_back(v);
-        } else {
-            out.push_back(to_int(item));
+    const auto to_int = [&](const std::string& s) {
+        long v = 0;
+        std::size_t used = 0;
+        try {
+            v = std::stol(s, &used);
+        } catch (const std::exception&) {
+            used = 0;
         }
+        if (used == 0 || used != s.size()) throw InputError("--" + flag + ": '" + s + "' is not an integer");
+        if (v < lo || v > hi)
+            throw InputError("--" + flag + ": " + s + " is out of range [" + std::to_string(lo) + ", " +
+                             std::to_string(hi) + "]");
+        return static_cast<int>(v);
+    };
+    std::vector<int> out;
+    for (const std::string& item : split_list(text)) {
+        const auto dash = item.find('-', 1);
+        if (dash == std::string::npos) {
+            out.push_back(to_int(item));
+            continue;
+        }
+        const int a = to_int(item.substr(0, dash)), b = to_int(item.substr(dash + 1));
+        if (a > b) throw InputError("--" + flag + ": empty range '" + item + "'");
+        for (int v = a; v <= b; ++v) out.push_back(v);
     }
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
-    if (out.empty()) throw UsageError("--" + flag + " needs at least one value");
+    if (out.empty()) throw InputError("--" + flag + " needs at least one value");
     return out;
 }
 
-std::vector<mpi::Collective> collectives_opt(const mdcore::cli::ArgMap& opts) {
-    if (!opts.has("collectives")) return mpi::default_collectives();
+std::vector<mpi::Collective> collectives_opt(const CLI::App& cmd) {
+    const auto text = list_text(cmd, "--collectives");
+    if (!text) return mpi::default_collectives();
     try {
-        return mpi::parse_collectives(*opts.text("collectives"));
+        return mpi::parse_collectives(*text);
     } catch (const std::invalid_argument& e) {
-        throw UsageError(std::string("--collectives: ") + e.what());
+        throw InputError(std::string("--collectives: ") + e.what());
     }
 }
 
-std::vector<std::uint64_t> sizes_opt(const mdcore::cli::ArgMap& opts, bool quick) {
-    if (!opts.has("sizes")) return mpi::default_measure(quick).sizes;
+std::vector<std::uint64_t> sizes_opt(const CLI::App& cmd, bool quick) {
+    const auto text = list_text(cmd, "--sizes");
+    if (!text) return mpi::default_measure(quick).sizes;
     try {
-        return mpi::parse_sizes(*opts.text("sizes"));
+        return mpi::parse_sizes(*text);
     } catch (const std::invalid_argument& e) {
-        throw UsageError(std::string("--sizes: ") + e.what());
+        throw InputError(std::string("--sizes: ") + e.what());
     }
+}
+
+std::vector<int> ranks_opt(const CLI::App& cmd, std::vector<int> fallback) {
+    const auto text = list_text(cmd, "--np");
+    return text ? parse_int_list("np", *text, 1, 1 << 20) : fallback;
 }
 
 std::string default_binary() {
@@ -131,25 +128,57 @@ std::string default_binary() {
     return "mpi_collectives";
 }
 
-mpi::LaunchContext launch_opts(const mdcore::cli::ArgMap& opts) {
+void add_launch_flags(CLI::App& cmd) {
+    cmd.add_option("--launcher", "auto (default), mpirun or srun")->type_name("TEXT");
+    cmd.add_option("--hostfile", "Open MPI hostfile")->type_name("FILE");
+    cmd.add_option("--ppn", "Ranks per node (default: from the hostfile or Slurm)")
+        ->type_name("INT")
+        ->check(integer_in(1, 100000));
+    cmd.add_option("--timeout", "Seconds one launch may take (default 300, --quick 120)")
+        ->type_name("SECONDS")
+        ->check(real_in(0, 86400));
+    cmd.add_option("--binary", "The mpi_collectives program (default: next to mdtune)")->type_name("PATH");
+    cmd.add_option("--mca", "Extra Open MPI parameters NAME=VALUE,...")->type_name("TEXT");
+    cmd.add_option("--db", "Database (default mdtune.db)")->type_name("FILE");
+}
+
+mpi::LaunchContext launch_opts(const GivenFlags& opts) {
     try {
         mpi::LaunchContext ctx =
             mpi::detect_launch_context(opts.text("launcher").value_or("auto"), opts.text("hostfile").value_or(""),
-                                       static_cast<int>(opts.integer("ppn", 1, 100000).value_or(0)));
+                                       static_cast<int>(opts.integer("ppn").value_or(0)));
         if (!ctx.hostfile.empty() && access(ctx.hostfile.c_str(), R_OK) != 0)
-            throw UsageError("--hostfile: cannot read '" + ctx.hostfile + "'");
-        if (const auto mca = opts.text("mca")) {
-            std::stringstream in(*mca);
-            for (std::string kv; std::getline(in, kv, ',');) {
-                const auto eq = kv.find('=');
-                if (eq == std::string::npos || eq == 0) throw UsageError("--mca: '" + kv + "' is not NAME=VALUE");
-                ctx.extra_mca.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
-            }
+            throw InputError("--hostfile: cannot read '" + ctx.hostfile + "'");
+        for (const std::string& kv : split_list(opts.text("mca").value_or(""))) {
+            const auto eq = kv.find('=');
+            if (eq == std::string::npos || eq == 0) throw InputError("--mca: '" + kv + "' is not NAME=VALUE");
+            ctx.extra_mca.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
         }
         return ctx;
+    } catch (const InputError&) {
+        throw;
     } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
+        throw InputError(e.what());
     }
+}
+
+void add_fit_flags(CLI::App& cmd) {
+    cmd.add_option("--features", "spline (default) or poly")->type_name("TEXT")->check(word_in({"spline", "poly"}));
+    cmd.add_option("--ridge", "Ridge penalty (default: chosen by cross-validation)")
+        ->type_name("NUMBER")
+        ->check(real_in(0, 1e6));
+    cmd.add_option("--prefer-default", "Keep Open MPI's default within this share of the predicted best")
+        ->type_name("NUMBER")
+        ->check(share_in_0_10());
+    cmd.add_option("--hardware", "Hardware id of the measurements (default: this machine)")->type_name("ID");
+}
+
+mpi::FitOptions fit_opts(const GivenFlags& opts) {
+    mpi::FitOptions fit;
+    fit.ridge = opts.real("ridge").value_or(fit.ridge);  // absent: chosen by cross-validation
+    fit.prefer_default = opts.real("prefer-default").value_or(fit.prefer_default);
+    if (const auto f = opts.text("features")) fit.features = *mpi::parse_feature_set(*f);
+    return fit;
 }
 
 std::string fmt_us(double us) {
@@ -181,50 +210,23 @@ void print_cv(const char* title, const mpi::CvReport& cv) {
     row("all", cv.overall);
 }
 
-mpi::FitOptions fit_opts(const mdcore::cli::ArgMap& opts) {
-    mpi::FitOptions fit;
-    fit.ridge = opts.real("ridge", 0, 1e6).value_or(fit.ridge);  // absent: chosen by cross-validation
-    if (opts.has("prefer-default")) fit.prefer_default = *opts.real("prefer-default", -1e-12, 10);
-    if (const auto f = opts.text("features")) {
-        const auto set = mpi::parse_feature_set(*f);
-        if (!set) throw UsageError("--features: '" + *f + "' (spline, poly)");
-        fit.features = *set;
+
+// Runs a command, turning the library's input errors into mdtune's one-line usage error.
+int guarded(const std::function<int()>& command) {
+    try {
+        return command();
+    } catch (const mpi::RulesError& e) {  // a rules file Open MPI would reject: names its file and line
+        std::fprintf(stderr, "mdtune: error: %s\n", e.what());
+        return 2;
+    } catch (const mpi::InputError& e) {
+        throw InputError(e.what());
     }
-    return fit;
 }
 
 // ---- sweep ------------------------------------------------------------------
 
-int sweep(const Args& args) {
-    const mdcore::cli::ArgMap opts(join_list_flags(args, {"np", "collectives", "sizes", "segsizes"}),
-                                   {{"np", true}, {"hostfile", true}, {"ppn", true}, {"sizes", true},
-                                    {"collectives", true}, {"db", true}, {"quick", false}, {"segsizes", true},
-                                    {"launcher", true}, {"timeout", true}, {"remeasure", false}, {"binary", true},
-                                    {"mca", true}, {"rounds", true}});
-    const bool quick = opts.has("quick");
-    mpi::SweepOptions so;
-    // Default: 2-8 ranks without 5 and 7, which the rules file then predicts.
-    so.ranks = opts.has("np") ? parse_int_list("np", *opts.text("np"), 1, 1 << 20)
-                              : (quick ? std::vector<int>{2, 4, 8} : std::vector<int>{2, 3, 4, 6, 8});
-    so.collectives = collectives_opt(opts);
-    so.measure = mpi::default_measure(quick);
-    so.measure.sizes = sizes_opt(opts, quick);
-    if (opts.has("segsizes")) {
-        so.segsizes.clear();
-        for (int s : parse_int_list("segsizes", *opts.text("segsizes"), 0, 1 << 30)) so.segsizes.push_back(s);
-    }
-    so.timeout_s = opts.real("timeout", 0, 86400).value_or(quick ? 120 : 300);
-    so.remeasure = opts.has("remeasure");
-    so.rounds = static_cast<int>(opts.integer("rounds", 1, 100).value_or(1));
-    so.binary = opts.text("binary").value_or(default_binary());
-    const mpi::LaunchContext ctx = launch_opts(opts);
-
-    const HardwareInfo hw = detect_hardware();
-    Store store(opts.text("db").value_or("mdtune.db"));
-    store.put_hardware(hw.id, hw.to_json());
-    MpiStore ms(store);
-    process::stop_on_signals();
-
+void print_sweep_plan(const mpi::SweepOptions& so, const mpi::LaunchContext& ctx, const Store& store,
+                      const std::string& hw) {
     std::string colls;
     for (auto c : so.collectives) colls += (colls.empty() ? "" : ",") + std::string(mpi::name(c));
     std::string ranks;
@@ -232,21 +234,49 @@ int sweep(const Args& args) {
     std::printf("mdtune mpi sweep: %s ranks, %s, %zu sizes (%s .. %s), %s, db %s, hardware %s\n", ranks.c_str(),
                 colls.c_str(), so.measure.sizes.size(), mpi::format_bytes(so.measure.sizes.front()).c_str(),
                 mpi::format_bytes(so.measure.sizes.back()).c_str(),
-                ctx.kind == mpi::LauncherKind::Srun ? "srun" : "mpirun", store.path().c_str(), hw.id.c_str());
+                ctx.kind == mpi::LauncherKind::Srun ? "srun" : "mpirun", store.path().c_str(), hw.c_str());
     std::fflush(stdout);
-    const mpi::SweepReport rep = mpi::run_sweep(
-        ms, hw.id, ctx, so,
-        [](const mpi::SweepProgress& p) {
-            if (!p.job) {
-                std::printf("%s\n", p.message.c_str());
-            } else {
-                std::printf("[%zu/%zu] %d ranks %-14s %-28s %s\n", p.done, p.planned, p.job->ranks,
-                            std::string(mpi::name(p.job->collective)).c_str(),
-                            mpi::variant_label(p.job->collective, p.job->variant).c_str(), p.message.c_str());
-            }
-            std::fflush(stdout);
-        },
-        process::stop_requested);
+}
+
+void print_sweep_progress(const mpi::SweepProgress& p) {
+    if (!p.job) {
+        std::printf("%s\n", p.message.c_str());
+    } else {
+        std::printf("[%zu/%zu] %d ranks %-14s %-28s %s\n", p.done, p.planned, p.job->ranks,
+                    std::string(mpi::name(p.job->collective)).c_str(),
+                    mpi::variant_label(p.job->collective, p.job->variant).c_str(), p.message.c_str());
+    }
+    std::fflush(stdout);
+}
+
+int sweep(const CLI::App& cmd) {
+    const GivenFlags opts(cmd);
+    const bool quick = opts.has("quick");
+    mpi::SweepOptions so;
+    // Default: 2-8 ranks without 5 and 7, which the rules file then predicts.
+    so.ranks = ranks_opt(cmd, quick ? std::vector<int>{2, 4, 8} : std::vector<int>{2, 3, 4, 6, 8});
+    so.collectives = collectives_opt(cmd);
+    so.measure = mpi::default_measure(quick);
+    so.measure.sizes = sizes_opt(cmd, quick);
+    if (const auto seg = list_text(cmd, "--segsizes")) {
+        so.segsizes.clear();
+        for (int s : parse_int_list("segsizes", *seg, 0, 1 << 30)) so.segsizes.push_back(s);
+    }
+    so.timeout_s = opts.real("timeout").value_or(quick ? 120 : 300);
+    so.remeasure = opts.has("remeasure");
+    so.rounds = static_cast<int>(opts.integer("rounds").value_or(1));
+    so.binary = opts.text("binary").value_or(default_binary());
+    const mpi::LaunchContext ctx = launch_opts(opts);
+    const std::string db = opts.text("db").value_or("mdtune.db");
+    check_output_file("--db", db);
+
+    const HardwareInfo hw = detect_hardware();
+    Store store(db);
+    store.put_hardware(hw.id, hw.to_json());
+    MpiStore ms(store);
+    process::stop_on_signals();
+    print_sweep_plan(so, ctx, store, hw.id);
+    const mpi::SweepReport rep = mpi::run_sweep(ms, hw.id, ctx, so, print_sweep_progress, process::stop_requested);
     if (rep.sweep_id == 0) {
         std::fprintf(stderr, "mdtune: error: no MPI run could start (see above); is %s built and mpirun on PATH?\n",
                      so.binary.c_str());
@@ -259,34 +289,23 @@ int sweep(const Args& args) {
     return rep.interrupted ? 130 : (rep.failed_launches && !rep.launches ? 1 : 0);
 }
 
-// ---- rules ------------------------------------------------------------------
-
-struct RulesArgs {
-    std::string db;
-    mpi::RulesRequest request;
-};
-
-RulesArgs parse_rules_args(const Args& args) {
-    const mdcore::cli::ArgMap opts(join_list_flags(args, {"collectives", "comm-sizes"}),
-                                   {{"out", true}, {"collectives", true}, {"db", true}, {"hardware", true},
-                                    {"comm-sizes", true}, {"ppn", true}, {"ridge", true}, {"cv", true},
-                                    {"features", true}, {"prefer-default", true}, {"no-guard", false}});
-    if (!opts.has("out")) throw UsageError("mpi rules needs --out FILE");
-    const std::string cv_group = opts.text("cv").value_or("layout");
-    if (cv_group != "layout" && cv_group != "size") throw UsageError("--cv: '" + cv_group + "' (layout, size)");
-    RulesArgs a;
-    a.db = opts.text("db").value_or("mdtune.db");
-    mpi::RulesRequest& r = a.request;
-    r.out = *opts.text("out");
-    r.collectives = collectives_opt(opts);
-    r.hardware = opts.text("hardware").value_or("this");
-    r.cv_group = cv_group == "size" ? mpi::CvGroup::Size : mpi::CvGroup::Layout;
-    r.fit = fit_opts(opts);
-    r.guard = !opts.has("no-guard");
-    if (opts.has("comm-sizes")) r.comm_sizes = parse_int_list("comm-sizes", *opts.text("comm-sizes"), 1, 1 << 24);
-    r.ppn = static_cast<int>(opts.integer("ppn", 1, 100000).value_or(0));
-    return a;
+void add_sweep(CLI::App& mpi_cmd, int& exit_code) {
+    CLI::App* cmd = mpi_cmd.add_subcommand(
+        "sweep", "One launch per (ranks, collective, algorithm); rows go to the database, finished ones are reused");
+    add_list(*cmd, "--np", "Rank counts: 2 4 8, 2,4,8 or 2-8 (default 2,3,4,6,8; --quick 2,4,8)");
+    add_list(*cmd, "--sizes", "Message sizes: 8-4M or 8,64K,... (default: the standard set)");
+    add_list(*cmd, "--collectives", "allreduce,alltoall,bcast,allgather (default: all)");
+    add_list(*cmd, "--segsizes", "Segment sizes of the segmented algorithms, bytes (e.g. 0,65536)");
+    add_launch_flags(*cmd);
+    cmd->add_flag("--quick")->description("Fewer ranks, sizes and iterations");
+    cmd->add_flag("--remeasure")->description("Measure again what the database already has");
+    cmd->add_option("--rounds", "Measure everything R times and keep the fastest (for machines with background load)")
+        ->type_name("INT")
+        ->check(integer_in(1, 100));
+    cmd->callback([cmd, &exit_code] { exit_code = guarded([cmd] { return sweep(*cmd); }); });
 }
+
+// ---- rules ------------------------------------------------------------------
 
 void print_note(const mpi::Dataset& d) {
     if (!d.note.empty()) std::fprintf(stderr, "mdtune: note: %s\n", d.note.c_str());
@@ -310,40 +329,50 @@ void print_rules(const mpi::RulesResult& r, const mpi::RulesRequest& request) {
     std::printf("check: mdtune mpi evaluate --rules %s\n", request.out.c_str());
 }
 
-int rules(const Args& args) {
-    const RulesArgs a = parse_rules_args(args);
-    if (access(a.db.c_str(), F_OK) != 0)
-        throw UsageError("--db: no database at '" + a.db + "' (run `mdtune mpi sweep` first)");
-    Store store(a.db);
-    const mpi::RulesResult r = mpi::write_rules(store, detect_hardware(), a.request);
-    print_note(r.data);
-    print_rules(r, a.request);
+
+int rules(const CLI::App& cmd) {
+    const GivenFlags opts(cmd);
+    if (!opts.has("out")) throw InputError("mpi rules needs --out FILE");
+    mpi::RulesRequest r;
+    r.out = *opts.text("out");
+    check_output_file("--out", r.out);
+    const std::string db = opts.text("db").value_or("mdtune.db");
+    if (access(db.c_str(), F_OK) != 0) throw InputError("--db: no database at '" + db + "'; run `mdtune mpi sweep` first");
+    r.collectives = collectives_opt(cmd);
+    r.hardware = opts.text("hardware").value_or("this");
+    r.cv_group = opts.text("cv").value_or("layout") == "size" ? mpi::CvGroup::Size : mpi::CvGroup::Layout;
+    r.fit = fit_opts(opts);
+    r.guard = !opts.has("no-guard");
+    if (const auto sizes = list_text(cmd, "--comm-sizes")) r.comm_sizes = parse_int_list("comm-sizes", *sizes, 1, 1 << 24);
+    r.ppn = static_cast<int>(opts.integer("ppn").value_or(0));
+
+    Store store(db);
+    const mpi::RulesResult result = mpi::write_rules(store, detect_hardware(), r);
+    print_note(result.data);
+    print_rules(result, r);
     return 0;
 }
 
-// ---- show -------------------------------------------------------------------
-
-struct ShowArgs {
-    std::string db;
-    mpi::ShowRequest request;
-};
-
-ShowArgs parse_show_args(const Args& args) {
-    const mdcore::cli::ArgMap opts(join_list_flags(args, {"collectives", "np"}),
-                                   {{"db", true}, {"hardware", true}, {"collectives", true}, {"np", true},
-                                    {"rules", true}, {"ridge", true}, {"features", true}, {"prefer-default", true},
-                                    {"worst", true}});
-    ShowArgs a;
-    a.db = opts.text("db").value_or("mdtune.db");
-    mpi::ShowRequest& r = a.request;
-    r.collectives = collectives_opt(opts);
-    r.hardware = opts.text("hardware").value_or("this");
-    if (opts.has("np")) r.only_ranks = parse_int_list("np", *opts.text("np"), 1, 1 << 20);
-    r.fit = fit_opts(opts);
-    if (opts.has("rules")) r.rules = mpi::read_rules_file(*opts.text("rules"));
-    r.worst = static_cast<std::size_t>(opts.integer("worst", 1, 100000).value_or(0));
-    return a;
+void add_rules(CLI::App& mpi_cmd, int& exit_code) {
+    CLI::App* cmd = mpi_cmd.add_subcommand("rules", "Fit the model, report held-out regret, write an Open MPI 4.1 rules file");
+    cmd->footer("A collective whose model does not beat Open MPI's default on held-out sizes gets no rules\n"
+                "(unless --no-guard).");
+    cmd->add_option("--out", "The rules file to write (required)")->type_name("FILE");
+    add_list(*cmd, "--collectives", "allreduce,alltoall,bcast,allgather (default: all)");
+    cmd->add_option("--db", "Database (default mdtune.db)")->type_name("FILE");
+    add_list(*cmd, "--comm-sizes", "Communicator sizes to write rules for: 2-8 or 2,4,8");
+    cmd->add_option("--ppn", "Ranks per node of the rules (default: as measured)")
+        ->type_name("INT")
+        ->check(integer_in(1, 100000));
+    add_fit_flags(*cmd);
+    cmd->add_option("--cv", "Cross-validation groups: layout (default) or size")
+        ->type_name("TEXT")
+        ->check(word_in({"layout", "size"}));
+    cmd->add_flag("--no-guard")->description("Write rules even where the model does not beat the default on held-out sizes");
+    cmd->callback([cmd, &exit_code] { exit_code = guarded([cmd] { return rules(*cmd); }); });
 }
+
+// ---- show -------------------------------------------------------------------
 
 void print_show_row(const mpi::ShowRow& row, bool with_rules) {
     const mpi::Collective c = row.collective;
@@ -417,13 +446,34 @@ void print_show(const mpi::ShowResult& r, bool with_rules) {
                     mpi::variant_label(p.collective, p.best).c_str(), fmt_us(p.best_us).c_str(), p.regret);
 }
 
-int show(const Args& args) {
-    const ShowArgs a = parse_show_args(args);
-    Store store(a.db, Store::Mode::ReadOnly);
-    const mpi::ShowResult r = mpi::show_selection(store, detect_hardware(), a.request);
-    print_note(r.data);
-    print_show(r, a.request.rules.has_value());
+
+int show(const CLI::App& cmd) {
+    const GivenFlags opts(cmd);
+    mpi::ShowRequest r;
+    r.collectives = collectives_opt(cmd);
+    r.hardware = opts.text("hardware").value_or("this");
+    if (const auto np = list_text(cmd, "--np")) r.only_ranks = parse_int_list("np", *np, 1, 1 << 20);
+    r.fit = fit_opts(opts);
+    if (const auto rules_path = opts.text("rules")) r.rules = mpi::read_rules_file(*rules_path);
+    r.worst = static_cast<std::size_t>(opts.integer("worst").value_or(0));
+
+    Store store(opts.text("db").value_or("mdtune.db"), Store::Mode::ReadOnly);
+    const mpi::ShowResult result = mpi::show_selection(store, detect_hardware(), r);
+    print_note(result.data);
+    print_show(result, r.rules.has_value());
     return 0;
+}
+
+void add_show(CLI::App& mpi_cmd, int& exit_code) {
+    CLI::App* cmd = mpi_cmd.add_subcommand(
+        "show", "Per collective and size: measured best, predicted best, Open MPI's default, speed-ups");
+    cmd->add_option("--db", "Database (default mdtune.db)")->type_name("FILE");
+    add_list(*cmd, "--collectives", "allreduce,alltoall,bcast,allgather (default: all)");
+    add_list(*cmd, "--np", "Only these rank counts");
+    cmd->add_option("--rules", "Also show what this rules file chooses")->type_name("FILE");
+    add_fit_flags(*cmd);
+    cmd->add_option("--worst", "List the K worst held-out points")->type_name("INT")->check(integer_in(1, 100000));
+    cmd->callback([cmd, &exit_code] { exit_code = guarded([cmd] { return show(*cmd); }); });
 }
 
 // ---- evaluate ---------------------------------------------------------------
@@ -433,30 +483,6 @@ struct EvaluateArgs {
     mpi::EvalOptions options;
     mpi::LaunchContext launch;
 };
-
-EvaluateArgs parse_evaluate_args(const Args& args) {
-    const mdcore::cli::ArgMap opts(join_list_flags(args, {"np", "collectives", "sizes"}),
-                                   {{"rules", true}, {"np", true}, {"collectives", true}, {"sizes", true},
-                                    {"rounds", true}, {"quick", false}, {"db", true}, {"launcher", true},
-                                    {"hostfile", true}, {"ppn", true}, {"timeout", true}, {"binary", true},
-                                    {"mca", true}});
-    if (!opts.has("rules")) throw UsageError("mpi evaluate needs --rules FILE");
-    const bool quick = opts.has("quick");
-    EvaluateArgs a;
-    a.rules_path = *opts.text("rules");
-    a.db = opts.text("db").value_or("mdtune.db");
-    mpi::EvalOptions& eo = a.options;
-    eo.ranks = opts.has("np") ? parse_int_list("np", *opts.text("np"), 1, 1 << 20)
-                              : (quick ? std::vector<int>{2, 4, 8} : std::vector<int>{2, 3, 4, 5, 6, 7, 8});
-    eo.collectives = collectives_opt(opts);
-    eo.measure = mpi::default_measure(quick);
-    eo.measure.sizes = sizes_opt(opts, quick);
-    eo.rounds = static_cast<int>(opts.integer("rounds", 1, 100).value_or(2));
-    eo.timeout_s = opts.real("timeout", 0, 86400).value_or(quick ? 120 : 300);
-    eo.binary = opts.text("binary").value_or(default_binary());
-    a.launch = launch_opts(opts);
-    return a;
-}
 
 void print_evaluation(const mpi::EvaluateResult& r, const EvaluateArgs& a, const Store& store) {
     const mpi::EvalReport& rep = r.report;
@@ -479,8 +505,29 @@ void print_evaluation(const mpi::EvaluateResult& r, const EvaluateArgs& a, const
     std::printf("stored as rules file %s in %s\n", r.digest.c_str(), store.path().c_str());
 }
 
-int evaluate(const Args& args) {
-    const EvaluateArgs a = parse_evaluate_args(args);
+
+EvaluateArgs evaluate_args(const CLI::App& cmd) {
+    const GivenFlags opts(cmd);
+    if (!opts.has("rules")) throw InputError("mpi evaluate needs --rules FILE");
+    const bool quick = opts.has("quick");
+    EvaluateArgs a;
+    a.rules_path = *opts.text("rules");
+    a.db = opts.text("db").value_or("mdtune.db");
+    check_output_file("--db", a.db);
+    mpi::EvalOptions& eo = a.options;
+    eo.ranks = ranks_opt(cmd, quick ? std::vector<int>{2, 4, 8} : std::vector<int>{2, 3, 4, 5, 6, 7, 8});
+    eo.collectives = collectives_opt(cmd);
+    eo.measure = mpi::default_measure(quick);
+    eo.measure.sizes = sizes_opt(cmd, quick);
+    eo.rounds = static_cast<int>(opts.integer("rounds").value_or(2));
+    eo.timeout_s = opts.real("timeout").value_or(quick ? 120 : 300);
+    eo.binary = opts.text("binary").value_or(default_binary());
+    a.launch = launch_opts(opts);
+    return a;
+}
+
+int evaluate(const CLI::App& cmd) {
+    const EvaluateArgs a = evaluate_args(cmd);
     const HardwareInfo hw = detect_hardware();
     Store store(a.db);
     store.put_hardware(hw.id, hw.to_json());
@@ -503,26 +550,28 @@ int evaluate(const Args& args) {
     return r.report.interrupted ? 130 : 0;
 }
 
+void add_evaluate(CLI::App& mpi_cmd, int& exit_code) {
+    CLI::App* cmd = mpi_cmd.add_subcommand(
+        "evaluate", "Measure a rules file against Open MPI's defaults (alternating runs) and store the result");
+    cmd->add_option("--rules", "The rules file to check (required)")->type_name("FILE");
+    add_list(*cmd, "--np", "Rank counts: 2 4 8, 2,4,8 or 2-8 (default 2-8; --quick 2,4,8)");
+    add_list(*cmd, "--collectives", "allreduce,alltoall,bcast,allgather (default: all)");
+    add_list(*cmd, "--sizes", "Message sizes: 8-4M or 8,64K,... (default: the standard set)");
+    cmd->add_option("--rounds", "Alternating rounds (default 2)")->type_name("INT")->check(integer_in(1, 100));
+    cmd->add_flag("--quick")->description("Fewer ranks, sizes and iterations");
+    add_launch_flags(*cmd);
+    cmd->callback([cmd, &exit_code] { exit_code = guarded([cmd] { return evaluate(*cmd); }); });
+}
+
 }  // namespace
 
-int mpi_command(const Args& args) {
-    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-        std::printf("%s", kMpiUsage);
-        return args.empty() ? 2 : 0;
-    }
-    const Args rest(args.begin() + 1, args.end());
-    try {
-        if (args[0] == "sweep") return sweep(rest);
-        if (args[0] == "rules") return rules(rest);
-        if (args[0] == "show") return show(rest);
-        if (args[0] == "evaluate") return evaluate(rest);
-    } catch (const mpi::RulesError& e) {
-        std::fprintf(stderr, "mdtune: error: %s\n", e.what());
-        return 2;
-    } catch (const mpi::InputError& e) {
-        throw UsageError(e.what());
-    }
-    throw UsageError("unknown mpi command '" + args[0] + "' (sweep, rules, show, evaluate)\n" + kMpiUsage);
+void add_mpi_command(CLI::App& app, int& exit_code) {
+    CLI::App* mpi_cmd = app.add_subcommand("mpi", "MPI collective tuning: sweep, rules, show, evaluate");
+    mpi_cmd->require_subcommand(1);
+    add_sweep(*mpi_cmd, exit_code);
+    add_rules(*mpi_cmd, exit_code);
+    add_show(*mpi_cmd, exit_code);
+    add_evaluate(*mpi_cmd, exit_code);
 }
 
 }  // namespace mdtune::cli
