@@ -1,5 +1,5 @@
 // Reads and writes of bench_runs / bench_results (schema v3, see migrations.cpp).
-#include "mdtune/bench_store.h"
+#include "mdtune/db/bench_store.h"
 
 #include <sqlite3.h>
 

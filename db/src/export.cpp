@@ -2,7 +2,7 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 #include "report_columns.h"
 
 namespace mdtune {

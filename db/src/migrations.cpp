@@ -6,7 +6,7 @@
 #include <atomic>
 #include <string>
 
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 #include "statement.h"
 
 namespace mdtune {

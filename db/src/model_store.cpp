@@ -1,6 +1,6 @@
 // Rows of the `models` table. Every sqlite3 call goes through statement.h, so
 // failures become DbError naming the file and the SQL.
-#include "mdtune/model_store.h"
+#include "mdtune/db/model_store.h"
 
 #include "statement.h"
 #include "timestamp.h"

@@ -1,6 +1,6 @@
 // The MPI collective tables (schema v4). Like store.cpp: prepared statements,
 // every write inside one transaction, every error a DbError naming the file.
-#include "mdtune/mpi_store.h"
+#include "mdtune/db/mpi_store.h"
 
 #include <sqlite3.h>
 

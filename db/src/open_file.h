@@ -6,7 +6,7 @@
 #include <chrono>
 #include <string>
 
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 
 namespace mdtune {
 

@@ -2,7 +2,7 @@
 // measures a trial, whether it is gone, and taking over what it left behind.
 #include <sqlite3.h>
 
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 #include "statement.h"
 #include "timestamp.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 
 namespace mdtune::sql {
 

@@ -1,6 +1,6 @@
 // The Store: opening and validating the file, and the reads and writes of the
 // trial tables. Schema changes live in migrations.cpp, export in export.cpp.
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 
 #include <sqlite3.h>
 

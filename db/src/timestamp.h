@@ -1,3 +1,3 @@
 #pragma once
 // Kept for the db sources' includes; the declaration is public (Slurm manifests use it too).
-#include "mdtune/timestamp.h"
+#include "mdtune/db/timestamp.h"

@@ -1,12 +1,12 @@
-#include "mdtune/compare_table.h"
+#include "mdtune/models/compare_table.h"
 
 #include <algorithm>
 #include <set>
 
 #include "mdtune/input_error.h"
-#include "mdtune/model_lookup.h"
-#include "mdtune/predictor.h"
-#include "mdtune/svg_plot.h"
+#include "mdtune/models/model_lookup.h"
+#include "mdtune/models/predictor.h"
+#include "mdtune/models/svg_plot.h"
 
 namespace mdtune {
 

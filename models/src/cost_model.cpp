@@ -1,11 +1,11 @@
 // The per-task cost model.
-#include "mdtune/cost_model.h"
+#include "mdtune/models/cost_model.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "mdtune/nnls.h"
-#include "mdtune/ridge.h"
+#include "mdtune/models/nnls.h"
+#include "mdtune/models/ridge.h"
 
 namespace mdtune {
 namespace {

@@ -1,5 +1,5 @@
 // Training samples from stored trials.
-#include "mdtune/dataset.h"
+#include "mdtune/models/dataset.h"
 
 #include <stdexcept>
 

@@ -2,7 +2,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "mdtune/features.h"
+#include "mdtune/models/features.h"
 
 namespace mdtune {
 

@@ -1,11 +1,11 @@
-#include "mdtune/fit_from_store.h"
+#include "mdtune/models/fit_from_store.h"
 
 #include <chrono>
 
 #include "mdtune/input_error.h"
-#include "mdtune/model_lookup.h"
-#include "mdtune/model_record.h"
-#include "mdtune/model_store.h"
+#include "mdtune/models/model_lookup.h"
+#include "mdtune/models/model_record.h"
+#include "mdtune/db/model_store.h"
 #include "mdtune/sweep.h"
 
 namespace mdtune {

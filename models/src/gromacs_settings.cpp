@@ -1,5 +1,5 @@
 // mdcore flags and the GROMACS settings that match them.
-#include "mdtune/gromacs_settings.h"
+#include "mdtune/models/gromacs_settings.h"
 
 #include <cstdio>
 

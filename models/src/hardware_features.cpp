@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "mdcore/engine.h"
-#include "mdtune/features.h"
+#include "mdtune/models/features.h"
 
 namespace mdtune {
 namespace {

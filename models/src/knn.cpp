@@ -1,11 +1,11 @@
 // k-nearest neighbours on standardised features.
-#include "mdtune/knn.h"
+#include "mdtune/models/knn.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
-#include "mdtune/ridge.h"
+#include "mdtune/models/ridge.h"
 
 namespace mdtune {
 

@@ -1,12 +1,12 @@
 // The Model base: training domain, widening outside it, JSON envelope, factory.
-#include "mdtune/model.h"
+#include "mdtune/models/model.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "mdtune/cost_model.h"
-#include "mdtune/knn.h"
-#include "mdtune/ridge.h"
+#include "mdtune/models/cost_model.h"
+#include "mdtune/models/knn.h"
+#include "mdtune/models/ridge.h"
 
 namespace mdtune {
 

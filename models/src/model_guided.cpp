@@ -1,5 +1,5 @@
 // A Strategy over a fixed, model-ranked list.
-#include "mdtune/model_guided.h"
+#include "mdtune/models/model_guided.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "mdtune/model_lookup.h"
+#include "mdtune/models/model_lookup.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "mdtune/model_record.h"
-#include "mdtune/validation.h"
+#include "mdtune/models/model_record.h"
+#include "mdtune/models/validation.h"
 
 namespace mdtune {
 

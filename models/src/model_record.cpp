@@ -1,5 +1,5 @@
 // Model <-> models-table row.
-#include "mdtune/model_record.h"
+#include "mdtune/models/model_record.h"
 
 #include <set>
 

@@ -8,7 +8,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "mdtune/validation.h"
+#include "mdtune/models/validation.h"
 
 
 namespace mdtune::mpi {

@@ -1,6 +1,6 @@
 // Lawson-Hanson active-set NNLS. Columns are scaled to unit norm first so the
 // tolerance means the same for pair counts (1e8) and constant terms (1).
-#include "mdtune/nnls.h"
+#include "mdtune/models/nnls.h"
 
 #include <cmath>
 #include <limits>

@@ -1,10 +1,10 @@
-#include "mdtune/predict_query.h"
+#include "mdtune/models/predict_query.h"
 
 #include <chrono>
 
-#include "mdtune/dataset.h"
-#include "mdtune/gromacs_settings.h"
-#include "mdtune/model_lookup.h"
+#include "mdtune/models/dataset.h"
+#include "mdtune/models/gromacs_settings.h"
+#include "mdtune/models/model_lookup.h"
 
 namespace mdtune {
 

@@ -1,5 +1,5 @@
 // Candidate enumeration, constraint filtering and ranking.
-#include "mdtune/predictor.h"
+#include "mdtune/models/predictor.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,5 +1,5 @@
 // The ridge performance model: its features and serialisation (the solver is ridge_solver.cpp).
-#include "mdtune/ridge.h"
+#include "mdtune/models/ridge.h"
 
 #include <cmath>
 

@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "mdtune/ridge.h"
+#include "mdtune/models/ridge.h"
 
 namespace mdtune {
 

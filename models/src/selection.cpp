@@ -1,5 +1,5 @@
 // `auto`: cross-validated regret decides.
-#include "mdtune/selection.h"
+#include "mdtune/models/selection.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // SVG by hand: axes with decade ticks, polylines, markers and a legend.
-#include "mdtune/svg_plot.h"
+#include "mdtune/models/svg_plot.h"
 
 #include <algorithm>
 #include <cmath>

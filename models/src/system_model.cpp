@@ -5,7 +5,7 @@
 
 #include "mdcore/engine.h"
 #include "mdtune/feasibility.h"
-#include "mdtune/features.h"
+#include "mdtune/models/features.h"
 
 namespace mdtune {
 

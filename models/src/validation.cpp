@@ -1,5 +1,5 @@
 // Leave-one-group-out cross-validation and the scores.
-#include "mdtune/validation.h"
+#include "mdtune/models/validation.h"
 
 #include <algorithm>
 #include <cmath>

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_test_util.h"
-#include "mdtune/bench_store.h"
+#include "mdtune/db/bench_store.h"
 
 namespace mdtune::bench {
 namespace {

@@ -9,7 +9,7 @@
 #include "mdtune/bench/gbench_json.h"
 #include "mdtune/bench/history.h"
 #include "mdtune/bench/ingest.h"
-#include "mdtune/bench_store.h"
+#include "mdtune/db/bench_store.h"
 
 namespace mdtune::bench {
 namespace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "../common/temp_dir_test.h"
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 
 using namespace mdtune;
 

@@ -13,7 +13,7 @@
 
 #include "../common/run_command.h"
 #include "file_bytes.h"
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 
 namespace fs = std::filesystem;
 

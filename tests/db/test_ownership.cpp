@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "../common/temp_dir_test.h"
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 
 using namespace mdtune;
 using Outcome = TrialClaim::Outcome;

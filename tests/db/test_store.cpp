@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include "file_bytes.h"
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 #include "migrations.h"
 
 namespace fs = std::filesystem;

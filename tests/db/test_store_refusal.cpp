@@ -14,7 +14,7 @@
 
 #include "migrations.h"
 #include "file_bytes.h"
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 
 namespace fs = std::filesystem;
 using namespace mdtune;

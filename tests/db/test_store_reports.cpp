@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 
 namespace fs = std::filesystem;
 using namespace mdtune;

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "mdtune/cost_model.h"
-#include "mdtune/dataset.h"
-#include "mdtune/features.h"
+#include "mdtune/models/cost_model.h"
+#include "mdtune/models/dataset.h"
+#include "mdtune/models/features.h"
 
 namespace mdtune::test {
 

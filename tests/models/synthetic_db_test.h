@@ -5,7 +5,7 @@
 
 #include "../common/temp_dir_test.h"
 #include "model_test_util.h"
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 
 namespace mdtune::test {
 

@@ -8,7 +8,7 @@
 
 #include "../common/run_command.h"
 #include "mdtune/hardware.h"
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 
 namespace mdtune {
 namespace {

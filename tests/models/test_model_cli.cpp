@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "model_test_util.h"
-#include "mdtune/model_store.h"
+#include "mdtune/db/model_store.h"
 #include "../common/run_command.h"
 
 namespace mdtune {

@@ -5,10 +5,10 @@
 #include <random>
 
 #include "model_test_util.h"
-#include "mdtune/cost_model.h"
-#include "mdtune/knn.h"
-#include "mdtune/nnls.h"
-#include "mdtune/ridge.h"
+#include "mdtune/models/cost_model.h"
+#include "mdtune/models/knn.h"
+#include "mdtune/models/nnls.h"
+#include "mdtune/models/ridge.h"
 
 namespace mdtune {
 namespace {

@@ -6,11 +6,11 @@
 #include <filesystem>
 
 #include "synthetic_db_test.h"
-#include "mdtune/compare_table.h"
-#include "mdtune/fit_from_store.h"
-#include "mdtune/model_lookup.h"
-#include "mdtune/model_store.h"
-#include "mdtune/predict_query.h"
+#include "mdtune/models/compare_table.h"
+#include "mdtune/models/fit_from_store.h"
+#include "mdtune/models/model_lookup.h"
+#include "mdtune/db/model_store.h"
+#include "mdtune/models/predict_query.h"
 
 namespace mdtune {
 namespace {

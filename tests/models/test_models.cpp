@@ -6,12 +6,12 @@
 #include <set>
 
 #include "model_test_util.h"
-#include "mdtune/model_guided.h"
-#include "mdtune/model_record.h"
+#include "mdtune/models/model_guided.h"
+#include "mdtune/models/model_record.h"
 #include "mdtune/runner.h"
-#include "mdtune/selection.h"
+#include "mdtune/models/selection.h"
 #include "mdtune/sweep.h"
-#include "mdtune/validation.h"
+#include "mdtune/models/validation.h"
 
 namespace mdtune {
 namespace {

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "model_test_util.h"
-#include "mdtune/gromacs_settings.h"
-#include "mdtune/predictor.h"
-#include "mdtune/svg_plot.h"
+#include "mdtune/models/gromacs_settings.h"
+#include "mdtune/models/predictor.h"
+#include "mdtune/models/svg_plot.h"
 
 namespace mdtune {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "mdtune/mpi_store.h"
-#include "mdtune/store.h"
+#include "mdtune/db/mpi_store.h"
+#include "mdtune/db/store.h"
 
 namespace mdtest {
 

@@ -16,7 +16,7 @@
 #include "mdtune/mpi/rules_file.h"
 #include "mdtune/models/mpi_selection.h"
 #include "mdtune/mpi/sweep.h"
-#include "mdtune/mpi_store.h"
+#include "mdtune/db/mpi_store.h"
 
 namespace fs = std::filesystem;
 using namespace mdtune;

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "mdtune/mpi/rules_file.h"
-#include "mdtune/mpi_store.h"
+#include "mdtune/db/mpi_store.h"
 #include "../common/run_command.h"
 #include "synthetic_mpi_db.h"
 

@@ -13,8 +13,8 @@
 #include <thread>
 
 #include "../common/run_command.h"
-#include "mdtune/mpi_store.h"
-#include "mdtune/store.h"
+#include "mdtune/db/mpi_store.h"
+#include "mdtune/db/store.h"
 
 namespace mdtune {
 namespace {

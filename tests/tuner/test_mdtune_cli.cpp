@@ -11,7 +11,7 @@
 #include <set>
 #include <thread>
 
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 #include "../common/run_command.h"
 
 namespace mdtune {

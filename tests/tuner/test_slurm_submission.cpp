@@ -8,7 +8,7 @@
 
 #include "mdtune/slurm/batch_script.h"
 #include "mdtune/slurm/submission.h"
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 #include "mdtune/sweep.h"
 
 namespace mdtune::slurm {

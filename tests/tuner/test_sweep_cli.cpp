@@ -10,7 +10,7 @@
 
 #include "../common/run_command.h"
 #include "../common/temp_dir_test.h"
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 
 namespace mdtune {
 namespace {

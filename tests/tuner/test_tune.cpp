@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 
 #include "../models/synthetic_db_test.h"
-#include "mdtune/fit_from_store.h"
-#include "mdtune/model_lookup.h"
-#include "mdtune/model_store.h"
-#include "mdtune/predict_query.h"
+#include "mdtune/models/fit_from_store.h"
+#include "mdtune/models/model_lookup.h"
+#include "mdtune/db/model_store.h"
+#include "mdtune/models/predict_query.h"
 #include "mdtune/tune.h"
 
 namespace mdtune {

@@ -5,11 +5,11 @@
 #include <map>
 #include <sstream>
 
-#include "mdtune/dataset.h"
-#include "mdtune/model_guided.h"
-#include "mdtune/model_lookup.h"
-#include "mdtune/model_record.h"
-#include "mdtune/selection.h"
+#include "mdtune/models/dataset.h"
+#include "mdtune/models/model_guided.h"
+#include "mdtune/models/model_lookup.h"
+#include "mdtune/models/model_record.h"
+#include "mdtune/models/selection.h"
 
 namespace mdtune {
 

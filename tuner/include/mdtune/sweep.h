@@ -12,7 +12,7 @@
 
 #include "mdtune/runner.h"
 #include "mdtune/slice.h"
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 
 namespace mdtune {
 

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "mdtune/features.h"
-#include "mdtune/model.h"
-#include "mdtune/predictor.h"
+#include "mdtune/models/features.h"
+#include "mdtune/models/model.h"
+#include "mdtune/models/predictor.h"
 #include "mdtune/runner.h"
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 #include "mdtune/sweep.h"
 
 namespace mdtune {

@@ -24,7 +24,7 @@
 #include "mdtune/bench/history.h"
 #include "mdtune/bench/ingest.h"
 #include "mdtune/bench/runner.h"
-#include "mdtune/bench_store.h"
+#include "mdtune/db/bench_store.h"
 #include "mdtune/hardware.h"
 
 namespace mdtune::cli {

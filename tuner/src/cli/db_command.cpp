@@ -4,7 +4,7 @@
 
 #include "cli/cli_options.h"
 #include "cli/commands.h"
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 
 namespace mdtune::cli {
 

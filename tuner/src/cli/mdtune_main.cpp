@@ -13,7 +13,7 @@
 #include "mdcore/engine.h"
 #include "mdtune/input_error.h"
 #include "mdtune/space.h"
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 
 namespace mdtune::cli {
 

@@ -14,11 +14,11 @@
 #include "cli/cli_options.h"
 #include "cli/commands.h"
 #include "cli/model_output.h"
-#include "mdtune/compare_table.h"
-#include "mdtune/fit_from_store.h"
-#include "mdtune/gromacs_settings.h"
-#include "mdtune/model_lookup.h"
-#include "mdtune/predict_query.h"
+#include "mdtune/models/compare_table.h"
+#include "mdtune/models/fit_from_store.h"
+#include "mdtune/models/gromacs_settings.h"
+#include "mdtune/models/model_lookup.h"
+#include "mdtune/models/predict_query.h"
 
 namespace mdtune::cli {
 

@@ -1,8 +1,8 @@
 #include "cli/model_output.h"
 
 #include "cli/cli_options.h"
-#include "mdtune/gromacs_settings.h"
-#include "mdtune/model_lookup.h"
+#include "mdtune/models/gromacs_settings.h"
+#include "mdtune/models/model_lookup.h"
 
 namespace mdtune::cli {
 

@@ -6,8 +6,8 @@
 
 #include "mdcore/engine.h"
 #include "mdtune/config.h"
-#include "mdtune/features.h"
-#include "mdtune/model.h"
+#include "mdtune/models/features.h"
+#include "mdtune/models/model.h"
 
 namespace CLI {
 class App;

@@ -22,7 +22,7 @@
 #include "mdtune/mpi/commands.h"
 #include "mdtune/mpi/rules_file.h"
 #include "mdtune/mpi/sweep.h"
-#include "mdtune/mpi_store.h"
+#include "mdtune/db/mpi_store.h"
 #include "mdtune/process/stop_signals.h"
 
 namespace mdtune::cli {

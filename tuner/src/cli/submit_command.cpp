@@ -15,9 +15,9 @@
 #include "mdtune/slurm/batch_script.h"
 #include "mdtune/slurm/slurm_client.h"
 #include "mdtune/slurm/submission.h"
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 #include "mdtune/sweep.h"
-#include "mdtune/timestamp.h"
+#include "mdtune/db/timestamp.h"
 
 namespace mdtune::cli {
 

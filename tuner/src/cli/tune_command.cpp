@@ -9,9 +9,9 @@
 #include "cli/cli_options.h"
 #include "cli/commands.h"
 #include "cli/model_output.h"
-#include "mdtune/gromacs_settings.h"
+#include "mdtune/models/gromacs_settings.h"
 #include "mdtune/measurement_identity.h"
-#include "mdtune/model_lookup.h"
+#include "mdtune/models/model_lookup.h"
 #include "mdtune/process/stop_signals.h"
 #include "mdtune/tune.h"
 

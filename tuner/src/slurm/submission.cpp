@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mdtune/process/digest.h"
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 
 namespace mdtune::slurm {
 namespace fs = std::filesystem;

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "mdtune/models/mpi_catalog.h"
-#include "mdtune/mpi_store.h"
-#include "mdtune/ridge.h"
+#include "mdtune/db/mpi_store.h"
+#include "mdtune/models/ridge.h"
 
 namespace mdtune::mpi {
 

@@ -6,7 +6,7 @@
 
 #include "mdtune/bench/compare.h"
 #include "mdtune/bench/gbench_json.h"
-#include "mdtune/bench_store.h"
+#include "mdtune/db/bench_store.h"
 
 namespace mdtune::bench {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "mdtune/bench/gbench_json.h"
-#include "mdtune/bench_store.h"
+#include "mdtune/db/bench_store.h"
 
 namespace mdtune::bench {
 

@@ -16,8 +16,8 @@
 #include "mdtune/models/mpi_selection.h"
 #include "mdtune/mpi/rules_file.h"
 #include "mdtune/mpi/sweep.h"
-#include "mdtune/mpi_store.h"
-#include "mdtune/store.h"
+#include "mdtune/db/mpi_store.h"
+#include "mdtune/db/store.h"
 
 namespace mdtune::mpi {
 

@@ -13,7 +13,7 @@
 
 #include "mdtune/models/mpi_catalog.h"
 #include "mdtune/models/mpi_selection.h"
-#include "mdtune/mpi_store.h"
+#include "mdtune/db/mpi_store.h"
 
 namespace mdtune::mpi {
 

@@ -6,11 +6,11 @@
 #include <optional>
 #include <string>
 
-#include "mdtune/features.h"
+#include "mdtune/models/features.h"
 #include "mdtune/input_error.h"
-#include "mdtune/model.h"
-#include "mdtune/model_store.h"
-#include "mdtune/store.h"
+#include "mdtune/models/model.h"
+#include "mdtune/db/model_store.h"
+#include "mdtune/db/store.h"
 
 namespace mdtune {
 

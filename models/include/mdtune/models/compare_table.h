@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "mdtune/features.h"
-#include "mdtune/model.h"
-#include "mdtune/model_store.h"
+#include "mdtune/models/features.h"
+#include "mdtune/models/model.h"
+#include "mdtune/db/model_store.h"
 
 namespace mdtune {
 

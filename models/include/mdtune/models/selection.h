@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "mdtune/validation.h"
+#include "mdtune/models/validation.h"
 
 namespace mdtune {
 

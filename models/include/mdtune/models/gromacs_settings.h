@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "mdtune/features.h"
+#include "mdtune/models/features.h"
 
 namespace mdtune {
 

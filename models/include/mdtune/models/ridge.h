@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "mdtune/model.h"
+#include "mdtune/models/model.h"
 
 namespace mdtune {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 
 namespace mdtune {
 

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "mdtune/dataset.h"
+#include "mdtune/models/dataset.h"
 
 namespace mdtune {
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "mdtune/model.h"
-#include "mdtune/model_store.h"
-#include "mdtune/selection.h"
+#include "mdtune/models/model.h"
+#include "mdtune/db/model_store.h"
+#include "mdtune/models/selection.h"
 
 namespace mdtune {
 

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "mdtune/dataset.h"
-#include "mdtune/model.h"
-#include "mdtune/selection.h"
-#include "mdtune/validation.h"
+#include "mdtune/models/dataset.h"
+#include "mdtune/models/model.h"
+#include "mdtune/models/selection.h"
+#include "mdtune/models/validation.h"
 
 namespace mdtune {
 

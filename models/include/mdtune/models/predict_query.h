@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 
-#include "mdtune/model.h"
-#include "mdtune/model_store.h"
-#include "mdtune/predictor.h"
+#include "mdtune/models/model.h"
+#include "mdtune/db/model_store.h"
+#include "mdtune/models/predictor.h"
 
 namespace mdtune {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "mdtune/model.h"
+#include "mdtune/models/model.h"
 
 namespace mdtune {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "mdtune/store.h"
+#include "mdtune/db/store.h"
 
 namespace mdtune {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "mdtune/features.h"
-#include "mdtune/store.h"
+#include "mdtune/models/features.h"
+#include "mdtune/db/store.h"
 
 namespace mdtune {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "mdtune/model.h"
+#include "mdtune/models/model.h"
 
 namespace mdtune {
 
