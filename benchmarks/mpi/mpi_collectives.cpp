@@ -40,7 +40,7 @@
 
 namespace {
 
-using mdtune::mpi::Collective;
+using mdtune::models::mpi::Collective;
 using nlohmann::json;
 using mpi_collectives::ArgError;
 using mpi_collectives::kUsage;
@@ -178,7 +178,7 @@ CvarValue read_cvar(const std::string& name) {
 // Checks the MCA settings against the label; returns "" when they agree,
 // "unavailable" when this MPI has no coll_tuned variables, else the mismatch.
 std::string check_mca(const Options& o, json& mca) {
-    const std::string c(mdtune::mpi::name(o.collective));
+    const std::string c(mdtune::models::mpi::name(o.collective));
     const CvarValue dyn = read_cvar("coll_tuned_use_dynamic_rules");
     const CvarValue alg = read_cvar("coll_tuned_" + c + "_algorithm");
     const CvarValue seg = read_cvar("coll_tuned_" + c + "_algorithm_segmentsize");
@@ -419,7 +419,7 @@ double median(std::vector<double> v) {
 json measure(const Options& o, const World& w, Bench& bench, std::uint64_t size) {
     const double t_start = MPI_Wtime();
     bench.prepare(size);
-    json r = {{"type", "result"},       {"collective", std::string(mdtune::mpi::name(o.collective))},
+    json r = {{"type", "result"},       {"collective", std::string(mdtune::models::mpi::name(o.collective))},
               {"selection", o.selection}, {"algorithm", o.algorithm},
               {"ranks", w.size},         {"bytes", size},
               {"bytes_moved", bench.bytes()}};  // reduce_scatter rounds to whole blocks per rank
@@ -440,7 +440,7 @@ json measure(const Options& o, const World& w, Bench& bench, std::uint64_t size)
 
     // 2. Iterations from the data volume, then capped by the time of the warm-up.
     const double volume = static_cast<double>(bench.bytes()) *
-                          (mdtune::mpi::info(o.collective).rule_size_times_ranks ? w.size : 1);
+                          (mdtune::models::mpi::info(o.collective).rule_size_times_ranks ? w.size : 1);
     long iters = std::clamp(static_cast<long>(o.budget_bytes / std::max(volume, 1.0)), o.min_iters, o.max_iters);
     // One call sizes the warm-up (at most a quarter of the time budget), the
     // warm-up sizes the timed part; rank 0 decides, everyone follows.
@@ -544,7 +544,7 @@ int main(int argc, char** argv) {
                        {"nodes", layout.nodes},
                        {"ppn", layout.ppn},
                        {"uniform", layout.uniform},
-                       {"collective", std::string(mdtune::mpi::name(o.collective))},
+                       {"collective", std::string(mdtune::models::mpi::name(o.collective))},
                        {"selection", o.selection},
                        {"algorithm", o.algorithm},
                        {"mca", mca},

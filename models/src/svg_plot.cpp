@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace mdtune {
+namespace mdtune::models {
 namespace {
 
 constexpr double kWidth = 900, kHeight = 500;
@@ -156,4 +156,4 @@ std::string render_svg(const std::vector<PlotSeries>& series, const std::string&
     return svg.str();
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::models

@@ -1,15 +1,13 @@
-#include "mdtune/sweep.h"
+#include "mdtune/tuner/sweep.h"
 
 #include <chrono>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 
 #include "mdtune/process/digest.h"
-#include "mdcore/build_info.h"
 #include "mdcore/engine.h"
 #include "trial_claims.h"
 
-namespace mdtune {
+namespace mdtune::tuner {
 namespace {
 
 TrialKey key_of(const Proposal& p, const SweepContext& ctx) {
@@ -18,20 +16,7 @@ TrialKey key_of(const Proposal& p, const SweepContext& ctx) {
 
 }  // namespace
 
-std::string current_build_json() {
-    nlohmann::json levels = nlohmann::json::array();
-    for (auto l : mdcore::available_simd_levels()) levels.push_back(std::string(mdcore::to_string(l)));
-    return nlohmann::json{{"engine_version", mdcore::engine_version()},
-                          {"compiler", mdcore::build_compiler()},
-                          {"flags", mdcore::build_flags()},
-                          {"simd", levels},
-                          {"git_commit", mdcore::build_git_commit()}}
-        .dump();
-}
-
-std::string current_build_id() { return "build-" + process::fnv1a_hex(current_build_json()); }
-
-SweepSummary run_sweep(const SearchSpace& space, Store& store, Runner& runner, Strategy& strategy,
+SweepSummary run_sweep(const SearchSpace& space, db::Store& store, Runner& runner, Strategy& strategy,
                        const SweepContext& ctx, const std::string& sweep_name, const StopCondition* stop,
                        const std::function<void(const SweepProgress&)>& on_progress) {
     SweepSummary summary;
@@ -41,7 +26,7 @@ SweepSummary run_sweep(const SearchSpace& space, Store& store, Runner& runner, S
             ctx.on_note("sweep " + std::to_string(id) + " was left running by a process that is gone: marked interrupted");
     const process::ProcessIdentity self = process::current_process();
     summary.sweep_id =
-        store.create_sweep(sweep_name, space.text, strategy.name(), Lease{self, trial_lease_s(space.measure)});
+        store.create_sweep(sweep_name, space.text, strategy.name(), db::Lease{self, trial_lease_s(space.measure)});
     TrialClaims claims(store, summary.sweep_id, self, ctx.claim_poll_s, ctx.on_note);
     const auto start = std::chrono::steady_clock::now();
     std::vector<Observation> history;
@@ -57,12 +42,12 @@ SweepSummary run_sweep(const SearchSpace& space, Store& store, Runner& runner, S
         Observation obs{p, {}};
         // A failed, timed-out or crashed trial from an earlier sweep is measured
         // again (the row is replaced); one from this sweep is this sweep's answer.
-        const auto needs_retry = [&](const std::optional<StoredTrial>& t) {
+        const auto needs_retry = [&](const std::optional<db::StoredTrial>& t) {
             return t && ctx.failed_trials == FailedTrials::Retry && is_failure(t->result.status) &&
                    t->sweep_id != summary.sweep_id;
         };
         const auto on_existing =
-            ctx.failed_trials == FailedTrials::Retry ? Store::OnExisting::ReplaceFailed : Store::OnExisting::Keep;
+            ctx.failed_trials == FailedTrials::Retry ? db::Store::OnExisting::ReplaceFailed : db::Store::OnExisting::Keep;
         auto stored = store.find_trial(key);
         bool retry = needs_retry(stored);
         // Claimed before it is measured, so no other sweep measures it too.
@@ -82,7 +67,7 @@ SweepSummary run_sweep(const SearchSpace& space, Store& store, Runner& runner, S
                 claims.release(key);
                 return false;
             }
-            StoredTrial t;
+            db::StoredTrial t;
             t.sweep_id = summary.sweep_id;
             t.hardware_id = ctx.hardware_id;
             t.system = p.system;
@@ -90,7 +75,7 @@ SweepSummary run_sweep(const SearchSpace& space, Store& store, Runner& runner, S
             t.build_id = ctx.build_id;
             t.measure = p.measure;
             t.result = obs.result;
-            store.insert_trial(t, retry ? Store::OnExisting::ReplaceFailed : Store::OnExisting::Keep);
+            store.insert_trial(t, retry ? db::Store::OnExisting::ReplaceFailed : db::Store::OnExisting::Keep);
             ++summary.measured;
             if (retry) ++summary.retried;
         }
@@ -140,4 +125,4 @@ SweepSummary run_sweep(const SearchSpace& space, Store& store, Runner& runner, S
     return summary;
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::tuner

@@ -110,8 +110,8 @@ bool on_path(const std::string& prog) {
     return false;
 }
 
-MpiMeasurement failed_row(const Job& job, const LaunchOutput& out, std::uint64_t bytes, const std::string& error) {
-    MpiMeasurement m;
+db::MpiMeasurement failed_row(const Job& job, const LaunchOutput& out, std::uint64_t bytes, const std::string& error) {
+    db::MpiMeasurement m;
     m.mpi_library = out.mpi_library;
     m.nodes = out.nodes;
     m.ppn = out.ppn;
@@ -285,7 +285,7 @@ void parse_output_line(const std::string& line, LaunchOutput& out) {
         out.ranks = j.value("ranks", 0);
         out.mca_check = j.value("mca_check", "");
     } else if (type == "result") {
-        MpiMeasurement m;
+        db::MpiMeasurement m;
         m.mpi_library = out.mpi_library;
         m.nodes = j.value("nodes", out.nodes);
         m.ppn = j.value("ppn", out.ppn);
@@ -338,10 +338,10 @@ LaunchResult launch(const Command& cmd, double timeout_s, const std::function<bo
     return r;
 }
 
-std::vector<Variant> sweep_variants(Collective c, int ranks, const std::vector<long>& segsizes) {
-    std::vector<Variant> out{Variant{}};
+std::vector<models::mpi::Variant> sweep_variants(models::mpi::Collective c, int ranks, const std::vector<long>& segsizes) {
+    std::vector<models::mpi::Variant> out{models::mpi::Variant{}};
     for (const auto& a : info(c).algorithms) {
-        if (!valid_for_ranks(c, a.id, ranks)) continue;  // two_proc at 3+ ranks: known to fail, not worth a launch
+        if (!models::mpi::valid_for_ranks(c, a.id, ranks)) continue;  // two_proc at 3+ ranks: known to fail, not worth a launch
         if (!a.segmented) {
             out.push_back({a.id, 0, a.faninout});
             continue;
@@ -353,7 +353,7 @@ std::vector<Variant> sweep_variants(Collective c, int ranks, const std::vector<l
     return out;
 }
 
-SweepReport run_sweep(MpiStore& store, const std::string& hardware_id, const LaunchContext& ctx,
+SweepReport run_sweep(db::MpiStore& store, const std::string& hardware_id, const LaunchContext& ctx,
                       const SweepOptions& opt, const std::function<void(const SweepProgress&)>& progress,
                       const std::function<bool()>& stop) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -385,8 +385,8 @@ SweepReport run_sweep(MpiStore& store, const std::string& hardware_id, const Lau
 
     std::vector<Job> jobs;
     for (const auto& [ranks, probe] : probes)
-        for (const Collective c : opt.collectives)
-            for (const Variant& v : sweep_variants(c, ranks, opt.segsizes))
+        for (const models::mpi::Collective c : opt.collectives)
+            for (const models::mpi::Variant& v : sweep_variants(c, ranks, opt.segsizes))
                 jobs.push_back({ranks, c, v.is_default() ? Selection::Default : Selection::Forced, v, ""});
 
     nlohmann::json settings = {{"ranks", opt.ranks},
@@ -398,7 +398,7 @@ SweepReport run_sweep(MpiStore& store, const std::string& hardware_id, const Lau
                                {"max_seconds", opt.measure.max_seconds},
                                {"hostfile", ctx.hostfile},
                                {"ppn", ctx.ppn}};
-    for (const Collective c : opt.collectives) settings["collectives"].push_back(std::string(name(c)));
+    for (const models::mpi::Collective c : opt.collectives) settings["collectives"].push_back(std::string(name(c)));
     rep.sweep_id = store.begin_sweep(hardware_id, rep.mpi_library,
                                      ctx.kind == LauncherKind::Srun ? "srun" : "mpirun", settings.dump());
 
@@ -414,7 +414,7 @@ SweepReport run_sweep(MpiStore& store, const std::string& hardware_id, const Lau
             }
             const Probe& probe = probes.at(job.ranks);
             if (round == 0 && !opt.remeasure) {
-                MpiFilter f;
+                db::MpiFilter f;
                 f.hardware_id = hardware_id;
                 f.mpi_library = probe.library;
                 f.collective = std::string(name(job.collective));
@@ -444,7 +444,7 @@ SweepReport run_sweep(MpiStore& store, const std::string& hardware_id, const Lau
                 say(++done, planned, &job, "launch failed: " + launch_problem(r));
                 continue;
             }
-            std::vector<MpiMeasurement> rows = r.output.results;
+            std::vector<db::MpiMeasurement> rows = r.output.results;
             std::set<long> got;
             for (auto& m : rows) {
                 got.insert(m.bytes);
@@ -460,7 +460,7 @@ SweepReport run_sweep(MpiStore& store, const std::string& hardware_id, const Lau
                 m.hardware_id = hardware_id;
                 m.sweep_id = rep.sweep_id;
             }
-            store.put_measurements(rows, round == 0 ? MpiStore::Upsert::Replace : MpiStore::Upsert::KeepFaster);
+            store.put_measurements(rows, round == 0 ? db::MpiStore::Upsert::Replace : db::MpiStore::Upsert::KeepFaster);
             std::size_t ok = 0;
             for (const auto& m : rows) ok += m.status == "ok";
             std::string msg =
@@ -481,7 +481,7 @@ SweepReport run_sweep(MpiStore& store, const std::string& hardware_id, const Lau
 
 // ---- evaluation -------------------------------------------------------------
 
-double EvalReport::geomean_speedup(std::optional<Collective> c, bool median) const {
+double EvalReport::geomean_speedup(std::optional<models::mpi::Collective> c, bool median) const {
     double s = 0;
     std::size_t n = 0;
     for (const auto& p : points) {
@@ -505,13 +505,13 @@ EvalReport evaluate_rules(const std::string& rules_path, const LaunchContext& ct
     {
         RulesFile canary;
         canary.header = {"mdtune canary: allgather forced to two_proc, which fails above 2 ranks"};
-        canary.collectives.push_back({info(Collective::Allgather).rules_id, {{0, {{0, 6, 0, 0, ""}}, ""}}});
+        canary.collectives.push_back({info(models::mpi::Collective::Allgather).rules_id, {{0, {{0, 6, 0, 0, ""}}, ""}}});
         const std::string path = abs_rules + ".canary";
         write_rules_file(path, canary);
         BenchSettings m = opt.measure;
         m.sizes = {8};
         const LaunchResult r =
-            launch(make_command(ctx, opt.binary, {3, Collective::Allgather, Selection::Rules, {}, path}, m),
+            launch(make_command(ctx, opt.binary, {3, models::mpi::Collective::Allgather, Selection::Rules, {}, path}, m),
                    std::min(opt.timeout_s, 120.0), stop);
         std::remove(path.c_str());
         if (!r.usable()) {
@@ -526,7 +526,7 @@ EvalReport evaluate_rules(const std::string& rules_path, const LaunchContext& ct
     }
 
     for (const int ranks : opt.ranks) {
-        for (const Collective c : opt.collectives) {
+        for (const models::mpi::Collective c : opt.collectives) {
             if (stop && stop()) {
                 rep.interrupted = true;
                 return rep;
