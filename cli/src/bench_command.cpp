@@ -149,9 +149,8 @@ std::vector<std::string> suites_to_run(const std::string& dir, const std::option
     return picked;
 }
 
-int run(const ArgMap& opts) {
-    const db::BenchMetric metric = metric_of(opts);
-    const bool instructions = metric == db::BenchMetric::Instructions;
+// How the suites run: filter, repetitions, interleaving, valgrind (checked, not yet run).
+bench::SuiteOptions suite_options(const ArgMap& opts, bool instructions) {
     bench::SuiteOptions so;
     so.filter = opts.text("filter").value_or("");
     if (!so.filter.empty()) {
@@ -170,6 +169,40 @@ int run(const ArgMap& opts) {
     if (const std::string hooks = self_dir() + "/libmdtune_callgrind_hooks.so"; fs::exists(hooks))
         so.callgrind_hooks = hooks;
     so.quiet = opts.has("quiet");
+    return so;
+}
+
+// The suites' work files: --out keeps them, otherwise a temporary directory removed at the end.
+class WorkDir {
+public:
+    explicit WorkDir(const std::optional<std::string>& out) : keep_(out.has_value()) {
+        if (out) {
+            path_ = *out;
+            fs::create_directories(path_);
+        } else {
+            std::string tmpl = (fs::temp_directory_path() / "mdtune_bench_XXXXXX").string();
+            if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a temporary directory");
+            path_ = tmpl;
+        }
+    }
+    ~WorkDir() {
+        std::error_code ec;
+        if (!keep_) fs::remove_all(path_, ec);
+    }
+    WorkDir(const WorkDir&) = delete;
+    WorkDir& operator=(const WorkDir&) = delete;
+    const std::string& path() const { return path_; }
+    bool keep() const { return keep_; }
+
+private:
+    bool keep_;
+    std::string path_;
+};
+
+int run(const ArgMap& opts) {
+    const db::BenchMetric metric = metric_of(opts);
+    const bool instructions = metric == db::BenchMetric::Instructions;
+    bench::SuiteOptions so = suite_options(opts, instructions);
     const std::string db = opts.text("db").value_or("mdtune.db");
     const std::string dir = opts.text("bench-dir").value_or(self_dir());
 
@@ -181,26 +214,9 @@ int run(const ArgMap& opts) {
         throw InputError("--metric instructions needs valgrind ('" + so.valgrind +
                          "' does not run; apt-get install valgrind or pass --valgrind PATH)");
 
-    // Work files: --out keeps them, otherwise a temporary directory.
-    std::string work;
-    bool keep = false;
-    if (const auto out = opts.text("out")) {
-        work = *out;
-        fs::create_directories(work);
-        keep = true;
-    } else {
-        std::string tmpl = (fs::temp_directory_path() / "mdtune_bench_XXXXXX").string();
-        if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a temporary directory");
-        work = tmpl;
-    }
-    struct Cleanup {
-        std::string dir;
-        bool keep;
-        ~Cleanup() {
-            std::error_code ec;
-            if (!keep) fs::remove_all(dir, ec);
-        }
-    } cleanup{work, keep};
+    const WorkDir work_dir(opts.text("out"));
+    const std::string& work = work_dir.path();
+    const bool keep = work_dir.keep();
     so.work_dir = work;
 
     const auto [commit, label] = commit_and_label(opts);
