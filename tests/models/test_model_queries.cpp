@@ -54,7 +54,7 @@ TEST_F(ModelQueries, FitStoresTheModelAndScoresHeldOutSizesWithoutFittingThem) {
 }
 
 TEST_F(ModelQueries, FitRefusesAMissingDatabaseAndUnknownHeldOutSizes) {
-    EXPECT_THROW(models::fit_cost(), std::runtime_error);
+    EXPECT_THROW(fit_cost(), std::runtime_error);
     EXPECT_FALSE(fs::exists(db()));  // reading never creates a file
     fill();
     try {
@@ -69,7 +69,7 @@ TEST_F(ModelQueries, PredictRanksFeasibleConfigsFastestFirst) {
     fill();
     models::PredictRequest request{db(), {"water", 6000, 1}, "hw-test", std::nullopt};
     EXPECT_THROW(models::predict_configs(request), std::runtime_error);  // no model yet
-    const long id = models::fit_cost().model_id;
+    const long id = fit_cost().model_id;
     const models::PredictResult p = models::predict_configs(request);
     EXPECT_EQ(p.hardware.id, "hw-test");
     EXPECT_EQ(p.model.id, id);
@@ -94,7 +94,7 @@ TEST_F(ModelQueries, PredictRanksFeasibleConfigsFastestFirst) {
 
 TEST_F(ModelQueries, CompareTakesMeasuredPointsFromTrialsAndPredictsTheRest) {
     fill();
-    models::fit_cost();
+    fit_cost();
     models::CompareRequest request;
     request.db = db();
     request.hardware = {"hw-test"};

@@ -128,9 +128,9 @@ TEST_F(MpiCommands, EvaluateRefusesUnreadableAndMalformedRulesBeforeLaunching) {
     mpi::LaunchContext launch;
     mpi::EvalOptions options;
     options.binary = path("no-such-binary");
-    EXPECT_THROW(mpi::evaluate_and_store(store, "hw-test", path("missing.conf"), mpi::launch, options, {}, {}), mpi::InputError);
+    EXPECT_THROW(mpi::evaluate_and_store(store, "hw-test", path("missing.conf"), launch, options, {}, {}), mpi::InputError);
     std::ofstream(path("bad.conf")) << "1\n2 1\n4 1\n8 3 0 0\n";
-    EXPECT_THROW(mpi::evaluate_and_store(store, "hw-test", path("bad.conf"), mpi::launch, options, {}, {}), mpi::RulesError);
+    EXPECT_THROW(mpi::evaluate_and_store(store, "hw-test", path("bad.conf"), launch, options, {}, {}), mpi::RulesError);
 }
 
 }  // namespace
