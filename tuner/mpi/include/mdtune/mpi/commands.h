@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mdtune/core/hardware.h"
+#include "mdtune/core/input_error.h"
 #include "mdtune/models/mpi_catalog.h"
 #include "mdtune/models/mpi_selection.h"
 #include "mdtune/mpi/rules_file.h"
@@ -22,8 +23,8 @@
 namespace mdtune::mpi {
 
 // Bad input to a command (no measurements, unreadable rules file): the CLI exits 2.
-struct InputError : std::invalid_argument {
-    using std::invalid_argument::invalid_argument;
+struct InputError : mdtune::InputError {
+    using mdtune::InputError::InputError;
 };
 
 // The measurements of one hardware id, with the MPI library chosen: this
