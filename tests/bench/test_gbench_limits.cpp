@@ -11,7 +11,7 @@ namespace mdtune::bench {
 namespace {
 
 std::string error_of(const std::string& text) {
-    return mdtest::message_of<GbenchError>([&] { parse_gbench_json(text, "limits.json"); });
+    return mdtest::message_of<bench::GbenchError>([&] { bench::parse_gbench_json(text, "limits.json"); });
 }
 
 // One valid benchmark entry with `field` replaced by `value` (or added).
@@ -44,7 +44,7 @@ TEST(GbenchLimits, IntegersBeyondTheirTypeNameTheLimit) {
                     "repetition_index: 2147483648 is above the limit 2147483646");
     EXPECT_REJECTED(with_field("repetitions", "4294967296"), "repetitions: 4294967296 is above the limit 2147483647");
     EXPECT_REJECTED(with_field("threads", "-5"), "threads: -5 is below 1");
-    const GbenchReport ok = parse_gbench_json(with_field("repetition_index", "2147483646"), "ok.json");
+    const bench::GbenchReport ok = bench::parse_gbench_json(with_field("repetition_index", "2147483646"), "ok.json");
     EXPECT_EQ(ok.runs.front().repetition_index, 2147483646);
 }
 

@@ -9,7 +9,7 @@ namespace mdtune::mpi {
 namespace {
 
 std::string error_of(const std::string& text) {
-    return mdtest::message_of<RulesError>([&] { parse_rules(text, "limits.rules"); });
+    return mdtest::message_of<mpi::RulesError>([&] { mpi::parse_rules(text, "limits.rules"); });
 }
 
 TEST(RulesLimits, TooLargeNumbersNameTheLimit) {

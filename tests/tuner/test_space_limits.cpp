@@ -3,13 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "../common/error_message.h"
-#include "mdtune/space.h"
+#include "mdtune/tuner/space.h"
 
 namespace mdtune {
 namespace {
 
 std::string error_of(const std::string& toml) {
-    return mdtest::message_of<SpaceError>([&] { parse_space(toml, "limits.toml"); });
+    return mdtest::message_of<tuner::SpaceError>([&] { tuner::parse_space(toml, "limits.toml"); });
 }
 
 const std::string kLj = "[system]\nkind = \"lj\"\nnatoms = 256\n";
