@@ -24,6 +24,8 @@
 set -euo pipefail
 source "$(dirname "$0")/peer_args.sh"
 peer_script_args "$0" "$@"
+PEER_NAME=peer_lammps_lj
+source "$(dirname "$0")/peer_lammps_common.sh"
 cd "$(dirname "$0")/.."
 
 REPEATS=${REPEATS:-3}
@@ -34,38 +36,12 @@ WARMUP=100
 build_dir=${MDT_BUILD_DIR:-build}
 mdcore_bin="$build_dir/bin/mdcore"
 
-die() { echo "peer_lammps_lj: $*" >&2; exit 1; }
-
-[[ "$REPEATS" =~ ^[1-9][0-9]*$ ]] || die "REPEATS must be a positive integer (got '$REPEATS')"
-[[ -x "$mdcore_bin" ]] || die "$mdcore_bin not found: build mdcore first with 'bash scripts/bootstrap.sh' (from $(pwd))"
+check_repeats_and_mdcore
 command -v python3 >/dev/null || die "python3 is needed to parse mdcore's JSON report"
 
 # --- LAMMPS -----------------------------------------------------------------
-find_lmp() {
-  local c
-  for c in lmp lmp_serial lmp_mpi lmp_openmpi lmp_stable; do
-    if command -v "$c" >/dev/null 2>&1; then command -v "$c"; return 0; fi
-  done
-  return 1
-}
-if ! lmp_bin=$(find_lmp); then
-  echo "peer_lammps_lj: LAMMPS not found; installing Debian's 'lammps' package" >&2
-  sudo_cmd=()
-  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends lammps openmpi-bin >/dev/null
-  lmp_bin=$(find_lmp) || die "LAMMPS still not found after 'apt-get install lammps' (try 'bash scripts/bootstrap.sh --peers')"
-fi
-lmp_help=$("$lmp_bin" -h 2>&1 || true)
-lmp_version=$(grep -m1 -o 'Large-scale Atomic/Molecular Massively Parallel Simulator - .*' <<<"$lmp_help" |
-  sed 's/^.*Simulator - //' || true)
-suffix_args=(-sf opt)
-pair_style_used="lj/cut/opt"
-if ! grep -q 'lj/cut/opt' <<<"$lmp_help"; then
-  echo "peer_lammps_lj: NOTE: this LAMMPS has no OPT package (no lj/cut/opt); running plain lj/cut" >&2
-  suffix_args=()
-  pair_style_used="lj/cut"
-fi
+find_lammps lmp lmp_serial lmp_mpi lmp_openmpi lmp_stable
+use_opt_pair_style lj/cut
 lmp_has_mpi=0
 grep -q '^MPI v' <<<"$lmp_help" && lmp_has_mpi=1
 if [[ $lmp_has_mpi -eq 1 ]]; then
@@ -74,19 +50,10 @@ else
   echo "peer_lammps_lj: NOTE: $lmp_bin is a serial build; 2-core LAMMPS runs are skipped" >&2
 fi
 
-ncores=$(nproc 2>/dev/null || echo 1)
-if ((ncores < 2)); then
-  echo "peer_lammps_lj: NOTE: only $ncores core(s) visible; 2-core runs are oversubscribed" >&2
-  MPIRUN_ARGS="--oversubscribe $MPIRUN_ARGS"
-fi
+allow_oversubscription 2
 
 # --- run directory and input --------------------------------------------------
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/peer_lammps_lj.XXXXXX")
-if [[ "${KEEP_TMP:-0}" == 1 ]]; then
-  echo "peer_lammps_lj: keeping run files in $tmp" >&2
-else
-  trap 'rm -rf "$tmp"' EXIT
-fi
+make_run_dir
 
 cat >"$tmp/in.lj" <<EOF
 # LAMMPS bench/in.lj: 3d Lennard-Jones melt, 32,000 atoms, $STEPS steps

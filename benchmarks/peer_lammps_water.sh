@@ -42,6 +42,8 @@
 set -euo pipefail
 source "$(dirname "$0")/peer_args.sh"
 peer_script_args "$0" "$@"
+PEER_NAME=peer_lammps_water
+source "$(dirname "$0")/peer_lammps_common.sh"
 cd "$(dirname "$0")/.."
 
 REPEATS=${REPEATS:-2}
@@ -56,65 +58,30 @@ DT_FS=2.0
 build_dir=${MDT_BUILD_DIR:-build}
 mdcore_bin="$build_dir/bin/mdcore"
 
-die() { echo "peer_lammps_water: $*" >&2; exit 1; }
-
-[[ "$REPEATS" =~ ^[1-9][0-9]*$ ]] || die "REPEATS must be a positive integer (got '$REPEATS')"
+check_repeats_and_mdcore
 [[ "$FORCE_CHECK" == 0 || "$FORCE_CHECK" == 1 ]] || die "FORCE_CHECK must be 0 or 1 (got '$FORCE_CHECK')"
 read -r -a sizes <<<"$SIZES"
 ((${#sizes[@]} > 0)) || die "SIZES is empty"
 for n in "${sizes[@]}"; do
   [[ "$n" =~ ^[1-9][0-9]*$ ]] || die "SIZES must be positive integers (water molecules), got '$n'"
 done
-[[ -x "$mdcore_bin" ]] || die "$mdcore_bin not found: build mdcore first with 'bash scripts/bootstrap.sh' (from $(pwd))"
 mdcore_bin=$(cd "$(dirname "$mdcore_bin")" && pwd)/$(basename "$mdcore_bin")  # runs below cd elsewhere
 command -v python3 >/dev/null || die "python3 is needed to convert the box and parse the reports"
 
 # --- LAMMPS -----------------------------------------------------------------
-find_lmp() {
-  local c
-  for c in lmp lmp_mpi lmp_openmpi lmp_stable lmp_serial; do
-    if command -v "$c" >/dev/null 2>&1; then command -v "$c"; return 0; fi
-  done
-  return 1
-}
-if ! lmp_bin=$(find_lmp); then
-  echo "peer_lammps_water: LAMMPS not found; installing Debian's 'lammps' package" >&2
-  sudo_cmd=()
-  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends lammps openmpi-bin >/dev/null
-  lmp_bin=$(find_lmp) || die "LAMMPS still not found after 'apt-get install lammps' (try 'bash scripts/bootstrap.sh --peers')"
-fi
-lmp_help=$("$lmp_bin" -h 2>&1 || true)
-lmp_version=$(grep -m1 -o 'Large-scale Atomic/Molecular Massively Parallel Simulator - .*' <<<"$lmp_help" |
-  sed 's/^.*Simulator - //' || true)
+find_lammps lmp lmp_mpi lmp_openmpi lmp_stable lmp_serial
 for style in lj/cut/coul/long pppm shake; do
   grep -qw -- "$style" <<<"$lmp_help" || die "$lmp_bin lacks the '$style' style (needs the KSPACE, MOLECULE and RIGID packages)"
 done
-suffix_args=(-sf opt)
-pair_style_used="lj/cut/coul/long/opt"
-if ! grep -q 'lj/cut/coul/long/opt' <<<"$lmp_help"; then
-  echo "peer_lammps_water: NOTE: this LAMMPS has no OPT package (no lj/cut/coul/long/opt); running plain lj/cut/coul/long" >&2
-  suffix_args=()
-  pair_style_used="lj/cut/coul/long"
-fi
+use_opt_pair_style lj/cut/coul/long
 grep -q '^MPI v' <<<"$lmp_help" ||
   die "$lmp_bin is a serial build; this comparison runs LAMMPS as mpirun -np $CORES (install Debian's 'lammps' package)"
 command -v mpirun >/dev/null || die "mpirun not found (apt-get install openmpi-bin) for the $CORES-rank LAMMPS runs"
 
-ncores=$(nproc 2>/dev/null || echo 1)
-if ((ncores < CORES)); then
-  echo "peer_lammps_water: NOTE: only $ncores core(s) visible; $CORES-core runs are oversubscribed" >&2
-  MPIRUN_ARGS="--oversubscribe $MPIRUN_ARGS"
-fi
+allow_oversubscription "$CORES"
 
 # --- run directory -------------------------------------------------------------
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/peer_lammps_water.XXXXXX")
-if [[ "${KEEP_TMP:-0}" == 1 ]]; then
-  echo "peer_lammps_water: keeping run files in $tmp" >&2
-else
-  trap 'rm -rf "$tmp"' EXIT
-fi
+make_run_dir
 
 # SPC/E: the force field both engines get (GROMACS units: nm, kJ/mol, e).
 SIGMA_OW=0.316557     # nm

@@ -512,13 +512,8 @@ void add_list(CLI::App& bench, int& exit_code) {
 }  // namespace
 
 void add_bench_command(CLI::App& app, int& exit_code) {
-    CLI::App* bench = app.add_subcommand("bench", "Performance regression: run, ingest, compare, history, list");
-    bench->require_subcommand(1);
-    add_run(*bench, exit_code);
-    add_ingest(*bench, exit_code);
-    add_compare(*bench, exit_code);
-    add_history(*bench, exit_code);
-    add_list(*bench, exit_code);
+    add_command_group(app, "bench", "Performance regression: run, ingest, compare, history, list", exit_code,
+                      {add_run, add_ingest, add_compare, add_history, add_list});
 }
 
 }  // namespace mdtune::cli

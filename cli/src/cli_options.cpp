@@ -138,4 +138,11 @@ std::optional<double> GivenFlags::real(const std::string& name) const {
     return t ? std::optional<double>(std::stod(*t)) : std::nullopt;
 }
 
+void add_command_group(CLI::App& app, const std::string& name, const std::string& description, int& exit_code,
+                       std::initializer_list<AddSubcommand> subcommands) {
+    CLI::App* group = app.add_subcommand(name, description);
+    group->require_subcommand(1);
+    for (AddSubcommand add : subcommands) add(*group, exit_code);
+}
+
 }  // namespace mdtune::cli

@@ -40,6 +40,12 @@ void check_output_folder(const std::string& flag, const std::string& path);
 // The comma-separated items of a list flag, empty items dropped.
 std::vector<std::string> split_list(const std::string& text, char sep = ',');
 
+// Registers one subcommand of `parent` (flags and callback), as the add_* functions of a command do.
+using AddSubcommand = void (*)(CLI::App& parent, int& exit_code);
+// A command made of subcommands only (`mdtune db merge|export`): one of them is required.
+void add_command_group(CLI::App& app, const std::string& name, const std::string& description, int& exit_code,
+                       std::initializer_list<AddSubcommand> subcommands);
+
 }  // namespace mdtune::cli
 
 namespace mdtune::cli {

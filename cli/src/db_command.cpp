@@ -73,10 +73,7 @@ void add_export(CLI::App& db, int& exit_code) {
 }  // namespace
 
 void add_db_command(CLI::App& app, int& exit_code) {
-    CLI::App* db = app.add_subcommand("db", "Merge databases, export trials");
-    db->require_subcommand(1);
-    add_merge(*db, exit_code);
-    add_export(*db, exit_code);
+    add_command_group(app, "db", "Merge databases, export trials", exit_code, {add_merge, add_export});
 }
 
 }  // namespace mdtune::cli

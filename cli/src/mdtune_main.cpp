@@ -84,6 +84,12 @@ int usage_error(const std::string& problem, const std::string& path) {
     return 2;
 }
 
+// "mdtune: <kind>: <message>" on stderr; returns the exit code.
+int failure(const char* kind, const std::exception& e, int exit_code) {
+    std::cerr << "mdtune: " << kind << ": " << e.what() << "\n";
+    return exit_code;
+}
+
 // submit --mpi passes the words after `--` to mdtune mpi sweep untouched.
 Args split_double_dash(Args& args) {
     if (args.empty() || args[0] != "submit") return {};
@@ -120,26 +126,20 @@ int main(int argc, char** argv) {
         std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 consumes from the back
         app.parse(reversed);
         return exit_code;
-    } catch (const CLI::CallForHelp& e) {
-        return app.exit(e);
-    } catch (const CLI::CallForAllHelp& e) {
+    } catch (const CLI::Success& e) {  // --help (CLI11's CallForHelp, CallForAllHelp)
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
         return usage_error(plain_message(e, app, args), command_path(app));
     } catch (const mdtune::InputError& e) {
         return usage_error(e.what(), command_path(app));
     } catch (const mdtune::tuner::SpaceError& e) {
-        std::cerr << "mdtune: error: " << e.what() << "\n";
-        return 2;
+        return failure("error", e, 2);
     } catch (const mdtune::db::DbRefusedError& e) {
         // A file mdtune will not use (another program's, corrupt, newer): bad input, left untouched.
-        std::cerr << "mdtune: database error: " << e.what() << "\n";
-        return 2;
+        return failure("database error", e, 2);
     } catch (const mdtune::db::DbError& e) {
-        std::cerr << "mdtune: database error: " << e.what() << "\n";
-        return 1;
+        return failure("database error", e, 1);
     } catch (const std::exception& e) {
-        std::cerr << "mdtune: error: " << e.what() << "\n";
-        return 1;
+        return failure("error", e, 1);
     }
 }

@@ -213,7 +213,7 @@ int predict(const PredictOptions& opts) {
         return 0;
     }
     const models::Ranking& r = p.ranking;
-    std::printf("mdtune predict: %s (%ld atoms) on %s%s\n", request.system.kind.c_str(), r.system_features.natoms,
+    std::printf("mdtune predict: %s (%ld atoms) on %s%s\n", request.system.kind_name().c_str(), r.system_features.natoms,
                 p.hardware.id.c_str(), opts.hardware == "this" ? " (this machine)" : "");
     std::printf("model #%ld %s fitted %s (%s)\n", p.model.id, p.model.kind.c_str(), p.model.created_at.c_str(),
                 models::cv_headline(p.model).c_str());
@@ -285,7 +285,7 @@ void print_compare(const models::CompareRequest& request, const models::CompareR
     std::printf("\n\n  %-20s %-22s %10s %21s %-10s %14s %13s\n", "system", "hardware", "ns/day", "(90% interval)",
                 "source", "per 1k price", "per kW");
     for (const models::CompareCell& c : r.cells) {
-        const std::string system = c.system.kind + ":" + std::to_string(c.system.natoms);
+        const std::string system = c.system.kind_name() + ":" + std::to_string(c.system.natoms);
         if (!(c.ns_per_day > 0)) {
             std::printf("  %-20s %-22s %10s %21s %-10s\n", system.c_str(), c.label().c_str(), "-", "", "no data");
             continue;

@@ -566,12 +566,8 @@ void add_evaluate(CLI::App& mpi_cmd, int& exit_code) {
 }  // namespace
 
 void add_mpi_command(CLI::App& app, int& exit_code) {
-    CLI::App* mpi_cmd = app.add_subcommand("mpi", "MPI collective tuning: sweep, rules, show, evaluate");
-    mpi_cmd->require_subcommand(1);
-    add_sweep(*mpi_cmd, exit_code);
-    add_rules(*mpi_cmd, exit_code);
-    add_show(*mpi_cmd, exit_code);
-    add_evaluate(*mpi_cmd, exit_code);
+    add_command_group(app, "mpi", "MPI collective tuning: sweep, rules, show, evaluate", exit_code,
+                      {add_sweep, add_rules, add_show, add_evaluate});
 }
 
 }  // namespace mdtune::cli

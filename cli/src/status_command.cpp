@@ -74,7 +74,8 @@ int status(const std::string& db) {
         std::printf("no submitted sweeps for %s (mdtune submit SPACE.toml --db %s)\n", main_db.c_str(), main_db.c_str());
         return 0;
     }
-    const HardwareCaps caps = machine_caps(detect_hardware());
+    HardwareCaps caps = machine_caps(detect_hardware());
+    caps.local = false;  // the trials run on compute nodes, whose memory is not this login node's
     for (const auto& [folder, m] : manifests) print_sweep(folder, m, main_db, caps);
     return 0;
 }

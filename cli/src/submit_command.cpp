@@ -97,7 +97,8 @@ struct SliceTally {
 };
 
 SliceTally tally_slices(const tuner::SearchSpace& space, const fs::path& folder, const slurm::SweepManifest& manifest) {
-    const HardwareCaps caps = machine_caps(detect_hardware());
+    HardwareCaps caps = machine_caps(detect_hardware());
+    caps.local = false;  // the trials run on compute nodes, whose memory is not this login node's
     const std::set<int> active = slurm::sbatch_available() ? active_slices(manifest) : std::set<int>{};
     SliceTally t;
     t.active = active.size();

@@ -18,18 +18,17 @@ std::mutex g_mutex;
 constexpr std::size_t kMaxResolved = 4096;
 
 std::shared_ptr<const mdcore::System> build_stand_in(const SystemDescriptor& d) {
-    const auto kind = d.system_kind();
-    if (!kind) throw std::invalid_argument("unknown system '" + d.kind + "' (" + mdcore::system_kind_names() + ")");
+    const mdcore::SystemKind kind = d.kind;
     if (d.natoms <= 0) throw std::invalid_argument("system " + d.canonical() + " has no atoms");
-    if (mdcore::is_water(*kind)) {
+    if (mdcore::is_water(kind)) {
         if (d.natoms < 3) throw std::invalid_argument("system " + d.canonical() + " has no water molecule");
-        mdcore::WaterSpec spec = mdcore::water_spec_of(*kind);  // the spec mdcore run --system uses
+        mdcore::WaterSpec spec = mdcore::water_spec_of(kind);  // the spec mdcore run --system uses
         spec.nwater = d.natoms / 3;
         spec.seed = d.seed;
         spec.relax_steps = 0;
         return std::make_shared<const mdcore::System>(mdcore::make_water_system(spec));
     }
-    return std::make_shared<const mdcore::System>(mdcore::make_named_system(*kind, d.natoms, d.seed));
+    return std::make_shared<const mdcore::System>(mdcore::make_named_system(kind, d.natoms, d.seed));
 }
 
 // Machine limits a config names explicitly; "" when within them.
@@ -67,7 +66,8 @@ std::shared_ptr<const mdcore::System> stand_in_system(const SystemDescriptor& sy
 }
 
 mdcore::EffectiveConfig resolve_on_stand_in(const SystemDescriptor& system, const Config& config,
-                                            mdcore::SimdLevel simd, int threads) {
+                                            mdcore::SimdLevel simd, int threads,
+                                            const mdcore::ResolveOptions& options) {
     mdcore::RunConfig rc = config.run_config();
     if (rc.simd != mdcore::SimdLevel::Auto) simd = rc.simd;
     if (simd == mdcore::SimdLevel::Auto) simd = mdcore::SimdLevel::None;
@@ -76,13 +76,14 @@ mdcore::EffectiveConfig resolve_on_stand_in(const SystemDescriptor& system, cons
     rc.simd = mdcore::SimdLevel::None;  // always resolvable here; the target's level is set below
 
     // The buffer estimate is the costly part: resolved settings are kept per
-    // (system, config without threads and SIMD, shape); refusals are kept too.
+    // (system, config without threads and SIMD, shape, memory check); refusals are kept too.
     static std::map<std::string, std::variant<mdcore::EffectiveConfig, std::string>> resolved;
     Config key_config = config;
     key_config.set(Param::Threads, 0L);
     key_config.set(Param::Simd, std::string("none"));
     key_config.set(Param::Cluster, std::string(mdcore::to_string(*rc.cluster)));
-    const std::string key = system.canonical() + "|" + key_config.canonical();
+    const std::string key = system.canonical() + "|" + key_config.canonical() +
+                            (options.check_host_memory ? "" : "|any-memory");
     std::optional<std::variant<mdcore::EffectiveConfig, std::string>> outcome;
     {
         const std::lock_guard lock(g_mutex);
@@ -90,7 +91,7 @@ mdcore::EffectiveConfig resolve_on_stand_in(const SystemDescriptor& system, cons
     }
     if (!outcome) {
         try {
-            outcome = mdcore::resolve_config(*stand_in_system(system), rc, mdcore::RunControl{});
+            outcome = mdcore::resolve_config(*stand_in_system(system), rc, mdcore::RunControl{}, options);
         } catch (const std::exception& e) {  // invalid_argument, InputError (memory, limits)
             outcome = std::string(e.what());
         }
@@ -108,7 +109,7 @@ mdcore::EffectiveConfig resolve_on_stand_in(const SystemDescriptor& system, cons
 std::string infeasible_reason(const SystemDescriptor& system, const Config& config, const HardwareCaps& hw) {
     if (std::string why = machine_reason(config, hw); !why.empty()) return why;
     try {
-        (void)resolve_on_stand_in(system, config, widest(hw), hw.cores);
+        (void)resolve_on_stand_in(system, config, widest(hw), hw.cores, mdcore::ResolveOptions{hw.local});
     } catch (const std::exception& e) {  // a bad value, or mdcore's refusal
         return e.what();
     }

@@ -25,8 +25,8 @@ bool is_failure(TrialStatus s) {
 }
 
 std::vector<std::string> SystemDescriptor::mdcore_args() const {
-    std::vector<std::string> args{"--system", kind};
-    if (const auto k = system_kind(); k && mdcore::is_water(*k)) {
+    std::vector<std::string> args{"--system", kind_name()};
+    if (mdcore::is_water(kind)) {
         args.insert(args.end(), {"--nwater", std::to_string(natoms / 3)});
     } else {
         args.insert(args.end(), {"--natoms", std::to_string(natoms)});
@@ -36,7 +36,7 @@ std::vector<std::string> SystemDescriptor::mdcore_args() const {
 }
 
 std::string SystemDescriptor::canonical() const {
-    return kind + ":natoms=" + std::to_string(natoms) + ":seed=" + std::to_string(seed);
+    return kind_name() + ":natoms=" + std::to_string(natoms) + ":seed=" + std::to_string(seed);
 }
 
 std::string MeasureSettings::canonical() const {

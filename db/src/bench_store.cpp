@@ -19,17 +19,12 @@ constexpr const char* kRunColumns =
 
 BenchRunRow read_run(sqlite3* db, const sql::Statement& st) {
     BenchRunRow r;
-    r.id = st.column_int(0);
-    r.label = st.column_text(1);
-    r.git_commit = st.column_text(2);
-    r.build_flags = st.column_text(3);
-    r.hardware_id = st.column_text(4);
-    const std::string metric = st.column_text(5);
+    std::string metric;
+    st.read_columns(0, r.id, r.label, r.git_commit, r.build_flags, r.hardware_id, metric, r.created_at,
+                    r.context_json);
     const auto m = parse_bench_metric(metric);
     if (!m) throw DbError(sql::db_path(db) + ": bench run " + std::to_string(r.id) + " has metric '" + metric + "'");
     r.metric = *m;
-    r.created_at = st.column_text(6);
-    r.context_json = st.column_text(7);
     return r;
 }
 
@@ -40,12 +35,7 @@ void load_results(sqlite3* db, BenchRunRow& run) {
     st.bind_int(1, run.id);
     while (st.step()) {
         BenchResultRow r;
-        r.name = st.column_text(0);
-        r.repetition = static_cast<int>(st.column_int(1));
-        r.value = st.column_real(2);
-        r.unit = st.column_text(3);
-        r.iterations = st.column_int(4);
-        r.extra_json = st.column_text(5);
+        st.read_columns(0, r.name, r.repetition, r.value, r.unit, r.iterations, r.extra_json);
         run.results.push_back(std::move(r));
     }
 }
@@ -154,10 +144,7 @@ std::vector<BenchSeriesPoint> BenchStore::series(const std::string& name, BenchM
         if (out.empty() || out.back().run_id != id) {
             BenchSeriesPoint p;
             p.run_id = id;
-            p.label = st.column_text(1);
-            p.git_commit = st.column_text(2);
-            p.hardware_id = st.column_text(3);
-            p.created_at = st.column_text(4);
+            st.read_columns(1, p.label, p.git_commit, p.hardware_id, p.created_at);
             p.unit = st.column_text(6);
             out.push_back(std::move(p));
         }

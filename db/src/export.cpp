@@ -38,7 +38,7 @@ std::vector<Field> fields(const StoredTrial& t) {
         {"id", t.id},
         {"sweep_id", t.sweep_id},
         {"hardware_id", t.hardware_id},
-        {"system_kind", t.system.kind},
+        {"system_kind", t.system.kind_name()},
         {"natoms", t.system.natoms},
         {"seed", t.system.seed},
         {"config", t.config.canonical()},

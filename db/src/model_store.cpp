@@ -13,36 +13,20 @@ constexpr const char* kColumns =
 
 StoredModel read_row(const sql::Statement& st) {
     StoredModel m;
-    m.id = st.column_int(0);
-    m.kind = st.column_text(1);
-    m.feature_set = st.column_text(2);
-    m.coefficients_json = st.column_text(3);
-    m.training_trial_ids_json = st.column_text(4);
-    m.cv_json = st.column_text(5);
-    m.created_at = st.column_text(6);
-    m.build_id = st.column_text(7);
-    m.hardware_scope = st.column_text(8);
+    st.read_columns(0, m.id, m.kind, m.feature_set, m.coefficients_json, m.training_trial_ids_json, m.cv_json,
+                    m.created_at, m.build_id, m.hardware_scope);
     return m;
 }
 
 }  // namespace
 
 long ModelStore::insert(const StoredModel& m) {
-    sqlite3* db = store_.handle();
-    Transaction tx(db);
-    sql::Statement st(db,
-                      "INSERT INTO models(kind, feature_set, coefficients_json, training_trial_ids_json, cv_json, "
-                      "created_at, build_id, hardware_scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-    st.bind_text(1, m.kind)
-        .bind_text(2, m.feature_set)
-        .bind_text(3, m.coefficients_json)
-        .bind_text(4, m.training_trial_ids_json)
-        .bind_text(5, m.cv_json)
-        .bind_text(6, m.created_at.empty() ? now_iso8601() : m.created_at)
-        .bind_text(7, m.build_id)
-        .bind_text(8, m.hardware_scope);
-    st.run();
-    const long id = static_cast<long>(sqlite3_last_insert_rowid(db));
+    Transaction tx(store_.handle());
+    const long id = sql::insert_row(store_.handle(),
+                                    "INSERT INTO models(kind, feature_set, coefficients_json, training_trial_ids_json, "
+                                    "cv_json, created_at, build_id, hardware_scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                    m.kind, m.feature_set, m.coefficients_json, m.training_trial_ids_json, m.cv_json,
+                                    m.created_at.empty() ? now_iso8601() : m.created_at, m.build_id, m.hardware_scope);
     tx.commit();
     return id;
 }

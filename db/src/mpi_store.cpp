@@ -30,30 +30,9 @@ constexpr const char* kMeasurementColumns =
 
 MpiMeasurement read_measurement(const sql::Statement& st) {
     MpiMeasurement m;
-    int c = 0;
-    m.id = st.column_int(c++);
-    m.sweep_id = st.column_int(c++);
-    m.hardware_id = st.column_text(c++);
-    m.mpi_library = st.column_text(c++);
-    m.nodes = static_cast<int>(st.column_int(c++));
-    m.ppn = static_cast<int>(st.column_int(c++));
-    m.ranks = static_cast<int>(st.column_int(c++));
-    m.collective = st.column_text(c++);
-    m.selection = st.column_text(c++);
-    m.algorithm = static_cast<int>(st.column_int(c++));
-    m.segsize = st.column_int(c++);
-    m.faninout = static_cast<int>(st.column_int(c++));
-    m.bytes = st.column_int(c++);
-    m.iterations = st.column_int(c++);
-    m.warmup = st.column_int(c++);
-    m.lat_min_us = st.column_real(c++);
-    m.lat_avg_us = st.column_real(c++);
-    m.lat_max_us = st.column_real(c++);
-    m.lat_median_us = st.column_real(c++);
-    m.lat_p10_us = st.column_real(c++);
-    m.status = st.column_text(c++);
-    m.error = st.column_text(c++);
-    m.created_at = st.column_text(c++);
+    st.read_columns(0, m.id, m.sweep_id, m.hardware_id, m.mpi_library, m.nodes, m.ppn, m.ranks, m.collective,
+                    m.selection, m.algorithm, m.segsize, m.faninout, m.bytes, m.iterations, m.warmup, m.lat_min_us,
+                    m.lat_avg_us, m.lat_max_us, m.lat_median_us, m.lat_p10_us, m.status, m.error, m.created_at);
     return m;
 }
 
@@ -61,15 +40,11 @@ MpiMeasurement read_measurement(const sql::Statement& st) {
 
 long MpiStore::begin_sweep(const std::string& hardware_id, const std::string& mpi_library, const std::string& launcher,
                            const std::string& settings_json) {
-    sqlite3* db = store_.handle();
-    Transaction tx(db);
-    sql::Statement st(db,
-                      "INSERT INTO mpi_sweeps(hardware_id, mpi_library, launcher, settings_json, status, started_at) "
-                      "VALUES(?, ?, ?, ?, 'running', ?)");
-    st.bind_text(1, hardware_id).bind_text(2, mpi_library).bind_text(3, launcher).bind_text(4, settings_json);
-    st.bind_text(5, now_iso8601());
-    st.run();
-    const long id = static_cast<long>(sqlite3_last_insert_rowid(db));
+    Transaction tx(store_.handle());
+    const long id = sql::insert_row(store_.handle(),
+                                    "INSERT INTO mpi_sweeps(hardware_id, mpi_library, launcher, settings_json, status, "
+                                    "started_at) VALUES(?, ?, ?, ?, 'running', ?)",
+                                    hardware_id, mpi_library, launcher, settings_json, now_iso8601());
     tx.commit();
     return id;
 }
@@ -108,19 +83,8 @@ void MpiStore::put_measurements(const std::vector<MpiMeasurement>& rows, Upsert 
     for (const auto& m : rows) {
         if (m.sweep_id > 0) st.bind_int(1, m.sweep_id);
         else st.bind_null(1);
-        st.bind_text(2, m.hardware_id);
-        st.bind_text(3, m.mpi_library);
-        st.bind_int(4, m.nodes);
-        st.bind_int(5, m.ppn);
-        st.bind_int(6, m.ranks);
-        st.bind_text(7, m.collective);
-        st.bind_text(8, m.selection);
-        st.bind_int(9, m.algorithm);
-        st.bind_int(10, m.segsize);
-        st.bind_int(11, m.faninout);
-        st.bind_int(12, m.bytes);
-        st.bind_int(13, m.iterations);
-        st.bind_int(14, m.warmup);
+        st.bind_all(2, m.hardware_id, m.mpi_library, m.nodes, m.ppn, m.ranks, m.collective, m.selection, m.algorithm,
+                    m.segsize, m.faninout, m.bytes, m.iterations, m.warmup);
         // Latencies of a failed run (or not reported) are NULL, not 0.
         const bool measured = m.status == "ok" || m.status == "incorrect";
         const double lat[] = {m.lat_min_us, m.lat_avg_us, m.lat_max_us, m.lat_median_us, m.lat_p10_us};
@@ -128,9 +92,7 @@ void MpiStore::put_measurements(const std::vector<MpiMeasurement>& rows, Upsert 
             if (measured && lat[k] > 0) st.bind_real(15 + k, lat[k]);
             else st.bind_null(15 + k);
         }
-        st.bind_text(20, m.status);
-        st.bind_text(21, m.error);
-        st.bind_text(22, m.created_at.empty() ? now_iso8601() : m.created_at);
+        st.bind_all(20, m.status, m.error, m.created_at.empty() ? now_iso8601() : m.created_at);
         st.run();
         st.reset();
     }
@@ -172,11 +134,9 @@ void MpiStore::put_rules_evaluation(const std::string& digest, const std::string
                       "bytes, rounds, default_us, rules_us, default_median_us, rules_median_us, created_at) "
                       "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     for (const auto& r : rows) {
-        st.bind_text(1, digest).bind_text(2, r.hardware_id).bind_text(3, r.mpi_library);
-        st.bind_int(4, r.nodes).bind_int(5, r.ppn).bind_int(6, r.ranks).bind_text(7, r.collective);
-        st.bind_int(8, r.bytes).bind_int(9, r.rounds).bind_real(10, r.default_us).bind_real(11, r.rules_us);
-        st.bind_real(12, r.default_median_us).bind_real(13, r.rules_median_us);
-        st.bind_text(14, r.created_at.empty() ? now : r.created_at);
+        st.bind_all(1, digest, r.hardware_id, r.mpi_library, r.nodes, r.ppn, r.ranks, r.collective, r.bytes, r.rounds,
+                    r.default_us, r.rules_us, r.default_median_us, r.rules_median_us,
+                    r.created_at.empty() ? now : r.created_at);
         st.run();
         st.reset();
     }
@@ -193,36 +153,21 @@ std::vector<MpiRulesEval> MpiStore::rules_evaluations(const std::string& digest)
     std::vector<MpiRulesEval> out;
     while (st.step()) {
         MpiRulesEval r;
-        r.digest = st.column_text(0);
-        r.hardware_id = st.column_text(1);
-        r.mpi_library = st.column_text(2);
-        r.nodes = static_cast<int>(st.column_int(3));
-        r.ppn = static_cast<int>(st.column_int(4));
-        r.ranks = static_cast<int>(st.column_int(5));
-        r.collective = st.column_text(6);
-        r.bytes = st.column_int(7);
-        r.rounds = static_cast<int>(st.column_int(8));
-        r.default_us = st.column_real(9);
-        r.rules_us = st.column_real(10);
-        r.default_median_us = st.column_real(11);
-        r.rules_median_us = st.column_real(12);
-        r.created_at = st.column_text(13);
+        st.read_columns(0, r.digest, r.hardware_id, r.mpi_library, r.nodes, r.ppn, r.ranks, r.collective, r.bytes,
+                        r.rounds, r.default_us, r.rules_us, r.default_median_us, r.rules_median_us, r.created_at);
         out.push_back(r);
     }
     return out;
 }
 
 long MpiStore::put_model(const MpiModelRow& row) {
-    sqlite3* db = store_.handle();
-    Transaction tx(db);
-    sql::Statement st(db,
-                      "INSERT INTO mpi_models(hardware_id, mpi_library, collective, feature_set, model_json, cv_json, "
-                      "training_rows, created_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
-    st.bind_text(1, row.hardware_id).bind_text(2, row.mpi_library).bind_text(3, row.collective);
-    st.bind_text(4, row.feature_set).bind_text(5, row.model_json).bind_text(6, row.cv_json);
-    st.bind_int(7, row.training_rows).bind_text(8, row.created_at.empty() ? now_iso8601() : row.created_at);
-    st.run();
-    const long id = static_cast<long>(sqlite3_last_insert_rowid(db));
+    Transaction tx(store_.handle());
+    const long id = sql::insert_row(store_.handle(),
+                                    "INSERT INTO mpi_models(hardware_id, mpi_library, collective, feature_set, "
+                                    "model_json, cv_json, training_rows, created_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
+                                    row.hardware_id, row.mpi_library, row.collective, row.feature_set, row.model_json,
+                                    row.cv_json, row.training_rows,
+                                    row.created_at.empty() ? now_iso8601() : row.created_at);
     tx.commit();
     return id;
 }
@@ -235,15 +180,8 @@ std::optional<MpiModelRow> MpiStore::latest_model(const std::string& hardware_id
     st.bind_text(1, hardware_id).bind_text(2, collective);
     if (!st.step()) return std::nullopt;
     MpiModelRow r;
-    r.id = st.column_int(0);
-    r.hardware_id = st.column_text(1);
-    r.mpi_library = st.column_text(2);
-    r.collective = st.column_text(3);
-    r.feature_set = st.column_text(4);
-    r.model_json = st.column_text(5);
-    r.cv_json = st.column_text(6);
-    r.training_rows = st.column_int(7);
-    r.created_at = st.column_text(8);
+    st.read_columns(0, r.id, r.hardware_id, r.mpi_library, r.collective, r.feature_set, r.model_json, r.cv_json,
+                    r.training_rows, r.created_at);
     return r;
 }
 

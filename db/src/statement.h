@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "mdtune/db/store.h"
 
@@ -59,6 +60,13 @@ public:
     Statement& bind_null(int i) { return checked(sqlite3_bind_null(stmt_, i), i); }
     // A value read from another statement (possibly another connection): merge copies rows this way.
     Statement& bind_value(int i, const sqlite3_value* v) { return checked(sqlite3_bind_value(stmt_, i, v), i); }
+    // Binds `values...` to the parameters from `first` on, each as its type (integer, real or text).
+    template <class... T>
+    Statement& bind_all(int first, const T&... values) {
+        int i = first;
+        (bind_one(i++, values), ...);
+        return *this;
+    }
 
     // The raw result of sqlite3_step, for callers that handle some errors themselves.
     int step_rc() { return sqlite3_step(stmt_); }
@@ -87,8 +95,34 @@ public:
         return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, c))) : std::string();
     }
     sqlite3_value* column_value(int c) const { return sqlite3_column_value(stmt_, c); }
+    // Reads the columns from `first` on into `out...` in order, each as its type (integer, real or
+    // text), so a row reader lists its fields once, without an index per field. Returns the next column.
+    template <class... T>
+    int read_columns(int first, T&... out) const {
+        int c = first;
+        (read_column(c++, out), ...);
+        return c;
+    }
 
 private:
+    template <class T>
+    void bind_one(int i, const T& v) {
+        if constexpr (std::is_convertible_v<const T&, std::string_view>)
+            bind_text(i, v);
+        else if constexpr (std::is_floating_point_v<T>)
+            bind_real(i, v);
+        else
+            bind_int(i, static_cast<std::int64_t>(v));  // integers; a non-integral type fails to compile here
+    }
+    template <class T>
+    void read_column(int c, T& out) const {
+        if constexpr (std::is_same_v<T, std::string>)
+            out = column_text(c);
+        else if constexpr (std::is_floating_point_v<T>)
+            out = column_real(c);
+        else
+            out = static_cast<T>(column_int(c));  // integers; a non-integral type fails to compile here
+    }
     Statement& checked(int rc, int i) {
         check(db_, rc, "binding parameter " + std::to_string(i) + " of " + sql_);
         return *this;
@@ -97,6 +131,15 @@ private:
     std::string sql_;
     sqlite3_stmt* stmt_ = nullptr;
 };
+
+// Runs one INSERT with `values...` bound to its parameters in order; returns the new row's id.
+template <class... T>
+long insert_row(sqlite3* db, std::string_view sql, const T&... values) {
+    Statement st(db, sql);
+    st.bind_all(1, values...);
+    st.run();
+    return static_cast<long>(sqlite3_last_insert_rowid(db));
+}
 
 // Value of a single-row, single-column query, e.g. PRAGMA user_version.
 inline std::int64_t query_int(sqlite3* db, std::string_view sql) {

@@ -77,38 +77,28 @@ constexpr const char* kSelectTrial =
 
 StoredTrial read_trial(sqlite3* db, const sql::Statement& st) {
     StoredTrial t;
-    int c = 0;
-    t.id = st.column_int(c++);
-    t.sweep_id = st.column_int(c++);  // NULL reads as 0
-    t.hardware_id = st.column_text(c++);
-    t.system.kind = st.column_text(c++);
-    t.system.natoms = st.column_int(c++);
-    t.system.seed = static_cast<unsigned long>(st.column_int(c++));
-    const std::string config = st.column_text(c++);
+    std::string kind, config, status, timings;
+    // sweep_id NULL reads as 0
+    int c = st.read_columns(0, t.id, t.sweep_id, t.hardware_id, kind, t.system.natoms, t.system.seed, config,
+                            t.build_id, t.measure.steps, t.measure.warmup, t.measure.repeats, t.measure.timeout_s,
+                            status);
+    const auto system_kind = mdcore::parse_system_kind(kind);
+    if (!system_kind)
+        throw DbError(sql::db_path(db) + ": trial " + std::to_string(t.id) + " has system kind '" + kind + "' (not " +
+                      mdcore::system_kind_names() + ")");
+    t.system.kind = *system_kind;
     try {
         t.config = Config::from_canonical(config);
     } catch (const std::exception& e) {
         throw DbError(sql::db_path(db) + ": trial " + std::to_string(t.id) + " has a bad config '" + config +
                       "': " + e.what());
     }
-    t.build_id = st.column_text(c++);
-    t.measure.steps = st.column_int(c++);
-    t.measure.warmup = st.column_int(c++);
-    t.measure.repeats = static_cast<int>(st.column_int(c++));
-    t.measure.timeout_s = st.column_real(c++);
-    const std::string status = st.column_text(c++);
     const auto parsed = parse_trial_status(status);
     if (!parsed) throw DbError(sql::db_path(db) + ": trial " + std::to_string(t.id) + " has status '" + status + "'");
     TrialResult& r = t.result;
     r.status = *parsed;
-    r.repeats = static_cast<int>(st.column_int(c++));
-    r.ms_median = st.column_real(c++);
-    r.ms_min = st.column_real(c++);
-    r.ms_max = st.column_real(c++);
-    r.ns_per_day = st.column_real(c++);
-    r.drift = st.column_real(c++);
-    r.drift_tolerance = st.column_real(c++);
-    const std::string timings = st.column_text(c++);
+    c = st.read_columns(c, r.repeats, r.ms_median, r.ms_min, r.ms_max, r.ns_per_day, r.drift, r.drift_tolerance,
+                        timings);
     try {
         // Non-numbers (NaN is written as null) are dropped rather than failing the whole read.
         if (!timings.empty()) {
@@ -126,10 +116,7 @@ StoredTrial read_trial(sqlite3* db, const sql::Statement& st) {
         throw DbError(sql::db_path(db) + ": trial " + std::to_string(t.id) + " has an unreadable report_json: " +
                       e.what());
     }
-    r.stderr_tail = st.column_text(c++);
-    r.load_avg = st.column_real(c++);
-    r.wall_s = st.column_real(c++);
-    t.created_at = st.column_text(c++);
+    st.read_columns(c, r.stderr_tail, r.load_avg, r.wall_s, t.created_at);
     return t;
 }
 
@@ -277,7 +264,7 @@ bool Store::insert_trial(const StoredTrial& t, OnExisting on_existing) {
     Transaction tx(db_);
     {
         sql::Statement st(db_, "INSERT OR IGNORE INTO systems(id, kind, natoms, seed) VALUES(?, ?, ?, ?)");
-        st.bind_text(1, key.system).bind_text(2, t.system.kind).bind_int(3, t.system.natoms);
+        st.bind_text(1, key.system).bind_text(2, t.system.kind_name()).bind_int(3, t.system.natoms);
         st.bind_int(4, static_cast<std::int64_t>(t.system.seed));
         st.run();
     }
@@ -290,32 +277,11 @@ bool Store::insert_trial(const StoredTrial& t, OnExisting on_existing) {
     const TrialResult& r = t.result;
     // Parameter numbers follow "sweep_id, " + kTrialColumns.
     if (t.sweep_id > 0) st.bind_int(1, t.sweep_id); else st.bind_null(1);
-    st.bind_text(2, key.str());
-    st.bind_text(3, t.hardware_id);
-    st.bind_text(4, key.system);
-    st.bind_text(5, key.config);
-    st.bind_text(6, t.build_id);
-    st.bind_text(7, key.measure);
-    st.bind_int(8, t.measure.steps);
-    st.bind_int(9, t.measure.warmup);
-    st.bind_int(10, t.measure.repeats);
-    st.bind_real(11, t.measure.timeout_s);
-    st.bind_text(12, to_string(r.status));
-    st.bind_int(13, r.repeats);
-    st.bind_real(14, r.ms_median);
-    st.bind_real(15, r.ms_min);
-    st.bind_real(16, r.ms_max);
-    st.bind_real(17, r.ns_per_day);
-    st.bind_real(18, r.drift);
-    st.bind_real(19, r.drift_tolerance);
-    st.bind_text(20, nlohmann::json(r.timings).dump());
     const ReportColumns report = report_columns(r.report);
-    st.bind_text(21, report.pairlist_json);
-    st.bind_text(22, report.config_json);
-    st.bind_text(23, report.report_json);
-    st.bind_text(24, r.stderr_tail);
-    st.bind_real(25, r.load_avg);
-    st.bind_real(26, r.wall_s);
+    st.bind_all(2, key.str(), t.hardware_id, key.system, key.config, t.build_id, key.measure, t.measure.steps,
+                t.measure.warmup, t.measure.repeats, t.measure.timeout_s, to_string(r.status), r.repeats, r.ms_median,
+                r.ms_min, r.ms_max, r.ns_per_day, r.drift, r.drift_tolerance, nlohmann::json(r.timings).dump(),
+                report.pairlist_json, report.config_json, report.report_json, r.stderr_tail, r.load_avg, r.wall_s);
     // A caller that already has a timestamp (e.g. re-importing) keeps it.
     st.bind_text(27, t.created_at.empty() ? now_iso8601() : t.created_at);
     static_assert(kTrialColumnCount + 1 == 27, "one bind per column");

@@ -139,7 +139,8 @@ void finish_report(const RunSamples& s, std::map<std::string, double> timings, d
 
 }  // namespace
 
-EffectiveConfig resolve_config(const System& system, const RunConfig& config, const RunControl& control) {
+EffectiveConfig resolve_config(const System& system, const RunConfig& config, const RunControl& control,
+                               const ResolveOptions& options) {
     system.validate();
     EffectiveConfig eff;
     eff.threads = config.threads > 0 ? config.threads : default_thread_count();
@@ -209,9 +210,10 @@ EffectiveConfig resolve_config(const System& system, const RunConfig& config, co
         throw std::invalid_argument("rlist " + format_g(eff.rlist) + " nm is not below twice the shortest box edge");
     eff.rlist_inner = eff.nstprune < eff.nstlist ? std::min(eff.rlist, estimate_rlist(params, eff.nstprune - 1))
                                                  : eff.rlist;
-    require_memory(estimate_run_memory(system, eff), "this run (" + std::to_string(system.natoms()) + " atoms)");
-    // After the memory check: the estimate sums over the grid, so an absurd grid is
-    // refused for its size before anything iterates over it.
+    require_memory(estimate_run_memory(system, eff), "this run (" + std::to_string(system.natoms()) + " atoms)",
+                   options.check_host_memory);
+    // After the memory check: the estimate sums over the grid, so (with the host check) an
+    // absurd grid is refused for its size before anything iterates over it.
     if (eff.pme) require_pme_accuracy(system, config, eff);
     return eff;
 }

@@ -82,10 +82,13 @@ MemoryEstimate estimate_run_memory(const System& system, const EffectiveConfig& 
     return estimate_run_memory(static_cast<double>(system.natoms()), system.box, topology, config);
 }
 
-void require_memory(const MemoryEstimate& estimate, const std::string& what) {
-    const MachineMemory machine = machine_memory();
-    if (estimate.total() > machine.usable_bytes)
-        throw std::invalid_argument(what + " needs " + estimate.summary() + " of memory, but " + machine.description);
+void require_memory(const MemoryEstimate& estimate, const std::string& what, bool check_host) {
+    if (check_host) {
+        const MachineMemory machine = machine_memory();
+        if (estimate.total() > machine.usable_bytes)
+            throw std::invalid_argument(what + " needs " + estimate.summary() + " of memory, but " +
+                                        machine.description);
+    }
     // j-entries are addressed by 32-bit ranges (pair_list.h).
     constexpr double kMaxEntries = std::numeric_limits<std::int32_t>::max();
     if (estimate.pairlist_entries > kMaxEntries)

@@ -25,8 +25,9 @@ MemoryEstimate estimate_run_memory(double natoms, const Box& box, bool with_topo
 MemoryEstimate estimate_run_memory(const System& system, const EffectiveConfig& config);
 
 // Throws std::invalid_argument naming `what`, the estimate and the machine's memory
-// when the estimate does not fit, or when the pair list would outgrow its 32-bit indices.
-void require_memory(const MemoryEstimate& estimate, const std::string& what);
+// when the estimate does not fit (unless check_host is false: another machine will run
+// it), or when the pair list would outgrow its 32-bit indices.
+void require_memory(const MemoryEstimate& estimate, const std::string& what, bool check_host = true);
 
 // The check a generator makes before allocating natoms atoms: the run state for a
 // pair list at rc (a lower bound of any real run) with the default threads.

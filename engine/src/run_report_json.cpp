@@ -5,53 +5,40 @@
 
 #include "mdcore/engine.h"
 #include "mdcore/run_report.h"
+#include "run_report_fields.h"
 
 namespace mdcore {
 namespace {
 
+// A visitor for report_fields: sets each field in `j`.
+auto put_into(nlohmann::json& j) {
+    return [&j](const char* key, const auto& value) { j[key] = value; };
+}
+
 nlohmann::json energies(const EnergySample& e) {
-    return {{"lj", e.lj},           {"coulomb_sr", e.coulomb_sr}, {"coulomb_recip", e.coulomb_recip},
-            {"potential", e.potential}, {"kinetic", e.kinetic},  {"total", e.total},
-            {"conserved", e.conserved}, {"temperature", e.temperature}};
+    nlohmann::json j = nlohmann::json::object();
+    report_fields::energies(e, put_into(j));
+    return j;
 }
 
 nlohmann::json config_block(const EffectiveConfig& c) {
-    return {{"cluster", std::string(to_string(c.cluster))},
-            {"nstlist", c.nstlist},
-            {"nstprune", c.nstprune},
-            {"rc", c.rc},
-            {"rlist", c.rlist},
-            {"rlist_inner", c.rlist_inner},
-            {"rlist_source", c.rlist_from_estimate ? "estimate" : "override"},
-            {"threads", c.threads},
-            {"simd", std::string(to_string(c.simd))},
-            {"thermostat", std::string(to_string(c.thermostat))},
-            {"dt", c.dt},
-            {"temperature", c.temperature},
-            {"drift_tolerance", c.drift_tolerance},
-            {"pme", c.pme},
-            {"ewald_beta", c.ewald_beta},
-            {"ewald_rtol", c.ewald_rtol},
-            {"pme_grid", {c.pme_grid[0], c.pme_grid[1], c.pme_grid[2]}},
-            {"pme_order", c.pme_order},
-            {"pme_spacing", c.pme_spacing},
-            {"pme_scale", c.pme_scale},
-            {"pme_force_error", c.pme_force_error},
-            {"constraints", c.constraints}};
+    nlohmann::json j{{"cluster", std::string(to_string(c.cluster))},
+                     {"rlist_source", c.rlist_from_estimate ? "estimate" : "override"},
+                     {"simd", std::string(to_string(c.simd))},
+                     {"thermostat", std::string(to_string(c.thermostat))}};
+    report_fields::config_required(c, put_into(j));
+    report_fields::config_optional(c, put_into(j));
+    return j;
 }
 
 nlohmann::json pairlist_block(const PairlistStats& p, const EffectiveConfig& c) {
-    return {{"cluster", std::string(to_string(c.cluster))},
-            {"rlist", c.rlist},
-            {"rlist_inner", c.rlist_inner},
-            {"nstlist", c.nstlist},
-            {"nstprune", c.nstprune},
-            {"list_pairs", p.list_pairs},
-            {"outer_list_pairs", p.outer_list_pairs},
-            {"pairs_in_cutoff", p.pairs_in_cutoff},
-            {"efficiency", p.efficiency},
-            {"searches", p.searches},
-            {"prunes", p.prunes}};
+    nlohmann::json j{{"cluster", std::string(to_string(c.cluster))},
+                     {"rlist", c.rlist},
+                     {"rlist_inner", c.rlist_inner},
+                     {"nstlist", c.nstlist},
+                     {"nstprune", c.nstprune}};
+    report_fields::pairlist_stats(p, put_into(j));
+    return j;
 }
 
 nlohmann::json build_block(const BuildInfo& b, SimdLevel kernel_simd) {
@@ -80,11 +67,7 @@ std::string run_report_to_json(const RunReport& r, int indent) {
     if (!r.error.empty()) j["error"] = r.error;
     if (r.status == "failed") j["failed_step"] = r.failed_step;
     j["build"] = build_block(r.build, r.config.simd);
-    j["system"] = {{"kind", r.system_kind},
-                   {"natoms", r.natoms},
-                   {"box", {r.box[0], r.box[1], r.box[2]}},
-                   {"number_density", r.number_density},
-                   {"density", r.mass_density}};
+    report_fields::system(r, put_into(j["system"]));
     j["config"] = config_block(r.config);
     j["steps"] = r.steps;
     j["warmup"] = r.warmup;

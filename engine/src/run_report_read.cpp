@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mdcore/run_report.h"
+#include "run_report_fields.h"
 
 namespace mdcore {
 
@@ -80,6 +81,11 @@ private:
     std::string path_;
 };
 
+// A visitor for report_fields: reads each field that is present in `b` (a wrong type is an error).
+auto read_from(const Block& b) {
+    return [b](const char* key, auto& value) { b.read(key, value); };
+}
+
 template <class Enum, class Parse>
 Enum parse_enum(const Block& b, const char* key, Enum fallback, bool required, Parse parse) {
     if (!b.has(key)) {
@@ -108,26 +114,12 @@ EffectiveConfig read_config(const Block& b) {
     EffectiveConfig c;
     c.cluster = parse_enum(b, "cluster", c.cluster, true, parse_cluster_shape);
     c.simd = parse_enum(b, "simd", c.simd, true, parse_simd_level);
-    c.threads = b.need<int>("threads");
-    c.nstlist = b.need<int>("nstlist");
-    c.nstprune = b.need<int>("nstprune");
-    c.rc = b.need<double>("rc");
-    c.rlist = b.need<double>("rlist");
-    c.rlist_inner = b.need<double>("rlist_inner");
-    c.drift_tolerance = b.need<double>("drift_tolerance");
+    report_fields::config_required(c, [&b](const char* key, auto& value) {
+        value = b.need<std::remove_reference_t<decltype(value)>>(key);
+    });
     c.rlist_from_estimate = parse_enum(b, "rlist_source", c.rlist_from_estimate, false, parse_rlist_source);
     c.thermostat = parse_enum(b, "thermostat", c.thermostat, false, parse_thermostat);
-    b.read("dt", c.dt);
-    b.read("temperature", c.temperature);
-    b.read("pme", c.pme);
-    b.read("ewald_beta", c.ewald_beta);
-    b.read("ewald_rtol", c.ewald_rtol);
-    b.read("pme_grid", c.pme_grid);
-    b.read("pme_order", c.pme_order);
-    b.read("pme_spacing", c.pme_spacing);
-    b.read("pme_scale", c.pme_scale);
-    b.read("pme_force_error", c.pme_force_error);
-    b.read("constraints", c.constraints);
+    report_fields::config_optional(c, read_from(b));
     return c;
 }
 
@@ -143,35 +135,15 @@ BuildInfo read_build(const Block& top) {
     return b;
 }
 
-void read_system(const Block& system, RunReport& r) {
-    system.read("kind", r.system_kind);
-    system.read("natoms", r.natoms);
-    system.read("box", r.box);
-    system.read("number_density", r.number_density);
-    system.read("density", r.mass_density);
-}
-
 PairlistStats read_pairlist(const Block& b) {
     PairlistStats p;
-    b.read("list_pairs", p.list_pairs);
-    b.read("outer_list_pairs", p.outer_list_pairs);
-    b.read("pairs_in_cutoff", p.pairs_in_cutoff);
-    b.read("efficiency", p.efficiency);
-    b.read("searches", p.searches);
-    b.read("prunes", p.prunes);
+    report_fields::pairlist_stats(p, read_from(b));
     return p;
 }
 
 EnergySample read_energies(const Block& b) {
     EnergySample e;
-    b.read("lj", e.lj);
-    b.read("coulomb_sr", e.coulomb_sr);
-    b.read("coulomb_recip", e.coulomb_recip);
-    b.read("potential", e.potential);
-    b.read("kinetic", e.kinetic);
-    b.read("total", e.total);
-    b.read("conserved", e.conserved);
-    b.read("temperature", e.temperature);
+    report_fields::energies(e, read_from(b));
     return e;
 }
 
@@ -205,7 +177,7 @@ RunReport run_report_from_json(std::string_view text) {
     top.read("status", r.status);
     top.read("error", r.error);
     top.read("failed_step", r.failed_step);
-    read_system(top.child("system"), r);
+    report_fields::system(r, read_from(top.child("system")));
     if (!top.has("config")) throw RunReportError("config", "missing");
     r.config = read_config(top.child("config"));
     top.read("steps", r.steps);

@@ -13,7 +13,7 @@ namespace mdtune::models {
 namespace {
 
 std::string system_key(const std::string& hardware_id, const SystemDescriptor& s) {
-    return hardware_id + "|" + s.kind + ":" + std::to_string(s.natoms);
+    return hardware_id + "|" + s.kind_name() + ":" + std::to_string(s.natoms);
 }
 
 // The best Ok trial of each (machine, system), longest measurement first.
@@ -48,16 +48,16 @@ std::vector<SystemDescriptor> systems_to_compare(const CompareRequest& request, 
                                                  const std::vector<db::StoredTrial>& trials) {
     std::vector<SystemDescriptor> systems = request.systems;
     if (systems.empty()) {
-        std::set<std::pair<std::string, long>> seen;
+        std::set<std::pair<mdcore::SystemKind, long>> seen;
         for (const db::StoredTrial& t : trials)
             for (const auto& [n, h] : r.machines)
                 if (t.hardware_id == h.id) seen.insert({t.system.kind, t.system.natoms});
         for (const auto& [k, n] : seen) systems.push_back({k, n, 1});
         if (systems.empty())
-            for (long n : {3000L, 6000L, 12000L, 24000L, 48000L}) systems.push_back({"water", n, 1});
+            for (long n : {3000L, 6000L, 12000L, 24000L, 48000L}) systems.push_back({mdcore::SystemKind::Water, n, 1});
     }
     std::sort(systems.begin(), systems.end(), [](const SystemDescriptor& a, const SystemDescriptor& b) {
-        return a.kind != b.kind ? a.kind < b.kind : a.natoms < b.natoms;
+        return a.kind != b.kind ? a.kind_name() < b.kind_name() : a.natoms < b.natoms;  // kinds by name
     });
     return systems;
 }
@@ -125,13 +125,13 @@ CompareResult compare_hardware(const CompareRequest& request) {
 
 std::string compare_plot_svg(const CompareResult& result) {
     std::set<std::string> kinds;
-    for (const auto& s : result.systems) kinds.insert(s.kind);
+    for (const auto& s : result.systems) kinds.insert(s.kind_name());
     std::map<std::string, PlotSeries> series;
     std::vector<std::string> order;
     for (const CompareCell& c : result.cells) {
         if (!(c.ns_per_day > 0)) continue;
         std::string label = c.hardware;
-        if (kinds.size() > 1) label += " (" + c.system.kind + ")";
+        if (kinds.size() > 1) label += " (" + c.system.kind_name() + ")";
         if (!series.count(label)) order.push_back(label);
         series[label].label = label;
         series[label].points.push_back({static_cast<double>(c.system.natoms), c.ns_per_day, c.measured});

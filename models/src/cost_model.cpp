@@ -165,7 +165,10 @@ CostFit fit_cost(const std::vector<const Sample*>& samples) {
     return fit;
 }
 
-std::string CostModel::feature_set() const {
+namespace {
+
+// "cost-v2:" and per task its name and terms: "nonbonded(pairs,...);...".
+std::string cost_feature_set() {
     std::string s = "cost-v2:";
     for (const CostTask& t : tasks()) {
         s += std::string(t.name) + "(";
@@ -174,6 +177,10 @@ std::string CostModel::feature_set() const {
     }
     return s;
 }
+
+}  // namespace
+
+CostModel::CostModel() : Model(ModelKind::Cost, cost_feature_set()) {}
 
 const CostFit& CostModel::fit_for(const std::string& hardware_id) const {
     const auto it = per_hardware_.find(hardware_id);

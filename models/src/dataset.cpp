@@ -74,7 +74,7 @@ std::vector<Sample> load_samples(const db::Store& store) {
 }
 
 std::set<std::string> invalid_configs(const std::vector<db::StoredTrial>& trials, const std::string& hardware_id,
-                                      const std::string& system_kind) {
+                                      mdcore::SystemKind system_kind) {
     std::map<std::string, std::pair<long, long>> longest;  // config -> (longest invalid, longest ok) steps
     for (const db::StoredTrial& t : trials) {
         if (t.hardware_id != hardware_id || t.system.kind != system_kind) continue;

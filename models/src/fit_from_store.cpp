@@ -46,7 +46,7 @@ FitResult fit_and_store(const FitRequest& request, const FitLoaded& on_loaded) {
     std::set<std::string> machines, sizes;
     for (const Sample& s : r.train) {
         machines.insert(s.hardware_id);
-        sizes.insert(s.system.kind + ":" + std::to_string(s.system.natoms));
+        sizes.insert(s.system.kind_name() + ":" + std::to_string(s.system.natoms));
     }
     r.machines = machines.size();
     r.systems = sizes.size();

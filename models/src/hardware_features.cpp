@@ -51,6 +51,7 @@ HardwareCaps HardwareFeatures::caps() const {
     c.cores = cores;
     c.has_gpu = has_gpu;
     c.simd_levels = simd_levels;
+    c.local = this_machine;
     return c;
 }
 
@@ -98,6 +99,7 @@ HardwareFeatures this_hardware() {
     f.simd_levels.clear();
     for (auto l : mdcore::available_simd_levels()) f.simd_levels.emplace_back(mdcore::to_string(l));
     if (f.simd_levels.empty()) f.simd_levels.emplace_back("none");
+    f.this_machine = true;
     return f;
 }
 

@@ -16,11 +16,7 @@ const std::vector<std::string>& KnnModel::feature_names() {
     return names;
 }
 
-std::string KnnModel::feature_set() const {
-    std::string s = "knn-v1:";
-    for (const auto& n : feature_names()) s += (s.back() == ':' ? "" : ",") + n;
-    return s;
-}
+KnnModel::KnnModel(int k) : Model(ModelKind::Knn, feature_set_name("knn-v1", feature_names())), k_(k) {}
 
 Eigen::VectorXd KnnModel::feature_vector(const Features& f) {
     const auto is = [&](int i, int j) { return f.cluster_i == i && f.cluster_j == j ? 1.0 : 0.0; };

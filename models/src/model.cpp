@@ -41,6 +41,12 @@ TrainingDomain TrainingDomain::from_json(const nlohmann::json& j) {
     return d;
 }
 
+std::string feature_set_name(std::string_view version, const std::vector<std::string>& names) {
+    std::string s = std::string(version) + ":";
+    for (std::size_t i = 0; i < names.size(); ++i) s += (i ? "," : "") + names[i];
+    return s;
+}
+
 Prediction log_interval(double ms, double sigma) {
     Prediction p;
     p.ms = ms;

@@ -14,8 +14,6 @@ namespace mdtune::models {
 
 namespace {
 
-constexpr const char* kKinds[] = {"lj", "argon", "lammps-lj", "water", "water-ions"};
-
 std::string pct(double v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f %%", 100.0 * v);
@@ -30,12 +28,12 @@ void require_database(const std::string& path) {
 }
 
 SystemDescriptor checked_system(const std::string& kind, long natoms, const std::string& natoms_text) {
-    if (std::none_of(std::begin(kKinds), std::end(kKinds), [&](const char* k) { return kind == k; }))
-        throw InputError("--system: unknown system '" + kind + "' (lj, argon, lammps-lj, water, water-ions)");
-    if ((kind == "water" || kind == "water-ions") && natoms % 3 != 0)
+    const auto typed = mdcore::parse_system_kind(kind);
+    if (!typed) throw InputError("--system: unknown system '" + kind + "' (" + mdcore::system_kind_names() + ")");
+    if (mdcore::is_water(*typed) && natoms % 3 != 0)
         throw InputError("--natoms: " + natoms_text + " is not a multiple of 3 (" + kind +
                          " counts atoms as 3 x nwater)");
-    return SystemDescriptor{kind, natoms, 1};
+    return SystemDescriptor{*typed, natoms, 1};
 }
 
 std::string node_type_of(const db::Store& store, const std::string& hardware_id) {

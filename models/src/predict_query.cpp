@@ -43,7 +43,7 @@ PredictResult predict_configs(const PredictRequest& request) {
     out.model = loaded->row;
     db::TrialFilter f;  // Ok and Invalid runs of this kind here decide which configs break the drift target
     f.hardware_id = out.hardware.id;
-    f.system_kind = request.system.kind;
+    f.system_kind = request.system.kind_name();
     out.ranking = rank_configs(*loaded->model, request.system, out.hardware, CandidateGrid{},
                                invalid_configs(store.trials(f), out.hardware.id, request.system.kind));
     if (out.ranking.ranked.empty()) {

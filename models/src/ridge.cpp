@@ -15,11 +15,7 @@ const std::vector<std::string>& RidgeModel::feature_names() {
     return names;
 }
 
-std::string RidgeModel::feature_set() const {
-    std::string s = "ridge-v2:";
-    for (const auto& n : feature_names()) s += (s.back() == ':' ? "" : ",") + n;
-    return s;
-}
+RidgeModel::RidgeModel() : Model(ModelKind::Ridge, feature_set_name("ridge-v2", feature_names())) {}
 
 Eigen::VectorXd RidgeModel::feature_vector(const Features& f) {
     const double pme = f.pme ? 1.0 : 0.0;

@@ -12,7 +12,7 @@ namespace mdtune::models {
 SystemModel::SystemModel(const SystemDescriptor& system) : descriptor_(system), system_(stand_in_system(system)) {
     const mdcore::System& sys = *system_;
     SystemFeatures& f = features_;
-    f.kind = system.kind;
+    f.kind = system.kind_name();
     f.natoms = static_cast<long>(sys.natoms());
     f.volume = sys.box.volume();
     f.number_density = sys.number_density();
@@ -28,7 +28,8 @@ mdcore::EffectiveConfig SystemModel::resolve(const Config& config, const Hardwar
     // The target machine's SIMD level (the config's unless auto/unset) and cores.
     const auto widest = mdcore::parse_simd_level(hw.widest_simd());
     const int threads = static_cast<int>(config.value<long>(Param::Threads).value_or(hw.cores));
-    return resolve_on_stand_in(descriptor_, config, widest.value_or(mdcore::SimdLevel::None), threads);
+    return resolve_on_stand_in(descriptor_, config, widest.value_or(mdcore::SimdLevel::None), threads,
+                               mdcore::ResolveOptions{hw.this_machine});
 }
 
 }  // namespace mdtune::models

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "../common/error_message.h"
 #include "bench_test_util.h"
 #include "mdtune/bench/gbench_json.h"
 #include "mdtune/bench/ingest.h"
@@ -14,12 +15,7 @@ namespace {
 const std::string kFixture = std::string(MDT_BENCH_TEST_DATA) + "/gbench_nonbonded.json";
 
 std::string error_of(const std::string& text) {
-    try {
-        bench::parse_gbench_json(text, "input.json");
-    } catch (const bench::GbenchError& e) {
-        return e.what();
-    }
-    return "";
+    return mdtest::message_of<bench::GbenchError>([&] { bench::parse_gbench_json(text, "input.json"); });
 }
 
 TEST(GbenchJson, ParsesRealSuiteOutputWithEveryRepetition) {

@@ -3,6 +3,7 @@
 // 200,000-level "context" that overflowed the stack in dump()).
 #include <gtest/gtest.h>
 
+#include "../common/error_message.h"
 #include "bench_test_util.h"
 #include "mdtune/bench/gbench_json.h"
 
@@ -10,12 +11,7 @@ namespace mdtune::bench {
 namespace {
 
 std::string error_of(const std::string& text) {
-    try {
-        bench::parse_gbench_json(text, "limits.json");
-    } catch (const bench::GbenchError& e) {
-        return e.what();
-    }
-    return "";
+    return mdtest::message_of<bench::GbenchError>([&] { bench::parse_gbench_json(text, "limits.json"); });
 }
 
 // One valid benchmark entry with `field` replaced by `value` (or added).
@@ -32,12 +28,7 @@ std::string with_field(const std::string& field, const std::string& value) {
     return text;
 }
 
-#define EXPECT_REJECTED(text, fragment)                                              \
-    do {                                                                             \
-        const std::string e_ = error_of(text);                                       \
-        EXPECT_NE(e_.find(fragment), std::string::npos) << "message: '" << e_ << "'"; \
-        EXPECT_EQ(e_.rfind("limits.json: ", 0), 0u) << "message: '" << e_ << "'";     \
-    } while (0)
+#define EXPECT_REJECTED(text, fragment) EXPECT_TRUE(mdtest::names_problem(error_of(text), fragment, "limits.json: "))
 
 TEST(GbenchLimits, InfinityIsNotCalledNaN) {
     EXPECT_REJECTED(with_field("real_time", "Infinity"), "real_time: is +Infinity; it must be a finite");

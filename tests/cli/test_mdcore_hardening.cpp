@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "../common/run_command.h"
+#include "../common/temp_dir_test.h"
 
 namespace {
 
@@ -49,20 +50,8 @@ std::string gro_atom(int n, double x, double y, double z, double vx) {
     return line;
 }
 
-class MdcoreHardening : public ::testing::Test {
+class MdcoreHardening : public mdtest::TempDirTest {
 protected:
-    void SetUp() override {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        dir_ = fs::temp_directory_path() / ("mdt_hardening_" + std::to_string(::getpid()) + "_" + info->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
-    std::string write(const std::string& name, const std::string& text) const {
-        std::ofstream((dir_ / name).string()) << text;
-        return (dir_ / name).string();
-    }
     // mdcore with the given environment prefix (e.g. "OMP_NUM_THREADS=8") and arguments.
     static Result mdcore(const std::string& args, const std::string& env = "") {
         return mdtest::run_command(env + (env.empty() ? "" : " ") + MDCORE_BINARY + " " + args);
@@ -70,8 +59,6 @@ protected:
     Result run_files(const std::string& gro, const std::string& top, const std::string& extra = "") const {
         return mdcore("run --gro " + write("in.gro", gro) + " --top " + write("in.top", top) + " " + extra);
     }
-
-    fs::path dir_;
 };
 
 void expect_exit(const Result& r, int code, const std::vector<std::string>& fragments) {
@@ -80,7 +67,7 @@ void expect_exit(const Result& r, int code, const std::vector<std::string>& frag
 }
 
 TEST_F(MdcoreHardening, OmpNumThreadsAboveTheMachineIsClampedWithOneLine) {
-    const std::string json = (dir_ / "r.json").string();
+    const std::string json = path("r.json");
     // SPC/E water with PME: the kernels, the grid search and the FFTs all get their threads.
     const Result r = mdcore("run --gro " + kWaterDir + "conf.gro --top " + kWaterDir + "topol.top --steps 2 --json " +
                                 json,
@@ -126,7 +113,7 @@ TEST_F(MdcoreHardening, NonFiniteForceFailsTheRunWithTheStep) {
     // Two argon atoms 0.3 nm apart, head-on at 75 nm/ps each: they coincide after one 2 fs step.
     const std::string gro = "head-on\n    2\n" + gro_atom(1, 1.0, 1.5, 1.5, 75.0) + gro_atom(2, 1.3, 1.5, 1.5, -75.0) +
                             "   3.00000   3.00000   3.00000\n";
-    const std::string json = (dir_ / "r.json").string();
+    const std::string json = path("r.json");
     const Result r = run_files(gro, argon_top(2), "--steps 10 --threads 1 --json " + json);
     expect_exit(r, 1, {"step 1: non-finite force"});
     const auto report = nlohmann::json::parse(slurp(json));

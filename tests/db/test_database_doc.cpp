@@ -155,7 +155,7 @@ void fill(db::Store& store) {
         db::StoredTrial t;
         t.sweep_id = sweep;
         t.hardware_id = hw;
-        t.system = SystemDescriptor{"water", natoms, 1};
+        t.system = SystemDescriptor{mdcore::SystemKind::Water, natoms, 1};
         if (!cluster.empty()) t.config.set(Param::Cluster, cluster);
         if (nstlist) t.config.set(Param::Nstlist, nstlist);
         t.build_id = build;

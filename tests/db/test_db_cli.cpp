@@ -12,6 +12,7 @@
 #include <iterator>
 
 #include "../common/run_command.h"
+#include "../common/temp_dir_test.h"
 #include "file_bytes.h"
 #include "mdtune/db/store.h"
 
@@ -23,26 +24,10 @@ namespace {
 
 const std::string kMdtune = MDT_MDTUNE_EXE;
 
-class DbCli : public ::testing::Test {
-protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("mdtune_dbcli_" + std::to_string(::getpid()) + "_" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-        fs::permissions(dir_, fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec |
-                                  fs::perms::group_read | fs::perms::group_exec);
-    }
-    void TearDown() override {
-        fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add);
-        fs::remove_all(dir_);
-    }
-    std::string file(const std::string& name) const { return (dir_ / name).string(); }
-    fs::path dir_;
-};
+using DbCli = mdtest::TempDirTest;
 
 TEST_F(DbCli, ForeignDatabaseExitsWithTwoAndIsLeftAlone) {
-    const std::string places = file("places.sqlite");
+    const std::string places = path("places.sqlite");
     {
         sqlite3* db = nullptr;
         ASSERT_EQ(sqlite3_open(places.c_str(), &db), SQLITE_OK);
@@ -50,12 +35,12 @@ TEST_F(DbCli, ForeignDatabaseExitsWithTwoAndIsLeftAlone) {
         sqlite3_close(db);
     }
     const std::string before = read_bytes(places);
-    const std::string space = file("s.toml");
+    const std::string space = path("s.toml");
     std::ofstream(space) << "[system]\nkind = \"lj\"\nnatoms = [256]\n[measure]\nsteps = 20\nwarmup = 5\nrepeats = 1\n";
-    const std::string json = file("b.json");
+    const std::string json = path("b.json");
     std::ofstream(json) << R"({"context": {}, "benchmarks": [{"name": "BM_A", "iterations": 10, "real_time": 1,)"
                         << R"( "cpu_time": 1, "time_unit": "us"}]})";
-    const std::string ours = file("ours.db");
+    const std::string ours = path("ours.db");
     ASSERT_EQ(mdtest::run_command(kMdtune + " bench ingest " + json + " --db " + ours).exit_code, 0);
     for (const std::string& args : {"sweep " + space + " --db " + places, "bench ingest " + json + " --db " + places,
                                     "db merge " + places + " " + ours, "db merge " + ours + " " + places,
@@ -70,13 +55,13 @@ TEST_F(DbCli, ForeignDatabaseExitsWithTwoAndIsLeftAlone) {
 }
 
 TEST_F(DbCli, ShowAndExportReadAWalDatabaseInAReadOnlyFolder) {
-    const std::string db = file("trials.db");
+    const std::string db = path("trials.db");
     {
         mdtune::db::Store s(db);
         mdtune::db::StoredTrial t;
         t.sweep_id = s.create_sweep("ro", "", "exhaustive");
         t.hardware_id = "hw";
-        t.system = mdtune::SystemDescriptor{"lj", 256, 1};
+        t.system = mdtune::SystemDescriptor{mdcore::SystemKind::Lj, 256, 1};
         t.build_id = "b";
         t.result.status = mdtune::TrialStatus::Ok;
         s.insert_trial(t);

@@ -20,7 +20,7 @@ db::StoredTrial trial(long nstlist, long sweep = 0) {
     db::StoredTrial t;
     t.sweep_id = sweep;
     t.hardware_id = "hw-a";
-    t.system = SystemDescriptor{"lj", 256, 7};
+    t.system = SystemDescriptor{mdcore::SystemKind::Lj, 256, 7};
     t.config.set(Param::Nstlist, nstlist);
     t.build_id = "build-1";
     t.measure = MeasureSettings{60, 10, 1, 30.0};

@@ -13,6 +13,7 @@
 #include <iterator>
 
 #include "migrations.h"
+#include "../common/temp_dir_test.h"
 #include "file_bytes.h"
 #include "mdtune/db/store.h"
 
@@ -47,7 +48,7 @@ struct Snapshot {
 db::StoredTrial a_trial() {
     db::StoredTrial t;
     t.hardware_id = "hw-a";
-    t.system = SystemDescriptor{"water", 3000, 7};
+    t.system = SystemDescriptor{mdcore::SystemKind::Water, 3000, 7};
     t.config.set(Param::Nstlist, 20L);
     t.build_id = "build-1";
     t.measure = MeasureSettings{500, 50, 3, 30.0};
@@ -68,24 +69,7 @@ std::string refusal_of(const std::string& path, db::Store::Mode mode) {
     return "";
 }
 
-class StoreRefusal : public ::testing::Test {
-protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("mdtune_refusal_" + std::to_string(::getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-        fs::permissions(dir_, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                                  fs::perms::others_read | fs::perms::others_exec);
-    }
-    void TearDown() override {
-        fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add);
-        fs::remove_all(dir_);
-    }
-    std::string file(const std::string& name) const { return (dir_ / name).string(); }
-    fs::path dir_;
-};
+using StoreRefusal = mdtest::TempDirTest;
 
 // Runs `body` as a user the permission bits apply to (nobody, when the test runs as
 // root) in a child process; returns its exit code (0 = body returned true).
@@ -109,7 +93,7 @@ int as_unprivileged_user(const std::function<bool()>& body) {
 }  // namespace
 
 TEST_F(StoreRefusal, AnotherProgramsDatabaseIsRefusedNamingItsTables) {
-    const std::string p = file("places.sqlite");
+    const std::string p = path("places.sqlite");
     exec_raw(p, "CREATE TABLE places(id INTEGER PRIMARY KEY, url TEXT); INSERT INTO places(url) VALUES('x');"
                 "CREATE TABLE bookmarks(id INTEGER);");
     const Snapshot before(p);
@@ -124,7 +108,7 @@ TEST_F(StoreRefusal, AnotherProgramsDatabaseIsRefusedNamingItsTables) {
     EXPECT_FALSE(fs::exists(p + "-journal"));
 
     // Merging it is refused too, and merging into it.
-    const std::string ours = file("ours.db");
+    const std::string ours = path("ours.db");
     { db::Store s(ours); s.insert_trial(a_trial()); }
     EXPECT_THROW(db::Store(ours).merge_from(p), db::DbRefusedError);
     EXPECT_EQ(Snapshot(p), before);
@@ -132,13 +116,13 @@ TEST_F(StoreRefusal, AnotherProgramsDatabaseIsRefusedNamingItsTables) {
 
 TEST_F(StoreRefusal, ForeignUserVersionIsNotMistakenForANewerMdtune) {
     // Firefox's places.sqlite has user_version 70 and no mdtune tables.
-    const std::string p = file("places.sqlite");
+    const std::string p = path("places.sqlite");
     exec_raw(p, "CREATE TABLE moz_places(id INTEGER); PRAGMA user_version = 70;");
     const std::string e = refusal_of(p, db::Store::Mode::ReadWrite);
     EXPECT_NE(e.find("not an mdtune database: user_version is 70"), std::string::npos) << e;
     EXPECT_NE(e.find("it has moz_places"), std::string::npos) << e;
     // At a version mdtune knows, its tables must be there.
-    const std::string q = file("v2.db");
+    const std::string q = path("v2.db");
     exec_raw(q, "CREATE TABLE trials(x); PRAGMA user_version = 2;");
     const std::string f = refusal_of(q, db::Store::Mode::ReadOnly);
     EXPECT_NE(f.find("mdtune's table(s) builds, configs, hardware, models, sweeps and 1 more are missing"),
@@ -146,7 +130,7 @@ TEST_F(StoreRefusal, ForeignUserVersionIsNotMistakenForANewerMdtune) {
 }
 
 TEST_F(StoreRefusal, EmptyAndMdtuneFilesStillOpen) {
-    const std::string empty = file("empty.db");
+    const std::string empty = path("empty.db");
     std::ofstream(empty).flush();
     EXPECT_EQ(db::Store(empty).schema_version(), db::kSchemaVersion);
     // A user's own extra table beside mdtune's does not make it foreign.
@@ -157,17 +141,17 @@ TEST_F(StoreRefusal, EmptyAndMdtuneFilesStillOpen) {
 TEST_F(StoreRefusal, FailedOpensLeaveTheFileByteIdentical) {
     // A failing migration on a file in rollback-journal mode: WAL is switched on only
     // after migrating, so the header (journal mode) and every page stay as they were.
-    const std::string old = file("v2.db");
+    const std::string old = path("v2.db");
     {
         sqlite3* db = nullptr;
         ASSERT_EQ(sqlite3_open(old.c_str(), &db), SQLITE_OK);
         db::migrate_to(db, 2);
         sqlite3_close(db);
     }
-    const std::string newer = file("newer.db");
+    const std::string newer = path("newer.db");
     { db::Store s(newer); s.insert_trial(a_trial()); }
     exec_raw(newer, "PRAGMA user_version = 99");
-    const std::string foreign = file("foreign.db");
+    const std::string foreign = path("foreign.db");
     exec_raw(foreign, "CREATE TABLE places(id INTEGER)");
 
     const Snapshot old_before(old), newer_before(newer), foreign_before(foreign);
@@ -190,7 +174,7 @@ TEST_F(StoreRefusal, FailedOpensLeaveTheFileByteIdentical) {
 }
 
 TEST_F(StoreRefusal, WalDatabaseInAReadOnlyFolderIsReadWithoutWriting) {
-    const std::string p = file("trials.db");
+    const std::string p = path("trials.db");
     { db::Store s(p); s.insert_trial(a_trial()); }
     ASSERT_EQ(read_bytes(p)[18], 2) << "expected a WAL file";
     ASSERT_FALSE(fs::exists(p + "-wal"));
@@ -207,13 +191,13 @@ TEST_F(StoreRefusal, WalDatabaseInAReadOnlyFolderIsReadWithoutWriting) {
     EXPECT_FALSE(fs::exists(p + "-wal"));
     EXPECT_FALSE(fs::exists(p + "-shm"));
     // The folder check is real: the same user cannot create a file there.
-    EXPECT_NE(as_unprivileged_user([&] { return std::ofstream(file("probe")).good(); }), 0);
+    EXPECT_NE(as_unprivileged_user([&] { return std::ofstream(path("probe")).good(); }), 0);
 }
 
 TEST_F(StoreRefusal, PendingWalInAReadOnlyFolderIsAClearError) {
     // A -wal file with commits not yet in the main file (a writer killed before its
     // checkpoint, copied here without its -shm): an immutable read would miss them.
-    const std::string src = file("src.db");
+    const std::string src = path("src.db");
     { db::Store s(src); }
     sqlite3* writer = nullptr;
     ASSERT_EQ(sqlite3_open(src.c_str(), &writer), SQLITE_OK);

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "../common/temp_dir_test.h"
 #include "mdtune/db/store.h"
 
 namespace fs = std::filesystem;
@@ -13,16 +14,9 @@ using namespace mdtune;
 
 namespace {
 
-class StoreReports : public ::testing::Test {
+class StoreReports : public mdtest::TempDirTest {
 protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("mdt_store_reports_" + std::to_string(::getpid()) + "_" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-    std::string db() const { return (dir_ / "a.db").string(); }
+    std::string db() const { return path("a.db"); }
 
     // One text column of the only trial row.
     std::string column(const std::string& name) const {
@@ -45,8 +39,6 @@ protected:
         sqlite3_free(err);
         sqlite3_close(raw);
     }
-
-    fs::path dir_;
 };
 
 // An ok trial whose median repeat's report has a few fields set.
@@ -61,7 +53,7 @@ db::StoredTrial trial_with_report() {
     rep.pairlist.searches = 25;
     rep.ms_per_step = 2.5;
     db::StoredTrial t;
-    t.system = SystemDescriptor{"water-ions", 6000, 3};
+    t.system = SystemDescriptor{mdcore::SystemKind::WaterIons, 6000, 3};
     t.config.set(Param::Nstlist, 40L);
     t.hardware_id = "hw-reports";
     t.build_id = "build-reports";

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/temp_dir_test.h"
 #include "io/gromacs_io.h"
 
 #ifndef MDT_TEST_DATA_DIR
@@ -25,27 +26,10 @@ inline const std::string kWaterGro = kWaterDir + "/conf.gro";
 inline const std::string kWaterTop = kWaterDir + "/topol.top";
 
 // A fresh directory per test (and per process, as tests may run concurrently).
-class GromacsTempDir : public ::testing::Test {
-protected:
-    void SetUp() override {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        dir_ = fs::temp_directory_path() /
-               ("mdt_gromacs_" + std::to_string(::getpid()) + "_" + info->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
+class GromacsTempDir : public mdtest::TempDirTest {
 public:
-    std::string write(const std::string& name, const std::string& text) const {
-        const fs::path p = dir_ / name;
-        std::ofstream(p) << text;
-        return p.string();
-    }
-    std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-protected:
-    fs::path dir_;
+    using TempDirTest::path;
+    using TempDirTest::write;
 };
 
 // Two SPC/E waters; the pieces are separate so tests can swap one out.

@@ -3,12 +3,11 @@
 // fit by a wide margin, and it must refuse the reproducers.
 #include <gtest/gtest.h>
 #include <malloc.h>
-#include <sys/resource.h>
 
-#include <fstream>
 #include <stdexcept>
 #include <string>
 
+#include "../common/address_space_limit.h"
 #include "io/gromacs_io.h"
 #include "md_runner.h"
 #include "memory_estimate.h"
@@ -77,21 +76,14 @@ TEST(MemoryEstimate, MachineMemoryIsKnown) {
 
 // ulimit -v counts what is mapped already: the usable memory is what it leaves.
 TEST(MemoryEstimate, AddressSpaceLimitIsHonoured) {
-    rlimit saved{};
-    ASSERT_EQ(getrlimit(RLIMIT_AS, &saved), 0);
     const double before = machine_memory().usable_bytes;
-    // A limit 256 MiB above what is mapped now leaves at most 256 MiB.
-    std::ifstream status("/proc/self/status");
-    std::string key;
-    double mapped_kb = 0;
-    while (status >> key && key != "VmSize:") status.ignore(1 << 20, '\n');
-    ASSERT_TRUE(status >> mapped_kb);
     const double headroom = 256.0 * (1 << 20);
-    rlimit tight = saved;
-    tight.rlim_cur = static_cast<rlim_t>(mapped_kb * 1024 + headroom);
-    ASSERT_EQ(setrlimit(RLIMIT_AS, &tight), 0);
-    const MachineMemory limited = machine_memory();
-    ASSERT_EQ(setrlimit(RLIMIT_AS, &saved), 0);
+    MachineMemory limited;
+    {
+        // A limit 256 MiB above what is mapped now leaves at most 256 MiB.
+        const mdtest::AddressSpaceLimit limit(headroom);
+        limited = machine_memory();
+    }
     EXPECT_LE(limited.usable_bytes, headroom);
     EXPECT_GT(limited.usable_bytes, 0.5 * headroom);
     EXPECT_NE(limited.description.find("ulimit -v"), std::string::npos) << limited.description;
@@ -104,6 +96,32 @@ TEST(MemoryEstimate, AddressSpaceLimitIsHonoured) {
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("this test run needs about"), std::string::npos) << e.what();
     }
+}
+
+// Judging a run for another machine (a login node planning for compute nodes): the
+// option drops the comparison with this machine's memory and changes nothing else.
+TEST(MemoryEstimate, HostMemoryCheckCanBeLeftToTheMachineThatRuns) {
+    const System sys = testing::lj_system(32000);
+    RunConfig config;
+    config.threads = 2;
+    const EffectiveConfig eff = resolve_config(sys, config, RunControl{});
+    const double need = estimate_run_memory(sys, eff).total();
+    ResolveOptions other_machine;
+    other_machine.check_host_memory = false;
+    EffectiveConfig judged;
+    {
+        const mdtest::AddressSpaceLimit limit(need / 3);  // this machine is smaller than the run
+        try {
+            (void)resolve_config(sys, config, RunControl{});
+            ADD_FAILURE() << "expected a refusal for this machine";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find("needs about"), std::string::npos) << e.what();
+        }
+        EXPECT_NO_THROW(judged = resolve_config(sys, config, RunControl{}, other_machine));
+    }
+    EXPECT_EQ(judged.rlist, eff.rlist);
+    EXPECT_EQ(judged.rlist_inner, eff.rlist_inner);
+    EXPECT_EQ(judged.threads, eff.threads);
 }
 
 }  // namespace

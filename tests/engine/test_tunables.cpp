@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/error_message.h"
 #include "mdcore/engine.h"
 #include "mdcore/generators.h"
 #include "mdcore/tunables.h"
@@ -15,12 +16,7 @@ namespace mdcore {
 namespace {
 
 std::string error_of(Tunable t, const std::string& text) {
-    try {
-        parse_tunable(t, text);
-    } catch (const TunableError& e) {
-        return e.what();
-    }
-    return "";
+    return mdtest::message_of<TunableError>([&] { parse_tunable(t, text); });
 }
 
 TEST(Tunables, OneEntryPerTunableInEnumOrderWithUniqueNames) {

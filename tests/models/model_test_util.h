@@ -77,8 +77,8 @@ inline std::vector<Eigen::VectorXd> true_cost_coefficients(double speed = 1.0) {
 }
 
 struct SyntheticSpec {
-    std::vector<SystemDescriptor> systems{{"lj", 500, 1}, {"lj", 2000, 1}, {"lj", 4000, 1},
-                                          {"water", 1500, 1}, {"water", 3000, 1}, {"water", 6000, 1}};
+    std::vector<SystemDescriptor> systems{{mdcore::SystemKind::Lj, 500, 1}, {mdcore::SystemKind::Lj, 2000, 1}, {mdcore::SystemKind::Lj, 4000, 1},
+                                          {mdcore::SystemKind::Water, 1500, 1}, {mdcore::SystemKind::Water, 3000, 1}, {mdcore::SystemKind::Water, 6000, 1}};
     std::vector<std::string> clusters{"4x4", "4x8", "8x4"};
     std::vector<long> nstlists{10, 20, 40};
     std::vector<long> threads{1, 2, 4};

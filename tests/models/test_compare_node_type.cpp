@@ -25,7 +25,7 @@ void add_node(db::Store& store, const std::string& id, const std::string& node_t
     store.put_hardware(id, hw.to_json());
     db::StoredTrial t;
     t.hardware_id = id;
-    t.system = {"water", 3000, 1};
+    t.system = {mdcore::SystemKind::Water, 3000, 1};
     t.build_id = "build-test";
     t.result.status = TrialStatus::Ok;
     t.result.ns_per_day = ns_per_day;

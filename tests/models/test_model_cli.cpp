@@ -11,6 +11,7 @@
 #include "model_test_util.h"
 #include "mdtune/db/model_store.h"
 #include "../common/run_command.h"
+#include "../common/temp_dir_test.h"
 
 namespace mdtune {
 namespace {
@@ -23,18 +24,9 @@ Result run(const std::string& args) { return mdtest::run_command(std::string(MDT
 
 bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
-class ModelCli : public ::testing::Test {
+class ModelCli : public mdtest::TempDirTest {
 protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("mdtune_model_cli_" + std::to_string(getpid()) + "_" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override {
-        if (!std::getenv("MDT_KEEP_TEST_DIR")) fs::remove_all(dir_);
-    }
-    std::string db() const { return (dir_ / "trials.db").string(); }
+    std::string db() const { return path("trials.db"); }
     void fill(double noise = 0.03) {
         db::Store store(db());
         const auto hw = test::test_hardware();
@@ -46,7 +38,6 @@ protected:
             store.insert_trial(t);
         }
     }
-    fs::path dir_;
 };
 
 TEST_F(ModelCli, FitOnAMissingOrEmptyDatabaseFailsClearly) {
@@ -105,7 +96,7 @@ TEST_F(ModelCli, FitPredictAndCompare) {
         EXPECT_GE(c.at("ms_per_step_interval")[1].get<double>(), last);
     }
 
-    const std::string svg = (dir_ / "plot.svg").string();
+    const std::string svg = path("plot.svg");
     r = run("compare --db " + db() + " --hardware hw-test --systems water:3000,water:12000 --price hw-test=5000 "
             "--watts hw-test=250 --plot " + svg);
     ASSERT_EQ(r.exit_code, 0) << r.output;

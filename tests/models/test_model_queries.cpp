@@ -67,7 +67,7 @@ TEST_F(ModelQueries, FitRefusesAMissingDatabaseAndUnknownHeldOutSizes) {
 
 TEST_F(ModelQueries, PredictRanksFeasibleConfigsFastestFirst) {
     fill();
-    models::PredictRequest request{db(), {"water", 6000, 1}, "hw-test", std::nullopt};
+    models::PredictRequest request{db(), {mdcore::SystemKind::Water, 6000, 1}, "hw-test", std::nullopt};
     EXPECT_THROW(models::predict_configs(request), std::runtime_error);  // no model yet
     const long id = fit_cost().model_id;
     const models::PredictResult p = models::predict_configs(request);
@@ -98,7 +98,7 @@ TEST_F(ModelQueries, CompareTakesMeasuredPointsFromTrialsAndPredictsTheRest) {
     models::CompareRequest request;
     request.db = db();
     request.hardware = {"hw-test"};
-    request.systems = {{"water", 12000, 1}, {"water", 3000, 1}};
+    request.systems = {{mdcore::SystemKind::Water, 12000, 1}, {mdcore::SystemKind::Water, 3000, 1}};
     request.price = {{"hw-test", 5000}};
     request.watts = {{"hw-test", 250}};
     const models::CompareResult r = models::compare_hardware(request);
@@ -111,7 +111,7 @@ TEST_F(ModelQueries, CompareTakesMeasuredPointsFromTrialsAndPredictsTheRest) {
     EXPECT_TRUE(measured.measured);
     double best = 0;  // equal steps everywhere: the fastest ok trial
     for (const db::StoredTrial& t : db::Store(db(), db::Store::Mode::ReadOnly).trials())
-        if (t.system.natoms == 3000 && t.system.kind == "water") best = std::max(best, t.result.ns_per_day);
+        if (t.system.natoms == 3000 && t.system.kind == mdcore::SystemKind::Water) best = std::max(best, t.result.ns_per_day);
     EXPECT_DOUBLE_EQ(measured.ns_per_day, best);
     ASSERT_TRUE(measured.per_kilo_price && measured.per_kilowatt);
     EXPECT_DOUBLE_EQ(*measured.per_kilo_price, best / 5000 * 1000);

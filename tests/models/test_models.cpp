@@ -82,7 +82,7 @@ TEST(GroupedCv, HeldOutPredictionsNeverSeeTheirGroup) {
 TEST(Regret, MeasuresHowMuchSlowerTheChosenConfigIs) {
     const auto hw = test::test_hardware();
     test::SyntheticSpec spec;
-    spec.systems = {{"lj", 2000, 1}};
+    spec.systems = {{mdcore::SystemKind::Lj, 2000, 1}};
     auto samples = test::synthetic_samples(hw, spec);
     models::CostModel m;
     m.fit(samples);
@@ -237,7 +237,7 @@ public:
 };
 
 TEST_F(TempDb, ModelGuidedStrategyProposesTheTopConfigsOnceAndRecordsThem) {
-    const SystemDescriptor sys{"lj", 2000, 1};
+    const SystemDescriptor sys{mdcore::SystemKind::Lj, 2000, 1};
     MeasureSettings m;
     m.steps = 100;
     m.warmup = 10;

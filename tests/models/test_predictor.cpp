@@ -14,7 +14,7 @@ namespace {
 TEST(Features, StandInResolvesExactlyAsMdcoreRecords) {
     // mdcore run --system water --nwater 500 on AVX-512 recorded: 8x4, rlist 1.067,
     // rlist_inner 1.011, PME grid 21^3 (see docs/run_report.md for the fields).
-    const models::SystemModel sys({"water", 1500, 1});
+    const models::SystemModel sys({mdcore::SystemKind::Water, 1500, 1});
     EXPECT_EQ(sys.features().natoms, 1500);
     EXPECT_NEAR(sys.features().number_density, 99.98, 0.05);
     EXPECT_DOUBLE_EQ(sys.features().charged_fraction, 1.0);
@@ -31,7 +31,7 @@ TEST(Features, StandInResolvesExactlyAsMdcoreRecords) {
     models::HardwareFeatures avx2 = test::test_hardware();
     avx2.simd_levels = {"none", "avx2"};
     EXPECT_EQ(sys.resolve(Config{}, avx2).cluster, mdcore::ClusterShape::k4x4);
-    const models::SystemModel lj({"lj", 2000, 1});
+    const models::SystemModel lj({mdcore::SystemKind::Lj, 2000, 1});
     EXPECT_DOUBLE_EQ(lj.features().charged_fraction, 0.0);
     EXPECT_FALSE(lj.resolve(Config{}, avx2).pme);
 }
@@ -51,7 +51,7 @@ TEST(Features, SimdLevelsFollowMdcoresRule) {
 
 TEST(Features, WorkTermsScaleAsThePhysicsSays) {
     const auto hw = test::test_hardware();
-    const models::SystemModel small({"water", 3000, 1}), big({"water", 24000, 1});
+    const models::SystemModel small({mdcore::SystemKind::Water, 3000, 1}), big({mdcore::SystemKind::Water, 24000, 1});
     Config c;
     c.set(Param::Nstlist, 20L);
     const models::Features fs = models::compute_features(hw, small.features(), small.resolve(c, hw));
@@ -78,7 +78,7 @@ TEST(Features, WorkTermsScaleAsThePhysicsSays) {
     EXPECT_NEAR(half_n_rho * models::cluster_list_volume(8, 4, 99.98, 1.067, models::ListKind::Searched) / 1070112, 1.0, 0.12);
     EXPECT_NEAR(half_n_rho * models::cluster_list_volume(8, 4, 99.98, 1.011, models::ListKind::Pruned) / 754480, 1.0, 0.12);
     // LJ without a buffer: no pruning, the kernels run on the searched list.
-    const models::SystemModel lj({"lj", 4000, 1});
+    const models::SystemModel lj({mdcore::SystemKind::Lj, 4000, 1});
     Config c20;
     c20.set(Param::Nstlist, 20L);
     const models::Features flj = models::compute_features(hw, lj.features(), lj.resolve(c20, hw));
@@ -96,7 +96,7 @@ TEST(Predictor, NeverProposesAConfigThatBreaksAConstraint) {
     models::CostModel model;
     model.fit(samples);
     // 1,500 water atoms: half the box is 1.233 nm, so pme_scale 1.3 (rc 1.3 nm) cannot run.
-    const SystemDescriptor water{"water", 1500, 1};
+    const SystemDescriptor water{mdcore::SystemKind::Water, 1500, 1};
     models::CandidateGrid grid;
     grid.threads = {1, 2, 4};  // 4 exceeds this machine
     const std::string bad = "cluster=4x8;nstlist=40;pme_scale=1.1;threads=2";
@@ -132,7 +132,7 @@ TEST(Predictor, NeverProposesAConfigThatBreaksAConstraint) {
 
 TEST(Predictor, LjSystemsGetNoPmeBalanceAndTheDefaultThreadGrid) {
     const auto hw = test::test_hardware("hw-test", 3);
-    const models::SystemModel lj({"lj", 4000, 1});
+    const models::SystemModel lj({mdcore::SystemKind::Lj, 4000, 1});
     const auto configs = models::CandidateGrid{}.configs(lj.features(), hw);
     EXPECT_EQ(configs.size(), 3u * 4u * 3u);
     for (const Config& c : configs) EXPECT_EQ(c.get(Param::PmeScale), nullptr);
@@ -166,7 +166,7 @@ TEST(Predictor, RecordedInvalidConfigsAreCollectedPerMachineAndKind) {
 
 TEST(Output, GromacsSettingsFollowThePmeBalance) {
     const auto hw = test::test_hardware();
-    const models::SystemModel water({"water", 3000, 1});
+    const models::SystemModel water({mdcore::SystemKind::Water, 3000, 1});
     Config c;
     c.set(Param::Cluster, std::string("4x8"));
     c.set(Param::Nstlist, 40L);
@@ -180,9 +180,9 @@ TEST(Output, GromacsSettingsFollowThePmeBalance) {
     EXPECT_EQ(mdp["fourierspacing"], "0.144");
     EXPECT_EQ(mdp["coulombtype"], "PME");
     EXPECT_NE(g.mdrun.find("-ntomp 2"), std::string::npos);
-    EXPECT_EQ(models::mdcore_command({"water", 3000, 1}, c),
+    EXPECT_EQ(models::mdcore_command({mdcore::SystemKind::Water, 3000, 1}, c),
               "mdcore run --system water --nwater 1000 --seed 1 --cluster 4x8 --nstlist 40 --pme-scale 1.2 --threads 2");
-    const models::SystemModel lj({"lj", 2000, 1});
+    const models::SystemModel lj({mdcore::SystemKind::Lj, 2000, 1});
     const models::GromacsSettings gl = models::gromacs_settings(lj.features(), lj.resolve(Config{}, hw));
     for (const auto& [k, v] : gl.mdp) EXPECT_NE(k, "rcoulomb");
 }

@@ -11,6 +11,7 @@
 #include "mdtune/mpi/rules_file.h"
 #include "mdtune/db/mpi_store.h"
 #include "../common/run_command.h"
+#include "../common/temp_dir_test.h"
 #include "synthetic_mpi_db.h"
 
 namespace {
@@ -22,23 +23,13 @@ using Result = mdtest::CommandResult;
 
 Result run(const std::string& args) { return mdtest::run_command(std::string(MDTUNE_BINARY) + " " + args); }
 
-class MpiCli : public ::testing::Test {
+class MpiCli : public mdtest::TempDirTest {
 protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("mdtune_mpi_cli_" + std::to_string(getpid()) + "_" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-    std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
     std::string synthetic_db() const {
         const std::string db = path("mpi.db");
         mdtest::write_synthetic_mpi_db(db);
         return db;
     }
-    fs::path dir_;
 };
 
 TEST_F(MpiCli, RulesFromTheDatabaseParseBackAndShowExplains) {

@@ -2,18 +2,14 @@
 // real limit (issue 17, messages).
 #include <gtest/gtest.h>
 
+#include "../common/error_message.h"
 #include "mdtune/mpi/rules_file.h"
 
 namespace mdtune::mpi {
 namespace {
 
 std::string error_of(const std::string& text) {
-    try {
-        mpi::parse_rules(text, "limits.rules");
-    } catch (const mpi::RulesError& e) {
-        return e.what();
-    }
-    return "";
+    return mdtest::message_of<mpi::RulesError>([&] { mpi::parse_rules(text, "limits.rules"); });
 }
 
 TEST(RulesLimits, TooLargeNumbersNameTheLimit) {

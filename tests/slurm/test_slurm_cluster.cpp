@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "../common/run_command.h"
+#include "../common/temp_dir_test.h"
 #include "mdtune/db/mpi_store.h"
 #include "mdtune/db/store.h"
 
@@ -71,26 +72,15 @@ std::multiset<std::string> rows(const std::string& db) {
     return out;
 }
 
-class SlurmCluster : public ::testing::Test {
+class SlurmCluster : public mdtest::TempDirTest {
 protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("mdtune_slurm_" + std::to_string(getpid()) + "_" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override {
-        if (!HasFailure()) fs::remove_all(dir_);  // kept on failure: the task logs tell why
-    }
+    SlurmCluster() { keep_on_failure_ = true; }  // the task logs tell why
     // Six configs of a tiny LJ box; with the default config 7 points.
     std::string space(const std::string& name, const std::string& nstlists) {
-        const fs::path p = dir_ / name;
-        std::ofstream(p) << "[system]\nkind = \"lj\"\nnatoms = 256\n[space]\ncluster = [\"4x4\", \"1x1\"]\nnstlist = ["
-                         << nstlists << "]\n[measure]\nsteps = 30\nwarmup = 10\nrepeats = 1\ntimeout_s = 60\n";
-        return p.string();
+        return write(name, "[system]\nkind = \"lj\"\nnatoms = 256\n[space]\ncluster = [\"4x4\", \"1x1\"]\nnstlist = [" +
+                               nstlists + "]\n[measure]\nsteps = 30\nwarmup = 10\nrepeats = 1\ntimeout_s = 60\n");
     }
-    std::string db(const std::string& name) const { return (dir_ / name).string(); }
-    fs::path dir_;
+    std::string db(const std::string& name) const { return path(name); }
 };
 
 TEST_F(SlurmCluster, ArrayOfThreeTasksMergesToTheRowsOfALocalSweep) {

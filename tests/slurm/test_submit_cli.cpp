@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "../common/run_command.h"
+#include "../common/temp_dir_test.h"
 
 namespace {
 
@@ -18,26 +19,17 @@ mdtest::CommandResult run(const std::string& line) { return mdtest::run_command(
 
 bool has(const mdtest::CommandResult& r, const std::string& text) { return r.output.find(text) != std::string::npos; }
 
-class SubmitCli : public ::testing::Test {
+class SubmitCli : public mdtest::TempDirTest {
 protected:
     void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("mdtune_submit_cli_" + std::to_string(getpid()) + "_" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
+        TempDirTest::SetUp();
         space_ = write("six.toml", "[system]\nkind = \"lj\"\nnatoms = 256\n[space]\ncluster = [\"4x4\", \"1x1\"]\n"
                                    "nstlist = [10, 20, 40]\n[measure]\nsteps = 30\nwarmup = 10\nrepeats = 1\n");
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-    std::string write(const std::string& name, const std::string& text) {
-        std::ofstream(dir_ / name) << text;
-        return (dir_ / name).string();
     }
     std::string submit(const std::string& rest) const {
         return std::string(MDTUNE_BINARY) + " submit " + space_ + " --db " + db() + " " + rest;
     }
-    std::string db() const { return (dir_ / "main.db").string(); }
-    fs::path dir_;
+    std::string db() const { return path("main.db"); }
     std::string space_;
 };
 

@@ -2,6 +2,8 @@
 // a stand-in of the system; the tuner's parameters are the engine's tunables.
 #include <gtest/gtest.h>
 
+#include "../common/address_space_limit.h"
+#include "memory_estimate.h"
 #include "mdtune/core/feasibility.h"
 #include "mdtune/tuner/space.h"
 
@@ -17,7 +19,7 @@ Config config(std::initializer_list<std::pair<Param, ParamValue>> values) {
 }
 
 TEST(Feasibility, MachineLimitsComeFirst) {
-    const SystemDescriptor lj{"lj", 4000, 1};
+    const SystemDescriptor lj{mdcore::SystemKind::Lj, 4000, 1};
     EXPECT_EQ(infeasible_reason(lj, config({{Param::Threads, 5L}}), caps()), "threads = 5 exceeds the 4 hardware threads");
     EXPECT_EQ(infeasible_reason(lj, config({{Param::Simd, std::string("avx512")}}), caps()),
               "simd = avx512 is not available on this machine");
@@ -27,21 +29,48 @@ TEST(Feasibility, MachineLimitsComeFirst) {
 // mdcore's refusals reach sweeps unchanged: here the PME accuracy target, which
 // the tuner never modelled before.
 TEST(Feasibility, MdcoresOwnChecksOnTheStandIn) {
-    const SystemDescriptor water{"water", 3000, 1};
+    const SystemDescriptor water{mdcore::SystemKind::Water, 3000, 1};
     EXPECT_EQ(infeasible_reason(water, Config{}, caps()), "");
     const std::string coarse = infeasible_reason(water, config({{Param::PmeGrid, std::string("12x12x12")}}), caps());
     EXPECT_NE(coarse.find("estimated RMS force error"), std::string::npos) << coarse;
     EXPECT_NE(coarse.find("is above the limit"), std::string::npos) << coarse;
     EXPECT_NE(infeasible_reason(water, config({{Param::PmeGrid, std::string("6x6x6")}}), caps()).find("below 2 x pme-order"),
               std::string::npos);
-    EXPECT_EQ(infeasible_reason({"lj", 4000, 1}, config({{Param::PmeGrid, std::string("6x6x6")}}), caps()), "")
+    EXPECT_EQ(infeasible_reason({mdcore::SystemKind::Lj, 4000, 1}, config({{Param::PmeGrid, std::string("6x6x6")}}), caps()), "")
         << "no mesh without charges";
-    EXPECT_NE(infeasible_reason({"gas", 4000, 1}, Config{}, caps()).find("unknown system 'gas'"), std::string::npos);
+    // An unknown kind cannot reach the check: spaces, --system and the store refuse its name
+    // (test_space SystemErrors, test_store UnknownSystemKindIsAClearError).
+}
+
+// mdcore's memory check compares with this machine's memory: it judges caps of this machine
+// only, not those of compute nodes planned from a smaller login node.
+TEST(Feasibility, ThisMachinesMemoryJudgesOnlyThisMachine) {
+    const SystemDescriptor lj{mdcore::SystemKind::Lj, 32768, 3};  // a system no other test resolves (cached)
+    mdcore::RunConfig rc;  // what the check resolves: one thread, the default shape of the target
+    rc.threads = 1;
+    rc.simd = mdcore::SimdLevel::None;
+    rc.cluster = mdcore::default_cluster_shape(mdcore::SimdLevel::Avx2);
+    const auto eff = mdcore::resolve_config(*stand_in_system(lj), rc, mdcore::RunControl{});
+    const double need = mdcore::estimate_run_memory(*stand_in_system(lj), eff).total();
+    HardwareCaps compute_node = caps();
+    compute_node.local = false;
+    std::string here, there;
+    {
+        const mdtest::AddressSpaceLimit limit(need / 3);  // this machine is smaller than the run
+        here = infeasible_reason(lj, Config{}, caps());
+        there = infeasible_reason(lj, Config{}, compute_node);
+    }
+    EXPECT_NE(here.find("needs about"), std::string::npos) << here;
+    EXPECT_EQ(there, "");
+    // Refusals that hold on every machine stay refusals for another one.
+    EXPECT_NE(infeasible_reason({mdcore::SystemKind::Lj, 100, 1}, Config{}, compute_node)
+                  .find("must be below half the shortest box edge"),
+              std::string::npos);
 }
 
 // nstprune >= nstlist means no pruning in mdcore; the tuner agrees.
 TEST(Feasibility, PruningOffIsFeasibleAndResolvesToNoPruning) {
-    const SystemDescriptor lj{"lj", 4000, 1};
+    const SystemDescriptor lj{mdcore::SystemKind::Lj, 4000, 1};
     const Config c = config({{Param::Nstlist, 10L}, {Param::Nstprune, 20L}});
     EXPECT_EQ(infeasible_reason(lj, c, caps()), "");
     const mdcore::EffectiveConfig eff = resolve_on_stand_in(lj, c, mdcore::SimdLevel::Avx2, 2);
@@ -52,7 +81,7 @@ TEST(Feasibility, PruningOffIsFeasibleAndResolvesToNoPruning) {
 
 // The default shape follows the target machine's SIMD level, not this CPU's.
 TEST(Feasibility, DefaultShapeOfTheTarget) {
-    const SystemDescriptor lj{"lj", 4000, 1};
+    const SystemDescriptor lj{mdcore::SystemKind::Lj, 4000, 1};
     EXPECT_EQ(resolve_on_stand_in(lj, Config{}, mdcore::SimdLevel::Avx512, 1).cluster, mdcore::ClusterShape::k8x4);
     EXPECT_EQ(resolve_on_stand_in(lj, Config{}, mdcore::SimdLevel::Avx2, 1).cluster, mdcore::ClusterShape::k4x4);
     EXPECT_EQ(resolve_on_stand_in(lj, config({{Param::Simd, std::string("avx2")}}), mdcore::SimdLevel::Avx512, 1).cluster,

@@ -13,6 +13,7 @@
 
 #include "mdtune/db/store.h"
 #include "../common/run_command.h"
+#include "../common/temp_dir_test.h"
 
 namespace mdtune {
 namespace {
@@ -23,22 +24,9 @@ using Result = mdtest::CommandResult;
 
 Result run(const std::string& command_line) { return mdtest::run_command(command_line); }
 
-class MdtuneCli : public ::testing::Test {
+class MdtuneCli : public mdtest::TempDirTest {
 protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("mdtune_cli_" + std::to_string(getpid()) + "_" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-    std::string write_space(const std::string& name, const std::string& text) {
-        const auto path = dir_ / name;
-        std::ofstream(path) << text;
-        return path.string();
-    }
-    std::string db() const { return (dir_ / "trials.db").string(); }
-    fs::path dir_;
+    std::string db() const { return path("trials.db"); }
 };
 
 std::string small_space(const std::string& nstlists, int natoms = 256, double timeout = 60) {
@@ -48,7 +36,7 @@ std::string small_space(const std::string& nstlists, int natoms = 256, double ti
 }
 
 TEST_F(MdtuneCli, CrashAndHangAreRecordedAndTheSweepContinues) {
-    const std::string space = write_space("faults.toml", small_space("10, 13, 17, 20", 256, 3));
+    const std::string space = write("faults.toml", small_space("10, 13, 17, 20", 256, 3));
     // nstlist 13 aborts, 17 hangs: the hang must be stopped by the 3 s timeout. Only the
     // tests' mdcore_faulty obeys MDCORE_TEST_FAULT.
     const Result r = run("MDCORE_TEST_FAULT=crash:nstlist=13,hang:nstlist=17 " + std::string(MDTUNE_BINARY) +
@@ -67,7 +55,7 @@ TEST_F(MdtuneCli, CrashAndHangAreRecordedAndTheSweepContinues) {
 }
 
 TEST_F(MdtuneCli, SigkillMidSweepThenRerunLosesAndDuplicatesNothing) {
-    const std::string space = write_space("kill.toml", small_space("5, 6, 7, 8, 9, 10, 11, 12, 14, 15", 500));
+    const std::string space = write("kill.toml", small_space("5, 6, 7, 8, 9, 10, 11, 12, 14, 15", 500));
     const pid_t pid = fork();
     if (pid == 0) {
         execl(MDTUNE_BINARY, MDTUNE_BINARY, "sweep", space.c_str(), "--db", db().c_str(), static_cast<char*>(nullptr));
@@ -99,8 +87,8 @@ TEST_F(MdtuneCli, SigkillMidSweepThenRerunLosesAndDuplicatesNothing) {
 }
 
 TEST_F(MdtuneCli, TwoConcurrentSweepsLoseNoRows) {
-    const std::string a = write_space("a.toml", small_space("10, 11, 12, 14", 256));
-    const std::string b = write_space("b.toml", small_space("15, 16, 18, 19", 300));
+    const std::string a = write("a.toml", small_space("10, 11, 12, 14", 256));
+    const std::string b = write("b.toml", small_space("15, 16, 18, 19", 300));
     const Result r = run(std::string(MDTUNE_BINARY) + " sweep " + a + " --db " + db() + " > /dev/null & " +
                          MDTUNE_BINARY + " sweep " + b + " --db " + db() + " > /dev/null & wait");
     ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -108,11 +96,11 @@ TEST_F(MdtuneCli, TwoConcurrentSweepsLoseNoRows) {
 }
 
 TEST_F(MdtuneCli, BadSpacesAreRejectedWithTheKey) {
-    const std::string unknown = write_space("unknown.toml", "[system]\nkind = \"lj\"\nnatoms = [256]\n[space]\nnstlistt = [10]\n");
+    const std::string unknown = write("unknown.toml", "[system]\nkind = \"lj\"\nnatoms = [256]\n[space]\nnstlistt = [10]\n");
     Result r = run(std::string(MDTUNE_BINARY) + " sweep " + unknown + " --db " + db());
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_NE(r.output.find("nstlistt"), std::string::npos) << r.output;
-    const std::string malformed = write_space("bad.toml", "[system\nkind = lj\n");
+    const std::string malformed = write("bad.toml", "[system\nkind = lj\n");
     r = run(std::string(MDTUNE_BINARY) + " sweep " + malformed + " --db " + db());
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_NE(r.output.find("bad.toml"), std::string::npos) << r.output;
@@ -120,7 +108,7 @@ TEST_F(MdtuneCli, BadSpacesAreRejectedWithTheKey) {
 }
 
 TEST_F(MdtuneCli, ShowAndExport) {
-    const std::string space = write_space("s.toml", small_space("10, 20", 256));
+    const std::string space = write("s.toml", small_space("10, 20", 256));
     ASSERT_EQ(run(std::string(MDTUNE_BINARY) + " sweep " + space + " --db " + db()).exit_code, 0);
     Result r = run(std::string(MDTUNE_BINARY) + " show --db " + db());
     EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -128,7 +116,7 @@ TEST_F(MdtuneCli, ShowAndExport) {
     r = run(std::string(MDTUNE_BINARY) + " db export --db " + db() + " --format csv");
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 4) << r.output;  // header + 3 trials
-    r = run(std::string(MDTUNE_BINARY) + " db export --db " + (dir_ / "missing.db").string());
+    r = run(std::string(MDTUNE_BINARY) + " db export --db " + path("missing.db"));
     EXPECT_NE(r.exit_code, 0);
     EXPECT_FALSE(fs::exists(dir_ / "missing.db"));
 }

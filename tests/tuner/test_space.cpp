@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "../common/error_message.h"
 #include "mdcore/generators.h"
 #include "mdtune/tuner/space.h"
 
@@ -34,20 +35,10 @@ timeout_s = 120
 
 // Parses `text` and returns the SpaceError message ("" when it parsed).
 std::string error_of(const std::string& text) {
-    try {
-        tuner::parse_space(text, "space.txt");
-    } catch (const tuner::SpaceError& e) {
-        return e.what();
-    }
-    return "";
+    return mdtest::message_of<tuner::SpaceError>([&] { tuner::parse_space(text, "space.txt"); });
 }
 
-#define EXPECT_ERROR(text, needle)                                                    \
-    do {                                                                              \
-        const std::string msg_ = error_of(text);                                      \
-        EXPECT_NE(msg_.find(needle), std::string::npos) << "message: '" << msg_ << "'"; \
-        EXPECT_EQ(msg_.rfind("space.txt", 0), 0u) << "message: '" << msg_ << "'";      \
-    } while (0)
+#define EXPECT_ERROR(text, needle) EXPECT_TRUE(mdtest::names_problem(error_of(text), needle, "space.txt"))
 
 const std::string kSystem = "[system]\nkind = \"lj\"\nnatoms = 4000\n";
 
@@ -206,16 +197,16 @@ TEST(Feasibility, DefaultConfigOnAReasonableSystemIsFeasible) {
 TEST(Feasibility, CutoffMustBeBelowHalfTheBox) {
     const tuner::SearchSpace s = tuner::parse_space(kExample, "space.txt");
     // 1000 waters: (1000 x 18.0154 amu / 0.997 g/cm^3)^(1/3) = 3.108 nm, half 1.554 nm.
-    const SystemDescriptor water{"water", 3000, 1};
+    const SystemDescriptor water{mdcore::SystemKind::Water, 3000, 1};
     EXPECT_EQ(s.infeasible_reason(water, config({{Param::PmeScale, 1.5}}), caps()), "");
     const std::string why = s.infeasible_reason(water, config({{Param::PmeScale, 1.6}}), caps());
     // mdcore's own refusal, from resolve_config on the stand-in system.
     EXPECT_NE(why.find("rc x pme-scale = 1.6 nm must be below half the shortest box edge (1.55371 nm)"), std::string::npos)
         << why;
     // 100 LJ atoms at rho* 0.8442: box 1.67 nm, so rc 0.85 is already too long.
-    EXPECT_NE(s.infeasible_reason({"lj", 100, 1}, Config{}, caps()).find("must be below half the shortest box edge"),
+    EXPECT_NE(s.infeasible_reason({mdcore::SystemKind::Lj, 100, 1}, Config{}, caps()).find("must be below half the shortest box edge"),
               std::string::npos);
-    EXPECT_EQ(s.infeasible_reason({"lj", 1000, 1}, Config{}, caps()), "");
+    EXPECT_EQ(s.infeasible_reason({mdcore::SystemKind::Lj, 1000, 1}, Config{}, caps()), "");
 }
 
 // The box we predict must be the box mdcore builds, for every generator kind.
@@ -227,14 +218,14 @@ TEST(Feasibility, BoxMatchesTheGenerators) {
         EXPECT_NE(s.infeasible_reason(sys, config({{Param::PmeScale, edge * 1.001}}), caps()), "") << sys.canonical();
     };
     struct LjCase {
-        const char* kind;
+        mdcore::SystemKind kind;
         mdcore::LjFluidSpec spec;
     };
-    for (const LjCase& c : {LjCase{"lj", mdcore::lj_spec()}, LjCase{"argon", mdcore::argon_spec()},
-                            LjCase{"lammps-lj", mdcore::lammps_lj_spec()}}) {
+    for (const LjCase& c : {LjCase{mdcore::SystemKind::Lj, mdcore::lj_spec()}, LjCase{mdcore::SystemKind::Argon, mdcore::argon_spec()},
+                            LjCase{mdcore::SystemKind::LammpsLj, mdcore::lammps_lj_spec()}}) {
         mdcore::LjFluidSpec spec = c.spec;
         spec.natoms = 864;
-        const mdcore::System sys = mdcore::make_lj_fluid(spec, c.kind);
+        const mdcore::System sys = mdcore::make_lj_fluid(spec, std::string(mdcore::to_string(c.kind)).c_str());
         threshold_scale({c.kind, 864, 1}, spec.rc, sys.box.lengths[0]);
     }
     // A water box whose own rc fits (mdcore refuses the system otherwise, at any scale).
@@ -242,13 +233,13 @@ TEST(Feasibility, BoxMatchesTheGenerators) {
     w.nwater = 1000;
     w.relax_steps = 0;
     const mdcore::System water = mdcore::make_water_system(w);
-    threshold_scale({"water", 3000, 1}, w.rc, water.box.lengths[0]);
-    threshold_scale({"water-ions", 3000, 1}, w.rc, water.box.lengths[0]);
+    threshold_scale({mdcore::SystemKind::Water, 3000, 1}, w.rc, water.box.lengths[0]);
+    threshold_scale({mdcore::SystemKind::WaterIons, 3000, 1}, w.rc, water.box.lengths[0]);
 }
 
 TEST(Feasibility, HardwareLimits) {
     const tuner::SearchSpace s = tuner::parse_space(kSystem, "x");
-    const SystemDescriptor lj{"lj", 4000, 1};
+    const SystemDescriptor lj{mdcore::SystemKind::Lj, 4000, 1};
     EXPECT_EQ(s.infeasible_reason(lj, config({{Param::Threads, 4L}}), caps()), "");
     EXPECT_NE(s.infeasible_reason(lj, config({{Param::Threads, 8L}}), caps()).find("threads = 8 exceeds the 4"),
               std::string::npos);
@@ -260,7 +251,7 @@ TEST(Feasibility, HardwareLimits) {
 
 TEST(Feasibility, ListSettings) {
     const tuner::SearchSpace s = tuner::parse_space(kSystem, "x");
-    const SystemDescriptor lj{"lj", 4000, 1};
+    const SystemDescriptor lj{mdcore::SystemKind::Lj, 4000, 1};
     EXPECT_EQ(s.infeasible_reason(lj, config({{Param::Nstlist, 20L}, {Param::Nstprune, 20L}}), caps()), "");
     // mdcore's meaning: nstprune >= nstlist turns pruning off, so the point runs.
     EXPECT_EQ(s.infeasible_reason(lj, config({{Param::Nstlist, 10L}, {Param::Nstprune, 20L}}), caps()), "");
@@ -276,7 +267,7 @@ TEST(Feasibility, ListSettings) {
 TEST(Feasibility, PmeSettingsOnChargeFreeSystemsAreAllowed) {
     const tuner::SearchSpace s = tuner::parse_space(kSystem, "x");
     const Config c = config({{Param::PmeScale, 1.1}, {Param::PmeSpacing, 0.16}, {Param::PmeOrder, 5L}});
-    EXPECT_EQ(s.infeasible_reason({"lj", 4000, 1}, c, caps()), "");
+    EXPECT_EQ(s.infeasible_reason({mdcore::SystemKind::Lj, 4000, 1}, c, caps()), "");
 }
 
 }  // namespace

@@ -2,28 +2,19 @@
 // file and the line (issue 17: "repeats = 100000 says 'must be 1 or more'").
 #include <gtest/gtest.h>
 
+#include "../common/error_message.h"
 #include "mdtune/tuner/space.h"
 
 namespace mdtune {
 namespace {
 
 std::string error_of(const std::string& toml) {
-    try {
-        tuner::parse_space(toml, "limits.toml");
-    } catch (const tuner::SpaceError& e) {
-        return e.what();
-    }
-    return "";
+    return mdtest::message_of<tuner::SpaceError>([&] { tuner::parse_space(toml, "limits.toml"); });
 }
 
 const std::string kLj = "[system]\nkind = \"lj\"\nnatoms = 256\n";
 
-#define EXPECT_ERROR(toml, fragment)                                                           \
-    do {                                                                                       \
-        const std::string e_ = error_of(toml);                                                 \
-        EXPECT_NE(e_.find(fragment), std::string::npos) << "message: '" << e_ << "'";          \
-        EXPECT_EQ(e_.rfind("limits.toml: ", 0), 0u) << "message: '" << e_ << "'";              \
-    } while (0)
+#define EXPECT_ERROR(toml, fragment) EXPECT_TRUE(mdtest::names_problem(error_of(toml), fragment, "limits.toml: "))
 
 TEST(SpaceLimits, MeasureSettingsNameTheirRealLimit) {
     EXPECT_ERROR(kLj + "[measure]\nrepeats = 100000\n", "[measure] repeats: 100000 is above the limit of 1000 (line 5)");

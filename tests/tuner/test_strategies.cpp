@@ -387,7 +387,7 @@ tuner::Observation obs(const SystemDescriptor& sys, long nstlist, long steps, Tr
 }
 
 TEST(BestObservation, IgnoresInvalidFailedAndOtherSystems) {
-    const SystemDescriptor a{"lj", 4000, 1}, b{"lj", 8000, 1};
+    const SystemDescriptor a{mdcore::SystemKind::Lj, 4000, 1}, b{mdcore::SystemKind::Lj, 8000, 1};
     std::vector<tuner::Observation> h{
         obs(a, 10, 2000, TrialStatus::Failed, 0.0),  obs(a, 20, 2000, TrialStatus::Invalid, 0.5),
         obs(a, 40, 2000, TrialStatus::Timeout, 0.0), obs(a, 50, 2000, TrialStatus::Ok, 1.2),
@@ -398,7 +398,7 @@ TEST(BestObservation, IgnoresInvalidFailedAndOtherSystems) {
     ASSERT_TRUE(best);
     EXPECT_EQ(best->proposal.config.canonical(), "nstlist=60");
     EXPECT_EQ(tuner::best_observation(h, b)->proposal.config.canonical(), "nstlist=80");
-    EXPECT_FALSE(tuner::best_observation(h, SystemDescriptor{"water", 3000, 1}));
+    EXPECT_FALSE(tuner::best_observation(h, SystemDescriptor{mdcore::SystemKind::Water, 3000, 1}));
     EXPECT_FALSE(tuner::best_observation({obs(a, 10, 2000, TrialStatus::Failed, 0.0)}, a));
 }
 

@@ -42,7 +42,7 @@ protected:
 
 TEST_F(Tune, MeasuresTheTopPredictionsAndTheDefaultAndReturnsTheBest) {
     const long model_id = models::fit_and_store({db(), models::ModelKind::Cost, {}}).model_id;
-    const SystemDescriptor system{"water", 6000, 1};
+    const SystemDescriptor system{mdcore::SystemKind::Water, 6000, 1};
     const models::Ranking predicted = models::predict_configs({db(), system, "hw-test", std::nullopt}).ranking;
     ASSERT_GE(predicted.ranked.size(), 2u);
     const Config first = predicted.ranked[0].config, second = predicted.ranked[1].config;
@@ -88,7 +88,7 @@ TEST_F(Tune, MeasuresTheTopPredictionsAndTheDefaultAndReturnsTheBest) {
 }
 
 TEST_F(Tune, FitsAndStoresAModelWhenNoneIsStoredAndRespectsTheBudget) {
-    const SystemDescriptor system{"lj", 2000, 1};
+    const SystemDescriptor system{mdcore::SystemKind::Lj, 2000, 1};
     const auto runner = tuner::make_replay_runner({});  // every run fails: "not recorded"
     tuner::TuneRequest request;
     request.system = system;

@@ -161,7 +161,7 @@ void parse_system(const Checker& ck, const toml::table& t, SearchSpace& space) {
                     &n->source());
         if (!seen.insert(natoms).second)
             ck.fail("system", "natoms: " + std::to_string(natoms) + " is listed twice", &n->source());
-        space.systems.push_back(SystemDescriptor{kind, natoms, seed});
+        space.systems.push_back(SystemDescriptor{*typed_kind, natoms, seed});
     }
 }
 

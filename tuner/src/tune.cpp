@@ -61,7 +61,7 @@ SearchSpace space_of(const TuneRequest& request, const TunePlan& plan) {
     const MeasureSettings& m = plan.measure;
     std::ostringstream text;
     text << "# mdtune tune: model #" << plan.model_id << " (" << plan.model_kind << ") top " << plan.candidates.size()
-         << "\n[system]\nkind = \"" << request.system.kind << "\"\nnatoms = [" << request.system.natoms
+         << "\n[system]\nkind = \"" << request.system.kind_name() << "\"\nnatoms = [" << request.system.natoms
          << "]\n[measure]\nsteps = " << m.steps << "\nwarmup = " << m.warmup << "\nrepeats = " << m.repeats
          << "\ntimeout_s = " << m.timeout_s << "\n";
     for (const Config& c : plan.candidates) text << "# candidate " << config_text(c) << "\n";
@@ -95,7 +95,7 @@ TuneResult tune_system(const TuneRequest& request, db::Store& store, Runner& run
 
     db::TrialFilter f;  // Ok and Invalid runs of this kind here decide which configs break the drift target
     f.hardware_id = hardware.id;
-    f.system_kind = request.system.kind;
+    f.system_kind = request.system.kind_name();
     const models::Ranking r = models::rank_configs(*loaded.model, request.system, hardware, models::CandidateGrid{},
                                    models::invalid_configs(store.trials(f), hardware.id, request.system.kind));
     if (r.ranked.empty())

@@ -11,10 +11,20 @@
 
 namespace mdcore {
 
+// How resolve_config judges a config beyond its own rules.
+struct ResolveOptions {
+    // Refuse a run whose estimated memory does not fit this machine (MemAvailable, the
+    // cgroup limit, ulimit), as mdcore run does. A caller judging a config for another
+    // machine (a Slurm login node planning for compute nodes, a prediction for a stored
+    // hardware id) sets it false: this machine's memory says nothing about that one. The
+    // pair list's 32-bit index limit holds on every machine and is checked either way.
+    bool check_host_memory = true;
+};
+
 // Resolves the heuristics of a RunConfig for a system; throws std::invalid_argument
 // naming the parameter when a value is impossible (e.g. rc above half the box).
 EffectiveConfig resolve_config(const System& system, const RunConfig& config,
-                               const RunControl& control);
+                               const RunControl& control, const ResolveOptions& options = {});
 
 // Thrown by run() when an energy, a force or the kinetic energy stops being finite:
 // report() has status "failed", failed_step and error set, and what was measured

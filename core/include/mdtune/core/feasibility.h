@@ -4,6 +4,8 @@
 // on a stand-in of the system (every rule mdcore applies to the config: rc x
 // pme_scale below half the box, rlist limits, PME order and accuracy, memory)
 // plus the machine's limits (threads, SIMD levels; ranks and GPUs join here).
+// mdcore's memory check compares with this machine's memory, so it applies only
+// when the caps describe this machine (HardwareCaps::local).
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +21,10 @@ struct HardwareCaps {
     int cores = 1;                         // hardware threads usable
     bool has_gpu = false;
     std::vector<std::string> simd_levels;  // mdcore levels it runs, e.g. {"none","avx2","avx512"}
+    // The machine this process runs on; false for another one (compute nodes planned from a
+    // Slurm login node, a stored hardware id): its memory is not this machine's, so mdcore's
+    // host-memory check is skipped (ResolveOptions::check_host_memory).
+    bool local = true;
 };
 
 // A generated system as mdcore run --system builds it, without the water seam
@@ -32,7 +38,8 @@ std::shared_ptr<const mdcore::System> stand_in_system(const SystemDescriptor& sy
 // threads follow the target, not this machine. Throws std::invalid_argument
 // (mdcore's message) when mdcore would refuse the config.
 mdcore::EffectiveConfig resolve_on_stand_in(const SystemDescriptor& system, const Config& config,
-                                            mdcore::SimdLevel simd, int threads);
+                                            mdcore::SimdLevel simd, int threads,
+                                            const mdcore::ResolveOptions& options = {});
 
 // Why the point cannot run on `hw`, "" when it can.
 std::string infeasible_reason(const SystemDescriptor& system, const Config& config, const HardwareCaps& hw);

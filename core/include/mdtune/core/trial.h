@@ -19,13 +19,15 @@ std::optional<TrialStatus> parse_trial_status(std::string_view s);
 bool is_failure(TrialStatus s);
 
 // The system a sweep runs: generator kind and size (what mdcore's --system takes).
+// The kind is written and read as mdcore's name for it (mdcore::to_string /
+// parse_system_kind: "lj", "water-ions"), in the database and in spaces alike.
 struct SystemDescriptor {
-    std::string kind;  // lj | argon | lammps-lj | water | water-ions
+    mdcore::SystemKind kind = mdcore::SystemKind::Lj;
     long natoms = 0;   // for water kinds: atoms = 3 * nwater (ions replace waters)
     unsigned long seed = 1;
+    std::string kind_name() const { return std::string(mdcore::to_string(kind)); }  // "water-ions"
     std::vector<std::string> mdcore_args() const;  // e.g. {"--system","water","--nwater","1000"}
     std::string canonical() const;                 // "water:natoms=3000:seed=1"
-    std::optional<mdcore::SystemKind> system_kind() const { return mdcore::parse_system_kind(kind); }
 };
 
 struct MeasureSettings {

@@ -44,8 +44,7 @@ public:
     // A hardware needs this many samples for its own coefficients; others use the pooled fit.
     static constexpr std::size_t kMinPerHardware = 8;
 
-    ModelKind kind() const override { return ModelKind::Cost; }
-    std::string feature_set() const override;
+    CostModel();
     // The fit used for a hardware id: its own, or the pooled one.
     const CostFit& fit_for(const std::string& hardware_id) const;
     bool has_own_fit(const std::string& hardware_id) const { return per_hardware_.count(hardware_id) > 0; }

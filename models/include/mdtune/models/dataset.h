@@ -42,6 +42,6 @@ std::vector<Sample> load_samples(const db::Store& store);
 // when its longest measurement there (a longer run estimates the drift better)
 // is invalid; an Ok run at least as long as every invalid one clears it.
 std::set<std::string> invalid_configs(const std::vector<db::StoredTrial>& trials, const std::string& hardware_id,
-                                      const std::string& system_kind);
+                                      mdcore::SystemKind system_kind);
 
 }  // namespace mdtune::models

@@ -28,6 +28,7 @@ struct HardwareFeatures {
     std::vector<std::string> simd_levels;  // mdcore levels this machine runs: "none", "avx2", "avx512"
     double cache_per_core_mb = 1.0;        // L2 + L3 share per core
     bool has_gpu = false;
+    bool this_machine = false;  // this_hardware(): mdcore's host-memory check applies to it
 
     std::string widest_simd() const;  // "avx512" | "avx2" | "none"
     int simd_width() const;            // float lanes of the widest level: 16, 8 or 1

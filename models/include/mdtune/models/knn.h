@@ -13,9 +13,7 @@ namespace mdtune::models {
 
 class KnnModel : public Model {
 public:
-    explicit KnnModel(int k = 5) : k_(k) {}
-    ModelKind kind() const override { return ModelKind::Knn; }
-    std::string feature_set() const override;
+    explicit KnnModel(int k = 5);
     static const std::vector<std::string>& feature_names();
     static Eigen::VectorXd feature_vector(const Features& f);
     int k() const { return k_; }

@@ -47,10 +47,11 @@ struct TrainingDomain {
 
 class Model {
 public:
+    Model(ModelKind kind, std::string feature_set) : kind_(kind), feature_set_(std::move(feature_set)) {}
     virtual ~Model() = default;
-    virtual ModelKind kind() const = 0;
+    ModelKind kind() const { return kind_; }
     // Name and list of the inputs the model reads (stored with it).
-    virtual std::string feature_set() const = 0;
+    const std::string& feature_set() const { return feature_set_; }
 
     // Throws ModelError when the samples cannot support the model.
     void fit(const std::vector<Sample>& samples);
@@ -70,10 +71,15 @@ protected:
     virtual void load_params(const nlohmann::json& j) = 0;
 
 private:
+    ModelKind kind_;
+    std::string feature_set_;
     TrainingDomain domain_;
 };
 
 std::unique_ptr<Model> make_model(ModelKind kind);
+
+// A feature set's stored name: "<version>:<name>,<name>,...".
+std::string feature_set_name(std::string_view version, const std::vector<std::string>& names);
 
 // Interval around `ms` with half-width `sigma` on the log scale.
 Prediction log_interval(double ms, double sigma);

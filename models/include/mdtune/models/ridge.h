@@ -49,8 +49,7 @@ RidgeFit fit_ridge(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, std::opti
 
 class RidgeModel : public Model {
 public:
-    ModelKind kind() const override { return ModelKind::Ridge; }
-    std::string feature_set() const override;
+    RidgeModel();
     static const std::vector<std::string>& feature_names();
     static Eigen::VectorXd feature_vector(const Features& f);
     const RidgeFit& fit_result() const { return fit_; }
