@@ -23,7 +23,7 @@
 #   MDT_GATE_SLOW_PAIRS  S normal/slow pairs                                  [3]
 #   MDT_GATE_SUITES      suites to run (comma list)                           [bench_update]
 #   MDT_GATE_FILTER      benchmarks to run                                    [threads:1]
-#   MDT_GATE_RUN_ARGS    extra `mdtune bench run` arguments (e.g. --runs 9)   []
+#   MDT_GATE_RUN_ARGS    extra `mdtune bench run` arguments for wall time (e.g. --runs 9) []
 #   MDT_GATE_BUILD       the normal build directory (must hold mdtune and the suites) [build]
 #   MDT_GATE_SLOW_BUILD  the slowed build directory, configured and built here when
 #                        missing                                              [build-slow5]
@@ -71,9 +71,11 @@ if [[ ! -x $slow_build/bin/bench_update ]]; then
     { tail -20 "$work/slow.build.log" >&2; exit 2; }
 fi
 
-run() {  # label bin-dir metric
+run() {  # label bin-dir metric (MDT_GATE_RUN_ARGS go to wall-time runs only)
+  local extra=()
+  [[ $3 == real_time ]] && extra=("${run_args[@]}")
   "$mdtune" bench run --bench-dir "$2" --suites "$suites" --filter "$filter" --metric "$3" --label "$1" \
-    --db "$db" --quiet "${run_args[@]}" >>"$work/runs.log" 2>&1 ||
+    --db "$db" --quiet "${extra[@]}" >>"$work/runs.log" 2>&1 ||
     { echo "gate_false_alarm.sh: bench run $1 failed (log $work/runs.log)" >&2; exit 2; }
 }
 
