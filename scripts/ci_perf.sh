@@ -8,7 +8,7 @@
 #   or WORKTREE: the checkout's files as they are now, uncommitted changes included.
 #
 # exit status: 0 pass; 1 a benchmark regressed significantly beyond the threshold;
-#              2 usage, build or run error.
+#              2 usage, build or run error, or no verdict (MDT_PERF_ROUNDS below 7).
 #
 # Environment (default in brackets):
 #   MDT_PERF_METRIC       real_time | instructions | both                       [real_time]
