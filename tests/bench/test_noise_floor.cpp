@@ -13,8 +13,8 @@ namespace mdtune::bench {
 namespace {
 
 // One run of BM_A with three repetitions around `us`.
-BenchRunRow run(long id, const std::string& label, double us) {
-    BenchRunRow r;
+db::BenchRunRow run(long id, const std::string& label, double us) {
+    db::BenchRunRow r;
     r.id = id;
     r.label = label;
     r.hardware_id = "hw";
@@ -36,7 +36,7 @@ TEST(NoiseFloor, DriftIsTheNinetiethPercentileOfConsecutiveLabelSteps) {
 }
 
 TEST(NoiseFloor, FromLabelMediansOfPastRunsOnTheMachine) {
-    std::vector<BenchRunRow> history;
+    std::vector<db::BenchRunRow> history;
     long id = 1;
     // Labels alternate between 100 us and 108 us; each label has three runs.
     for (int label = 0; label < 6; ++label)
@@ -48,7 +48,7 @@ TEST(NoiseFloor, FromLabelMediansOfPastRunsOnTheMachine) {
     // Two labels are not a history.
     EXPECT_TRUE(historic_drift({run(1, "a", 100), run(2, "b", 120)}).empty());
     // Only the most recent kDriftLabels labels count: old wild swings are forgotten.
-    std::vector<BenchRunRow> long_history;
+    std::vector<db::BenchRunRow> long_history;
     id = 1;
     for (int label = 0; label < 10; ++label) long_history.push_back(run(id++, "old" + std::to_string(label), label % 2 ? 150.0 : 100.0));
     for (std::size_t label = 0; label < kDriftLabels; ++label) long_history.push_back(run(id++, "new" + std::to_string(label), 100.0));
@@ -80,9 +80,9 @@ TEST(NoiseFloor, AChangeInsideTheHistoricDriftIsNotARegression) {
 }
 
 TEST(NoiseFloor, InterleavedRunsAreMeasuredTogether) {
-    const std::vector<BenchRunRow> a{run(1, "a", 1), run(3, "a", 1), run(5, "a", 1)};
-    const std::vector<BenchRunRow> b{run(2, "b", 1), run(4, "b", 1), run(6, "b", 1)};
-    const std::vector<BenchRunRow> later{run(7, "c", 1), run(8, "c", 1)};
+    const std::vector<db::BenchRunRow> a{run(1, "a", 1), run(3, "a", 1), run(5, "a", 1)};
+    const std::vector<db::BenchRunRow> b{run(2, "b", 1), run(4, "b", 1), run(6, "b", 1)};
+    const std::vector<db::BenchRunRow> later{run(7, "c", 1), run(8, "c", 1)};
     EXPECT_TRUE(measured_interleaved(a, b));
     EXPECT_TRUE(measured_interleaved(b, a));
     EXPECT_FALSE(measured_interleaved(a, later));

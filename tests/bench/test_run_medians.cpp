@@ -29,10 +29,10 @@ struct RunModel {
     double process_sigma = 0.01;  // relative offset of a whole run (machine state)
     double rep_sigma = 0.002;     // scatter of repetitions inside one run
     int repetitions = 3;
-    BenchRunRow draw(std::mt19937_64& rng, const std::string& label, long id,
+    db::BenchRunRow draw(std::mt19937_64& rng, const std::string& label, long id,
                      const std::map<std::string, double>& centre_us) const {
         std::normal_distribution<double> g(0.0, 1.0);
-        BenchRunRow row;
+        db::BenchRunRow row;
         row.id = id;
         row.label = label;
         row.hardware_id = "hw";
@@ -43,14 +43,14 @@ struct RunModel {
         }
         return row;
     }
-    std::vector<BenchRunRow> draw_runs(std::mt19937_64& rng, const std::string& label, long first_id, int runs,
+    std::vector<db::BenchRunRow> draw_runs(std::mt19937_64& rng, const std::string& label, long first_id, int runs,
                                        const std::map<std::string, double>& centre_us) const {
-        std::vector<BenchRunRow> out;
+        std::vector<db::BenchRunRow> out;
         for (int i = 0; i < runs; ++i) out.push_back(draw(rng, label, first_id + i, centre_us));
         return out;
     }
     // kDefaultRuns runs a side of twelve benchmarks; the candidate's BM_0 `factor` slower.
-    std::pair<std::vector<BenchRunRow>, std::vector<BenchRunRow>> draw_sides(std::mt19937_64& rng,
+    std::pair<std::vector<db::BenchRunRow>, std::vector<db::BenchRunRow>> draw_sides(std::mt19937_64& rng,
                                                                              double factor) const {
         auto base = draw_runs(rng, "a", 1, kDefaultRuns, twelve_benchmarks());
         return {std::move(base), draw_runs(rng, "b", 100, kDefaultRuns, twelve_benchmarks(factor))};
@@ -58,7 +58,7 @@ struct RunModel {
 };
 
 TEST(RunMedians, OneValuePerRunTheMedianOfItsRepetitions) {
-    BenchRunRow a, b;
+    db::BenchRunRow a, b;
     a.results = {{"BM_A", 0, 10, "us", 1, ""}, {"BM_A", 1, 30, "us", 1, ""}, {"BM_A", 2, 11, "us", 1, ""},
                  {"BM_B", 0, 5, "ms", 1, ""}};
     b.results = {{"BM_A", 0, 20, "us", 1, ""}};

@@ -17,23 +17,23 @@ double drift_of(std::span<const double> label_medians) {
         if (!(label_medians[i] > 0 && label_medians[i - 1] > 0)) return 0.0;
         steps.push_back(std::abs(std::log(label_medians[i] / label_medians[i - 1])));
     }
-    return std::expm1(stats::quantile(steps, kDriftQuantile));
+    return std::expm1(models::stats::quantile(steps, kDriftQuantile));
 }
 
-NoiseFloors historic_drift(const std::vector<BenchRunRow>& history) {
-    std::vector<BenchRunRow> runs = history;
+NoiseFloors historic_drift(const std::vector<db::BenchRunRow>& history) {
+    std::vector<db::BenchRunRow> runs = history;
     std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
     // Labels in the order they were first measured, each with its runs.
     std::vector<std::string> order;
-    std::map<std::string, std::vector<BenchRunRow>> by_label;
-    for (BenchRunRow& r : runs) {
+    std::map<std::string, std::vector<db::BenchRunRow>> by_label;
+    for (db::BenchRunRow& r : runs) {
         if (!by_label.count(r.label)) order.push_back(r.label);
         by_label[r.label].push_back(std::move(r));
     }
     std::map<std::string, std::vector<double>> label_medians;  // benchmark -> one per label, oldest first
     for (const std::string& label : order)
         for (const auto& [name, medians] : run_medians_of(by_label[label]))
-            label_medians[name].push_back(stats::median(medians));
+            label_medians[name].push_back(models::stats::median(medians));
     NoiseFloors floors;
     for (const auto& [name, medians] : label_medians) {
         const std::size_t n = std::min(medians.size(), kDriftLabels);
@@ -43,9 +43,9 @@ NoiseFloors historic_drift(const std::vector<BenchRunRow>& history) {
     return floors;
 }
 
-bool measured_interleaved(const std::vector<BenchRunRow>& a, const std::vector<BenchRunRow>& b) {
+bool measured_interleaved(const std::vector<db::BenchRunRow>& a, const std::vector<db::BenchRunRow>& b) {
     if (a.empty() || b.empty()) return false;
-    auto range = [](const std::vector<BenchRunRow>& v) {
+    auto range = [](const std::vector<db::BenchRunRow>& v) {
         const auto [lo, hi] = std::minmax_element(v.begin(), v.end(), [](const auto& x, const auto& y) { return x.id < y.id; });
         return std::pair{lo->id, hi->id};
     };

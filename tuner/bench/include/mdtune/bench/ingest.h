@@ -18,11 +18,11 @@ struct RunMeta {
     std::string label;
     std::string git_commit;
     std::string hardware_id;
-    BenchMetric metric = BenchMetric::RealTime;
+    db::BenchMetric metric = db::BenchMetric::RealTime;
 };
 
 struct Converted {
-    BenchRunRow row;
+    db::BenchRunRow row;
     std::vector<std::string> skipped;  // "name: error message" of runs that reported an error
 };
 
@@ -34,11 +34,11 @@ Converted to_run_row(const GbenchReport& report, const RunMeta& meta);
 
 // Pools repetitions per benchmark over runs; seconds for real time. Repetitions
 // of one process are not independent: for the gate use run_medians_of.
-Samples samples_of(const std::vector<BenchRunRow>& runs);
+Samples samples_of(const std::vector<db::BenchRunRow>& runs);
 
 // One value per run and benchmark: the median of the run's repetitions (seconds
 // for real time), in the order of `runs`. A run is one process of a suite, the
 // gate's unit of independence.
-Samples run_medians_of(const std::vector<BenchRunRow>& runs);
+Samples run_medians_of(const std::vector<db::BenchRunRow>& runs);
 
 }  // namespace mdtune::bench

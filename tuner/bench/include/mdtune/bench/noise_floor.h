@@ -30,11 +30,11 @@ double drift_of(std::span<const double> label_medians);
 
 // Floors per benchmark from past runs (with results, any order; one hardware,
 // the candidate's runs left out). Benchmarks with too little history get none.
-NoiseFloors historic_drift(const std::vector<BenchRunRow>& history);
+NoiseFloors historic_drift(const std::vector<db::BenchRunRow>& history);
 
 // Whether two sets of runs were measured interleaved in time (their run id
 // ranges overlap, as scripts/ci_perf.sh does): then both sides saw the same
 // machine states and no historic floor applies.
-bool measured_interleaved(const std::vector<BenchRunRow>& a, const std::vector<BenchRunRow>& b);
+bool measured_interleaved(const std::vector<db::BenchRunRow>& a, const std::vector<db::BenchRunRow>& b);
 
 }  // namespace mdtune::bench
