@@ -8,17 +8,19 @@
 #   or WORKTREE: the checkout's files as they are now, uncommitted changes included.
 #
 # exit status: 0 pass; 1 a benchmark regressed significantly beyond the threshold;
-#              2 usage, build or run error.
+#              2 usage, build or run error, or no verdict (MDT_PERF_ROUNDS below 7).
 #
 # Environment (default in brackets):
 #   MDT_PERF_METRIC       real_time | instructions | both                       [real_time]
 #   MDT_PERF_FILTER       regex of benchmarks to run                             [threads:1]
 #   MDT_BENCH_SIZES       LJ sizes of the nonbonded/search/leap-frog suites      [4000]
 #   MDT_PERF_ROUNDS       real_time: interleaved rounds, each runs both sides    [9]
+#                         (one process per suite and side: one independent run a side;
+#                         `mdtune bench compare` needs at least 7 for a verdict)
 #   MDT_PERF_REPETITIONS  real_time: repetitions per suite per round             [1]
-#                         (9 repetitions a side by default; repetitions of one process
-#                         share the machine's load at that moment, so many short rounds
-#                         give more independent samples than few long ones)
+#                         (repetitions of one process share the machine's load at that
+#                         moment, so the gate takes their median as one sample: many
+#                         short rounds give more independent samples than few long ones)
 #   MDT_PERF_MIN_TIME     real_time: seconds per repetition                      [0.2]
 #   MDT_PERF_THRESHOLD    relative change that matters                           [3%]
 #   MDT_PERF_ALPHA        significance level of the Mann-Whitney U test          [0.05]
@@ -193,14 +195,14 @@ for m in "${metrics[@]}"; do
   if [[ $m == real_time ]]; then
     # Interleaved so that both sides see the same machine: A B, B A, A B, ...
     # (alternating the order also cancels a slow drift of the machine's speed).
-    # The U test assumes independent repetitions; on a shared machine those of one
-    # process are not (they share its load), hence many short rounds.
+    # The U test needs independent samples: each round's process is one (its
+    # repetitions share its load and give one median), hence many short rounds.
     for ((r = 1; r <= rounds; r++)); do
       if ((r % 2)); then order=(base head); else order=(head base); fi
       for side in "${order[@]}"; do
         log "round $r/$rounds: $side"
         if [[ $side == base ]]; then lbl=$label_base sha=$base_sha; else lbl=$label_head sha=$head_sha; fi
-        run_side "$side" "$lbl" "$sha" real_time --repetitions "$reps" --min-time "$min_time"
+        run_side "$side" "$lbl" "$sha" real_time --runs 1 --repetitions "$reps" --min-time "$min_time"
       done
     done
   else

@@ -23,6 +23,7 @@
 #include "mdtune/bench/gbench_json.h"
 #include "mdtune/bench/history.h"
 #include "mdtune/bench/ingest.h"
+#include "mdtune/bench/noise_floor.h"
 #include "mdtune/bench/runner.h"
 #include "mdtune/db/bench_store.h"
 #include "mdtune/core/hardware.h"
@@ -82,8 +83,8 @@ bench::GateOptions gate_options(const ArgMap& opts, db::BenchMetric metric) {
             throw InputError(std::string("--threshold: ") + e.what());
         }
     }
-    o.min_repetitions = static_cast<int>(opts.integer("min-repetitions").value_or(5));
     o.exact_counts = metric == db::BenchMetric::Instructions;
+    o.min_runs = static_cast<int>(opts.integer("min-runs").value_or(o.exact_counts ? 1 : bench::kDefaultRuns));
     o.family_wise = !opts.has("per-benchmark-alpha");
     return o;
 }
@@ -160,7 +161,8 @@ bench::SuiteOptions suite_options(const ArgMap& opts, bool instructions) {
             throw InputError("--filter: '" + so.filter + "' is not a regular expression: " + e.what());
         }
     }
-    so.repetitions = static_cast<int>(opts.integer("repetitions").value_or(instructions ? 1 : 5));
+    so.repetitions =
+        static_cast<int>(opts.integer("repetitions").value_or(instructions ? 1 : bench::kDefaultRepetitionsPerRun));
     so.random_interleaving = !opts.has("no-interleave");
     if (opts.has("min-time")) so.min_time = *opts.text("min-time");
     if (instructions && opts.has("min-time")) throw InputError("--min-time: instruction counts run one iteration");
@@ -199,10 +201,56 @@ private:
     std::string path_;
 };
 
+// The suites that have benchmarks matching the filter (each listed with its count).
+std::vector<std::string> suites_with_benchmarks(const std::vector<std::string>& suites, const std::string& filter) {
+    std::vector<std::string> out;
+    for (const std::string& exe : suites) {
+        const auto names = bench::list_benchmarks(exe, filter);
+        std::printf("%s: ", fs::path(exe).filename().string().c_str());
+        if (names.empty()) std::printf("no benchmark matches%s\n", filter.empty() ? "" : " the filter");
+        else std::printf("%zu benchmark(s)\n", names.size());
+        if (!names.empty()) out.push_back(exe);
+    }
+    return out;
+}
+
+// Each run is one process per suite, and the runs are interleaved across the
+// suites (A1 B1 A2 B2 ...): a run's median per benchmark is one independent
+// sample, and a slow spell of the machine touches one run of every suite rather
+// than every run of one. One stored row per process.
+std::vector<db::BenchRunRow> measure_interleaved(const std::vector<std::string>& suites, int runs,
+                                                 bench::SuiteOptions so, const bench::RunMeta& meta, bool keep,
+                                                 std::vector<std::string>& skipped) {
+    std::vector<db::BenchRunRow> rows;
+    for (int r = 1; r <= runs; ++r) {
+        for (const std::string& exe : suites) {
+            const std::string name = fs::path(exe).filename().string();
+            if (runs > 1) std::printf("run %d/%d: %s\n", r, runs, name.c_str());
+            std::fflush(stdout);
+            so.tag = runs > 1 ? ".run" + std::to_string(r) : "";
+            bench::GbenchReport report;
+            try {
+                report = bench::run_suite(exe, meta.metric, so, std::cout);
+            } catch (const bench::GbenchError& e) {
+                // A suite that crashes or writes garbage is a run-time failure (exit 1).
+                throw std::runtime_error(std::string(e.what()) + "\nnothing was stored" +
+                                         (keep ? "; the suites' JSON is in " + so.work_dir : ""));
+            }
+            if (meta.metric == db::BenchMetric::Instructions && keep)
+                std::ofstream(so.work_dir + "/" + name + so.tag + ".instructions.json") << bench::to_gbench_json(report);
+            bench::Converted c = bench::to_run_row(report, meta);
+            skipped.insert(skipped.end(), c.skipped.begin(), c.skipped.end());
+            rows.push_back(std::move(c.row));
+        }
+    }
+    return rows;
+}
+
 int run(const ArgMap& opts) {
     const db::BenchMetric metric = metric_of(opts);
     const bool instructions = metric == db::BenchMetric::Instructions;
     bench::SuiteOptions so = suite_options(opts, instructions);
+    const int runs = static_cast<int>(opts.integer("runs").value_or(instructions ? 1 : bench::kDefaultRuns));
     const std::string db = opts.text("db").value_or("mdtune.db");
     const std::string dir = opts.text("bench-dir").value_or(self_dir());
 
@@ -215,48 +263,25 @@ int run(const ArgMap& opts) {
                          "' does not run; apt-get install valgrind or pass --valgrind PATH)");
 
     const WorkDir work_dir(opts.text("out"));
-    const std::string& work = work_dir.path();
     const bool keep = work_dir.keep();
-    so.work_dir = work;
+    so.work_dir = work_dir.path();
 
     const auto [commit, label] = commit_and_label(opts);
     const HardwareInfo hw = detect_hardware();
-    std::printf("mdtune bench run: metric %s, %d repetition(s)%s, label %s, commit %s, hardware %s, db %s\n",
-                std::string(to_string(metric)).c_str(), so.repetitions,
+    std::printf("mdtune bench run: metric %s, %d run(s) x %d repetition(s)%s, label %s, commit %s, hardware %s, db %s\n",
+                std::string(to_string(metric)).c_str(), runs, so.repetitions,
                 instructions ? " under callgrind" : (so.random_interleaving ? ", randomly interleaved" : ""),
                 label.c_str(), commit.empty() ? "(unknown)" : commit.c_str(), hw.id.c_str(), db.c_str());
     std::fflush(stdout);
 
-    std::vector<db::BenchRunRow> rows;
+    const std::vector<std::string> to_run = suites_with_benchmarks(suites, so.filter);
+    if (to_run.empty()) throw InputError("--filter: '" + so.filter + "' matches no benchmark in " + dir);
     std::vector<std::string> skipped;
-    for (const std::string& exe : suites) {
-        const auto names = bench::list_benchmarks(exe, so.filter);
-        const std::string name = fs::path(exe).filename().string();
-        if (names.empty()) {
-            std::printf("%s: no benchmark matches%s\n", name.c_str(), so.filter.empty() ? "" : " the filter");
-            continue;
-        }
-        std::printf("%s: %zu benchmark(s)\n", name.c_str(), names.size());
-        std::fflush(stdout);
-        bench::GbenchReport report;
-        try {
-            report = bench::run_suite(exe, metric, so, std::cout);
-        } catch (const bench::GbenchError& e) {
-            // A suite that crashes or writes garbage is a run-time failure (exit 1).
-            throw std::runtime_error(std::string(e.what()) + "\nnothing was stored" +
-                                     (keep ? "; the suites' JSON is in " + work : ""));
-        }
-        if (instructions && keep) {
-            std::ofstream(work + "/" + name + ".instructions.json") << bench::to_gbench_json(report);
-        }
-        bench::Converted c = bench::to_run_row(report, {label, commit, hw.id, metric});
-        skipped.insert(skipped.end(), c.skipped.begin(), c.skipped.end());
-        rows.push_back(std::move(c.row));
-    }
-    if (rows.empty()) throw InputError("--filter: '" + so.filter + "' matches no benchmark in " + dir);
+    const std::vector<db::BenchRunRow> rows =
+        measure_interleaved(to_run, runs, so, {label, commit, hw.id, metric}, keep, skipped);
     warn_skipped(skipped);
     store_runs(db, &hw, rows);
-    if (keep) std::printf("JSON kept in %s\n", work.c_str());
+    if (keep) std::printf("JSON kept in %s\n", so.work_dir.c_str());
     return 0;
 }
 
@@ -294,6 +319,31 @@ std::string describe(const std::string& selector, const std::vector<db::BenchRun
     if (commits.size() == 1) s += ", commit " + *commits.begin();
     else if (commits.size() > 1) s += ", " + std::to_string(commits.size()) + " commits";
     return s + "]";
+}
+
+// The historic drift per benchmark when the baseline was measured at another time
+// than the candidate (not interleaved with it), from every other run on the
+// candidate's hardware; `note` says which applies, for the report's header.
+bench::NoiseFloors historic_floors(const db::BenchStore& bench, const std::vector<db::BenchRunRow>& base_runs,
+                                   const std::vector<db::BenchRunRow>& cand_runs, const std::set<std::string>& hw_cand,
+                                   std::string& note) {
+    if (bench::measured_interleaved(base_runs, cand_runs)) {
+        note = "baseline and candidate were measured interleaved: no historic drift applied";
+        return {};
+    }
+    if (hw_cand.size() != 1) {
+        note = "candidate runs come from several machines: no historic drift applied";
+        return {};
+    }
+    std::set<long> cand_ids;
+    for (const auto& r : cand_runs) cand_ids.insert(r.id);
+    std::vector<db::BenchRunRow> history = bench.runs_on_hardware(*hw_cand.begin(), db::BenchMetric::RealTime);
+    std::erase_if(history, [&](const auto& r) { return cand_ids.count(r.id) > 0; });
+    bench::NoiseFloors floors = bench::historic_drift(history);
+    note = "baseline measured at another time: a change must also exceed the benchmark's historic drift on this "
+           "hardware (" + std::to_string(floors.size()) + " benchmark(s) with >= " +
+           std::to_string(bench::kMinDriftLabels) + " past labels; the others have none)";
+    return floors;
 }
 
 int compare(const ArgMap& opts) {
@@ -346,19 +396,30 @@ int compare(const ArgMap& opts) {
         std::cerr << "mdtune bench: warning: baseline and candidate ran on different hardware; wall-time "
                      "differences may not be regressions\n";
 
-    auto base = bench::samples_of(base_runs), cand = bench::samples_of(cand_runs);
+    auto base = bench::run_medians_of(base_runs), cand = bench::run_medians_of(cand_runs);
     if (filter) {
         std::erase_if(base, [&](const auto& kv) { return !std::regex_search(kv.first, *filter); });
         std::erase_if(cand, [&](const auto& kv) { return !std::regex_search(kv.first, *filter); });
     }
-    bench::GateReport report = bench::run_gate(base, cand, gate);
+    std::string floor_note;
+    const bench::NoiseFloors floors =
+        metric == db::BenchMetric::RealTime && !opts.has("no-history")
+            ? historic_floors(bench, base_runs, cand_runs, hw_cand, floor_note)
+            : bench::NoiseFloors{};
+    bench::GateReport report = bench::run_gate(base, cand, gate, floors);
     report.baseline = describe(*baseline, base_runs);
     report.candidate = describe(cand_sel, cand_runs);
     report.metric = m;
+    report.floor_note = floor_note;
     if (report.rows.empty())
         throw InputError("baseline and candidate have no benchmark in common" +
                          std::string(filter ? " (after --filter)" : ""));
     std::cout << bench::format_report(report, format);
+    if (report.no_verdict()) {
+        std::cerr << "mdtune bench: no verdict: " << report.too_few_runs_text()
+                  << " a side (each run is one process; mdtune bench run --runs " << gate.min_runs << ")\n";
+        return 2;
+    }
     return report.failed() ? 1 : 0;
 }
 
@@ -426,9 +487,11 @@ void add_common(CLI::App& cmd) {
 void add_gate_flags(CLI::App& cmd) {
     cmd.add_option("--alpha", "Significance level (default 0.05)")->type_name("NUMBER")->check(real_in(0.0, 0.5));
     cmd.add_option("--threshold", "Smallest change that counts, e.g. 3% (default)")->type_name("TEXT");
-    cmd.add_option("--min-repetitions", "Fewer repetitions are too noisy to tell (default 5)")
+    cmd.add_option("--min-runs")
+        ->description("Independent runs (processes) a side needed for a verdict (default " +
+                      std::to_string(bench::kDefaultRuns) + " for real_time, 1 for instructions)")
         ->type_name("INT")
-        ->check(integer_in(2, 100000));
+        ->check(integer_in(1, 100000));
 }
 
 void add_label_flags(CLI::App& cmd) {
@@ -443,7 +506,14 @@ void add_run(CLI::App& bench, int& exit_code) {
     add_common(*cmd);
     add_label_flags(*cmd);
     cmd->add_option("--filter", "Benchmarks whose name matches this regular expression")->type_name("REGEX");
-    cmd->add_option("--repetitions", "Repetitions (default 5 for real_time, 1 for instructions)")
+    cmd->add_option("--runs")
+        ->description("Processes per suite, interleaved across suites; each is one independent sample (default " +
+                      std::to_string(bench::kDefaultRuns) + " for real_time, 1 for instructions)")
+        ->type_name("INT")
+        ->check(integer_in(1, 1000));
+    cmd->add_option("--repetitions")
+        ->description("Repetitions inside each run (default " + std::to_string(bench::kDefaultRepetitionsPerRun) +
+                      " for real_time, 1 for instructions)")
         ->type_name("INT")
         ->check(integer_in(1, 1000));
     cmd->add_option("--bench-dir", "Folder of the bench_* executables")->type_name("DIR");
@@ -480,8 +550,11 @@ void add_ingest(CLI::App& bench, int& exit_code) {
 void add_compare(CLI::App& bench, int& exit_code) {
     CLI::App* cmd = bench.add_subcommand(
         "compare", "The regression gate: exit 1 when a benchmark regressed significantly beyond the threshold");
-    cmd->footer("Wall-time p-values are Holm-corrected over the benchmarks compared, so alpha bounds the chance of\n"
-                "any false alarm in one comparison (--per-benchmark-alpha: each benchmark tested at alpha alone).");
+    cmd->footer("Each run (one process of a suite) gives one value per benchmark: the median of its repetitions.\n"
+                "Fewer than --min-runs a side: no verdict (exit 2). Wall-time p-values are Holm-corrected over the\n"
+                "benchmarks compared, so alpha bounds the chance of any false alarm in one comparison\n"
+                "(--per-benchmark-alpha: each benchmark tested at alpha alone). Against a baseline measured at\n"
+                "another time a change must also exceed the benchmark's historic drift on this hardware.");
     cmd->add_option("--baseline", "LABEL|COMMIT of the baseline runs")->type_name("TEXT")->required();
     cmd->add_option("--candidate", "LABEL|COMMIT of the candidate runs (default: the latest run)")->type_name("TEXT");
     add_common(*cmd);
@@ -491,6 +564,8 @@ void add_compare(CLI::App& bench, int& exit_code) {
         ->type_name("TEXT")
         ->check(word_in({"table", "markdown", "json"}));
     cmd->add_flag("--per-benchmark-alpha")->description("Test each benchmark at alpha alone (no Holm correction)");
+    cmd->add_flag("--no-history")
+        ->description("Ignore the benchmarks' historic drift on this hardware (wall time, baseline from another time)");
     cmd->callback([cmd, &exit_code] { exit_code = guarded([&] { return compare(GivenFlags(*cmd)); }); });
 }
 

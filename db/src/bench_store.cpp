@@ -118,6 +118,11 @@ std::vector<BenchRunRow> BenchStore::runs_matching(const std::string& selector, 
     return query_runs(db, "git_commit LIKE ? ESCAPE '\\' AND metric = ?", {like_prefix(selector), m}, with_results);
 }
 
+std::vector<BenchRunRow> BenchStore::runs_on_hardware(const std::string& hardware_id, BenchMetric metric) const {
+    return query_runs(store_.handle(), "hardware_id = ? AND metric = ?", {hardware_id, std::string(to_string(metric))},
+                      true);
+}
+
 std::vector<BenchRunRow> BenchStore::runs(BenchMetric metric) const {
     return query_runs(store_.handle(), "metric = ?", {std::string(to_string(metric))}, false);
 }

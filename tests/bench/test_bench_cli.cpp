@@ -28,6 +28,11 @@ const std::string kFixtureExe = MDT_GBENCH_FIXTURE;
 #else
 const std::string kFixtureExe;
 #endif
+#ifdef MDT_BENCH_UPDATE_EXE
+const std::string kBenchUpdateExe = MDT_BENCH_UPDATE_EXE;
+#else
+const std::string kBenchUpdateExe;
+#endif
 
 class BenchCli : public ::testing::Test {
 protected:
@@ -70,14 +75,26 @@ std::vector<double> scaled(double f) {
     return v;
 }
 
+// Repetitions of run r (0-based) of a build f times slower than kBase: three
+// consecutive values of kBase, so the runs' medians differ a little.
+std::vector<double> run_values(int r, double f) {
+    const auto all = scaled(f);
+    return {all[r % 7], all[r % 7 + 1], all[r % 7 + 2]};
+}
+
 TEST_F(BenchCli, IngestCompareAndHistory) {
-    const auto base = json_file("base.json", {{"BM_Kernel", kBase}, {"BM_Other", kBase}});
-    const auto same = json_file("same.json", {{"BM_Kernel", scaled(1.001)}, {"BM_Other", kBase}});
-    const auto slow = json_file("slow.json", {{"BM_Kernel", scaled(1.05)}, {"BM_Other", kBase}});
-    ASSERT_EQ(mdtune("bench ingest " + base + " --label base --commit aaaa0000 --hardware hw --db " + db_), 0) << out_;
-    EXPECT_NE(out_.find("stored 18 result(s) of 2 benchmark(s)"), std::string::npos) << out_;
-    ASSERT_EQ(mdtune("bench ingest " + same + " --label same --commit bbbb0000 --hardware hw --db " + db_), 0) << out_;
-    ASSERT_EQ(mdtune("bench ingest " + slow + " --label slow --commit cccc0000 --hardware hw --db " + db_), 0) << out_;
+    auto runs = [&](const std::string& stem, double kernel_factor) {
+        std::string files;
+        for (int r = 0; r < 7; ++r)
+            files += " " + json_file(stem + std::to_string(r) + ".json",
+                                     {{"BM_Kernel", run_values(r, kernel_factor)}, {"BM_Other", run_values(r, 1.0)}});
+        return files;
+    };
+    const auto base = runs("base", 1.0), same = runs("same", 1.001), slow = runs("slow", 1.05);
+    ASSERT_EQ(mdtune("bench ingest" + base + " --label base --commit aaaa0000 --hardware hw --db " + db_), 0) << out_;
+    EXPECT_NE(out_.find("stored 42 result(s) of 2 benchmark(s)"), std::string::npos) << out_;
+    ASSERT_EQ(mdtune("bench ingest" + same + " --label same --commit bbbb0000 --hardware hw --db " + db_), 0) << out_;
+    ASSERT_EQ(mdtune("bench ingest" + slow + " --label slow --commit cccc0000 --hardware hw --db " + db_), 0) << out_;
 
     EXPECT_EQ(mdtune("bench compare --baseline base --candidate same --db " + db_), 0) << out_;
     EXPECT_NE(out_.find("gate: pass"), std::string::npos) << out_;
@@ -87,6 +104,8 @@ TEST_F(BenchCli, IngestCompareAndHistory) {
     EXPECT_NE(out_.find("regression"), std::string::npos);
     EXPECT_NE(out_.find("gate: FAIL"), std::string::npos);
     EXPECT_NE(out_.find("geometric mean"), std::string::npos);
+    // Two past labels are no history yet: no drift applied.
+    EXPECT_NE(out_.find("0 benchmark(s) with >= 3 past labels"), std::string::npos) << out_;
     // ...but not beyond a 10 % threshold.
     EXPECT_EQ(mdtune("bench compare --baseline base --candidate slow --threshold 10% --db " + db_), 0) << out_;
 
@@ -94,6 +113,7 @@ TEST_F(BenchCli, IngestCompareAndHistory) {
     const auto j = nlohmann::json::parse(out_);
     EXPECT_EQ(j["regressions"], 1);
     EXPECT_EQ(j["benchmarks"][0]["name"], "BM_Kernel");
+    EXPECT_EQ(j["benchmarks"][0]["n_baseline"], 7);  // runs, not repetitions
     EXPECT_NEAR(j["benchmarks"][0]["change"].get<double>(), 0.05, 1e-9);
     ASSERT_EQ(mdtune("bench compare --baseline base --candidate slow --format markdown --db " + db_), 1);
     EXPECT_NE(out_.find("**regression**"), std::string::npos) << out_;
@@ -102,7 +122,40 @@ TEST_F(BenchCli, IngestCompareAndHistory) {
     EXPECT_NE(out_.find("STEP: slower"), std::string::npos) << out_;
     EXPECT_NE(out_.find("cccc0000"), std::string::npos);
     ASSERT_EQ(mdtune("bench list --db " + db_), 0) << out_;
-    EXPECT_NE(out_.find("3 real_time run(s)"), std::string::npos) << out_;
+    EXPECT_NE(out_.find("21 real_time run(s)"), std::string::npos) << out_;
+}
+
+TEST_F(BenchCli, OneProcessASideGivesNoVerdict) {
+    // Nine repetitions of one process are one independent sample, not nine.
+    const auto base = json_file("base.json", {{"BM_Kernel", kBase}});
+    const auto slow = json_file("slow.json", {{"BM_Kernel", scaled(1.10)}});
+    ASSERT_EQ(mdtune("bench ingest " + base + " --label base --hardware hw --db " + db_), 0) << out_;
+    ASSERT_EQ(mdtune("bench ingest " + slow + " --label slow --hardware hw --db " + db_), 0) << out_;
+    EXPECT_EQ(mdtune("bench compare --baseline base --candidate slow --db " + db_), 2) << out_;
+    EXPECT_NE(out_.find("too few independent runs: 1 < 7"), std::string::npos) << out_;
+    EXPECT_NE(out_.find("gate: no verdict"), std::string::npos) << out_;
+    EXPECT_NE(out_.find("--runs 7"), std::string::npos) << out_;
+    // --min-runs 1 lets one run a side through, and then the U test has too little to go on.
+    EXPECT_EQ(mdtune("bench compare --baseline base --candidate slow --min-runs 1 --db " + db_), 0) << out_;
+    EXPECT_NE(out_.find("too few repetitions to reach p < 0.0500"), std::string::npos) << out_;
+}
+
+TEST_F(BenchCli, ABaselineFromAnotherTimeIsJudgedAgainstTheHistoricDrift) {
+    // Five past labels of one build on this hardware alternating between the
+    // machine's fast state and a slow state 8 % slower, then a candidate 6 % slower.
+    auto ingest_label = [&](const std::string& label, double factor) {
+        std::string files;
+        for (int r = 0; r < 7; ++r)
+            files += " " + json_file(label + std::to_string(r) + ".json", {{"BM_Kernel", run_values(r, factor)}});
+        ASSERT_EQ(mdtune("bench ingest" + files + " --label " + label + " --hardware hw --db " + db_), 0) << out_;
+    };
+    for (int i = 0; i < 5; ++i) ingest_label("past" + std::to_string(i), i % 2 ? 1.08 : 1.0);
+    ingest_label("now", 1.06);
+    EXPECT_EQ(mdtune("bench compare --baseline past4 --candidate now --db " + db_), 0) << out_;
+    EXPECT_NE(out_.find("historic drift +-8.0%"), std::string::npos) << out_;
+    EXPECT_NE(out_.find("1 benchmark(s) with >= 3 past labels"), std::string::npos) << out_;
+    // Without the history the same numbers are a regression.
+    EXPECT_EQ(mdtune("bench compare --baseline past4 --candidate now --no-history --db " + db_), 1) << out_;
 }
 
 TEST_F(BenchCli, BadInputIsAClearErrorAndStoresNothing) {
@@ -134,23 +187,77 @@ TEST_F(BenchCli, RunsASuiteWithAllRepetitions) {
     const std::string bin = dir_ + "/bin";
     std::filesystem::create_directories(bin);
     std::filesystem::create_symlink(kFixtureExe, bin + "/bench_fixture");
-    ASSERT_EQ(mdtune("bench run --bench-dir " + bin + " --repetitions 5 --min-time 0.001 --label A --commit "
+    ASSERT_EQ(mdtune("bench run --bench-dir " + bin + " --runs 1 --repetitions 5 --min-time 0.001 --label A --commit "
                      "deadbeef00 --quiet --db " + db_),
               0)
         << out_;
     EXPECT_NE(out_.find("stored 10 result(s) of 2 benchmark(s)"), std::string::npos) << out_;
-    ASSERT_EQ(mdtune("bench run --bench-dir " + bin + " --filter 20000 --repetitions 5 --min-time 0.001 --label B "
-                     "--quiet --db " + db_),
+    ASSERT_EQ(mdtune("bench run --bench-dir " + bin + " --filter 20000 --runs 1 --repetitions 5 --min-time 0.001 "
+                     "--label B --quiet --db " + db_),
               0)
         << out_;
     EXPECT_NE(out_.find("stored 5 result(s) of 1 benchmark(s)"), std::string::npos) << out_;
-    // Whatever the machine's noise, the gate gives a verdict line for the common benchmark.
-    const int rc = mdtune("bench compare --baseline A --candidate B --db " + db_);
-    EXPECT_TRUE(rc == 0 || rc == 1) << out_;
+    // One process a side: the gate gives no verdict, for the common benchmark.
+    EXPECT_EQ(mdtune("bench compare --baseline A --candidate B --db " + db_), 2) << out_;
     EXPECT_NE(out_.find("BM_Work/20000"), std::string::npos) << out_;
     EXPECT_NE(out_.find("only in baseline:  BM_Work/10000"), std::string::npos) << out_;
+    EXPECT_NE(out_.find("too few independent runs: 1 < 7"), std::string::npos) << out_;
     EXPECT_EQ(mdtune("bench run --bench-dir " + bin + " --filter nomatch --db " + db_), 2) << out_;
     EXPECT_EQ(mdtune("bench run --bench-dir " + dir_ + "/empty --db " + db_), 2) << out_;
+}
+
+TEST_F(BenchCli, RunsAreProcessesInterleavedAcrossSuites) {
+    if (kFixtureExe.empty()) GTEST_SKIP() << "built without Google Benchmark";
+    const std::string bin = dir_ + "/bin";
+    std::filesystem::create_directories(bin);
+    std::filesystem::create_symlink(kFixtureExe, bin + "/bench_a");
+    std::filesystem::create_symlink(kFixtureExe, bin + "/bench_b");
+    ASSERT_EQ(mdtune("bench run --bench-dir " + bin + " --filter 10000 --runs 3 --repetitions 2 --min-time 0.001 "
+                     "--label A --quiet --db " + db_),
+              0)
+        << out_;
+    // A1 B1 A2 B2 A3 B3: one process per suite and run.
+    std::size_t at = 0;
+    for (const std::string step : {"run 1/3: bench_a", "run 1/3: bench_b", "run 2/3: bench_a", "run 2/3: bench_b",
+                                   "run 3/3: bench_a", "run 3/3: bench_b"}) {
+        const std::size_t found = out_.find(step, at);
+        ASSERT_NE(found, std::string::npos) << step << " after offset " << at << ":\n" << out_;
+        at = found + 1;
+    }
+    EXPECT_NE(out_.find("stored 12 result(s) of 1 benchmark(s)"), std::string::npos) << out_;
+    EXPECT_EQ(counts(), (std::pair<long, long>{6, 12}));
+    // The default number of runs gives a verdict, whatever the machine's noise.
+    for (const std::string label : {"B", "C"}) {
+        ASSERT_EQ(mdtune("bench run --bench-dir " + bin + " --suites bench_a --filter 10000 --min-time 0.001 --label " +
+                         label + " --quiet --db " + db_),
+                  0)
+            << out_;
+        EXPECT_NE(out_.find("7 run(s) x 3 repetition(s)"), std::string::npos) << out_;
+    }
+    const int rc = mdtune("bench compare --baseline B --candidate C --db " + db_);
+    EXPECT_TRUE(rc == 0 || rc == 1) << out_;
+    EXPECT_NE(out_.find("7/7"), std::string::npos) << out_;
+}
+
+TEST_F(BenchCli, InstructionCountsRunOnTheDefaultBuild) {
+    // The default build has AVX-512 kernels, which valgrind cannot execute: the
+    // engine caps itself at AVX2 under callgrind and keeps AVX-512 code out of
+    // everything that runs before the kernels are chosen.
+    if (std::system("valgrind --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "valgrind not installed";
+    if (kBenchUpdateExe.empty()) GTEST_SKIP() << "bench_update not built";
+    const std::string bin = std::filesystem::path(kBenchUpdateExe).parent_path().string();
+    const std::string out = dir_ + "/json";
+    ASSERT_EQ(mdtune("bench run --metric instructions --bench-dir " + bin + " --suites bench_update --filter "
+                     "'^BM_(LeapFrog/4000|Update/water/3000)/threads:1/real_time$' --label I --out " + out +
+                     " --quiet --db " + db_),
+              0)
+        << out_;
+    EXPECT_NE(out_.find("stored 2 result(s) of 2 benchmark(s)"), std::string::npos) << out_;
+    const auto j = nlohmann::json::parse(testing::read_file(out + "/bench_update.instructions.json"));
+    const std::string simd = j["context"].value("mdcore_simd_available", "");
+    EXPECT_EQ(simd.find("avx512"), std::string::npos) << simd;
+    for (const auto& b : j["benchmarks"])
+        if (b["run_type"] == "iteration") EXPECT_GT(b["instructions"].get<double>(), 1e4) << b.dump();
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The bench tables through BenchStore: one transaction per ingest, queries by
+// The bench tables through db::BenchStore: one transaction per ingest, queries by
 // label, commit prefix and name, and a database left as it was by bad input.
 #include <gtest/gtest.h>
 
@@ -127,15 +127,23 @@ TEST_F(BenchStoreTest, HistoryFlagsAStepChangeBetweenCommits) {
     const std::vector<double> flat{100, 100.2, 99.8, 100.1, 99.9, 100, 100.3};
     std::vector<double> slower;
     for (double v : flat) slower.push_back(v * 1.08);
-    bench.insert({run("c1", "1111aaaa", flat)});
-    bench.insert({run("c2", "2222bbbb", flat)});
-    bench.insert({run("c2-again", "2222bbbb", flat)});  // same commit: pooled
-    bench.insert({run("c3", "3333cccc", slower)});
-    bench.insert({run("c4", "4444dddd", slower)});
+    // Seven runs (processes) per label, each with its repetitions shifted a little.
+    auto runs = [&](const std::string& label, const std::string& commit, const std::vector<double>& values) {
+        for (int r = 0; r < kDefaultRuns; ++r) {
+            std::vector<double> v;
+            for (double x : values) v.push_back(x * (1.0 + 0.001 * r));
+            bench.insert({run(label, commit, v)});
+        }
+    };
+    runs("c1", "1111aaaa", flat);
+    runs("c2", "2222bbbb", flat);
+    runs("c2-again", "2222bbbb", flat);  // same commit: pooled
+    runs("c3", "3333cccc", slower);
+    runs("c4", "4444dddd", slower);
     const auto h = bench::build_history(bench.series("BM_A", db::BenchMetric::RealTime), bench::GateOptions{});
     ASSERT_EQ(h.size(), 4u);
-    EXPECT_EQ(h[1].runs, 2);
-    EXPECT_EQ(h[1].values.size(), 14u);
+    EXPECT_EQ(h[1].runs, 2 * kDefaultRuns);
+    EXPECT_EQ(h[1].values.size(), 14u);  // one median per run
     EXPECT_FALSE(h[1].step);
     EXPECT_TRUE(h[2].step);
     EXPECT_EQ(h[2].vs_previous.verdict, bench::Verdict::Regression);

@@ -126,17 +126,22 @@ TEST(Gate, TiedQuantisedTimingsKeepTheFalseAlarmRate) {
     EXPECT_LE(static_cast<double>(significant) / trials, o.alpha + slack) << significant;
 }
 
-TEST(Gate, FewerThanTheMinimumRepetitionsIsTooNoisyNotAVerdict) {
-    const bench::GateOptions o;
+TEST(Gate, FewerThanTheMinimumRunsIsTooNoisyNotAVerdict) {
+    GateOptions o;
+    o.min_runs = 5;
     const std::vector<double> base{100, 100, 100, 100}, slow{150, 151, 152, 153};
-    const bench::BenchComparison c = bench::compare_benchmark("BM_Few", base, slow, o);
-    EXPECT_EQ(c.verdict, bench::Verdict::TooNoisy);
+    const BenchComparison c = compare_benchmark("BM_Few", base, slow, o);
+    EXPECT_EQ(c.verdict, Verdict::TooNoisy);
+    EXPECT_TRUE(c.too_few_runs);
+    EXPECT_NE(c.reason.find("too few independent runs: 4 < 5"), std::string::npos) << c.reason;
     EXPECT_NE(c.reason.find("at least 5"), std::string::npos) << c.reason;
     EXPECT_NEAR(c.change, 0.515, 1e-9);  // still reported (medians 100 and 151.5)
     // Five a side, cleanly separated: a verdict.
     const std::vector<double> b5{100, 100.5, 101, 99.5, 100.2}, s5{110, 110.5, 111, 109.5, 110.2};
-    EXPECT_EQ(bench::compare_benchmark("BM_Five", b5, s5, o).verdict, bench::Verdict::Regression);
-    EXPECT_EQ(bench::compare_benchmark("BM_Five", s5, b5, o).verdict, bench::Verdict::Improvement);
+    EXPECT_EQ(compare_benchmark("BM_Five", b5, s5, o).verdict, Verdict::Regression);
+    EXPECT_EQ(compare_benchmark("BM_Five", s5, b5, o).verdict, Verdict::Improvement);
+    // The default asks for more independent runs than five.
+    EXPECT_TRUE(compare_benchmark("BM_Five", b5, s5, GateOptions{}).too_few_runs);
     // Five a side cannot reach a very small alpha.
     bench::GateOptions strict = o;
     strict.alpha = 0.001;

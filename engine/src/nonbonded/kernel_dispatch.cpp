@@ -1,5 +1,7 @@
 #include "nonbonded/kernel_dispatch.h"
 
+#include "nonbonded/simd_cap.h"
+
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -27,38 +29,74 @@ constexpr int kShapes = 4;  // 4x4, 4x8, 8x4, 1x1
 
 int level_index(SimdLevel l) { return l == SimdLevel::Avx512 ? 2 : l == SimdLevel::Avx2 ? 1 : 0; }
 
-struct Table {
-    KernelSet set[kLevels][kShapes]{};
-    bool present[kLevels]{};
-    Table() {
-        auto fill = [&](int level, KernelSet k44, KernelSet k48, KernelSet k84) {
-            set[level][0] = k44;
-            set[level][1] = k48;
-            set[level][2] = k84;
-            // The plain particle list is a reference point, not a SIMD target.
-            set[level][3] = make_kernels_scalar_1x1();
-            present[level] = true;
-        };
-        fill(0, make_kernels_scalar_4x4(), make_kernels_scalar_4x8(), make_kernels_scalar_8x4());
+// Which levels this build holds: known at compile time, so asking never runs code
+// compiled for a level (the make_kernels_* functions live in translation units
+// built with that level's flags, and even filling a table there may use its
+// instructions: AVX-512 under valgrind or on an older CPU would die with SIGILL).
+constexpr bool kCompiled[kLevels] = {
+    true,
 #ifdef MDT_SIMD_AVX2
-        fill(1, make_kernels_avx2_4x4(), make_kernels_avx2_4x8(), make_kernels_avx2_8x4());
+    true,
+#else
+    false,
 #endif
 #ifdef MDT_SIMD_AVX512
-        fill(2, make_kernels_avx512_4x4(), make_kernels_avx512_4x8(), make_kernels_avx512_8x4());
+    true,
+#else
+    false,
 #endif
+};
+
+// The kernel sets of one level, made on first use of that level only.
+struct LevelKernels {
+    KernelSet set[kShapes]{};
+    explicit LevelKernels(SimdLevel level) {
+        auto fill = [&](KernelSet k44, KernelSet k48, KernelSet k84) {
+            set[0] = k44;
+            set[1] = k48;
+            set[2] = k84;
+            // The plain particle list is a reference point, not a SIMD target.
+            set[3] = make_kernels_scalar_1x1();
+        };
+        switch (level) {
+#ifdef MDT_SIMD_AVX512
+            case SimdLevel::Avx512:
+                fill(make_kernels_avx512_4x4(), make_kernels_avx512_4x8(), make_kernels_avx512_8x4());
+                break;
+#endif
+#ifdef MDT_SIMD_AVX2
+            case SimdLevel::Avx2:
+                fill(make_kernels_avx2_4x4(), make_kernels_avx2_4x8(), make_kernels_avx2_8x4());
+                break;
+#endif
+            default:
+                fill(make_kernels_scalar_4x4(), make_kernels_scalar_4x8(), make_kernels_scalar_8x4());
+                break;
+        }
     }
 };
 
-const Table& table() {
-    static const Table t;
-    return t;
+// Only called with a level that is compiled, supported and within the cap.
+const LevelKernels& kernels_of(SimdLevel level) {
+    switch (level) {
+        case SimdLevel::Avx512: {
+            static const LevelKernels k(SimdLevel::Avx512);
+            return k;
+        }
+        case SimdLevel::Avx2: {
+            static const LevelKernels k(SimdLevel::Avx2);
+            return k;
+        }
+        default: {
+            static const LevelKernels k(SimdLevel::None);
+            return k;
+        }
+    }
 }
 
 }  // namespace
 
-bool simd_level_compiled(SimdLevel level) {
-    return level != SimdLevel::Auto && table().present[level_index(level)];
-}
+bool simd_level_compiled(SimdLevel level) { return level != SimdLevel::Auto && kCompiled[level_index(level)]; }
 
 namespace {
 // The running CPU's flags among those simd_cpu_flags() asks about
@@ -81,13 +119,16 @@ std::vector<std::string> host_simd_flags() {
 
 bool simd_supported(SimdLevel level) {
     static const std::vector<std::string> flags = host_simd_flags();
-    return simd_supported(level, flags);
+    return simd_supported(level, flags) && within_simd_cap(level, simd_cap());
 }
 
 SimdLevel resolve_simd_level(SimdLevel requested) {
     if (requested != SimdLevel::Auto) {
         if (!simd_level_compiled(requested))
             throw std::invalid_argument("--simd " + std::string(to_string(requested)) + " is not compiled into this build");
+        if (!within_simd_cap(requested, simd_cap()))
+            throw std::invalid_argument("--simd " + std::string(to_string(requested)) + " is above this process's cap (" +
+                                        simd_cap().reason + ")");
         if (!simd_supported(requested))
             throw std::invalid_argument("--simd " + std::string(to_string(requested)) + " is not supported by this CPU");
         return requested;
@@ -99,7 +140,7 @@ SimdLevel resolve_simd_level(SimdLevel requested) {
 
 const KernelSet& kernel_set(SimdLevel level, ClusterShape shape) {
     const SimdLevel l = resolve_simd_level(level);
-    return table().set[level_index(l)][static_cast<int>(shape)];
+    return kernels_of(l).set[static_cast<int>(shape)];
 }
 
 }  // namespace mdcore

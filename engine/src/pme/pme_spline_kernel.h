@@ -7,6 +7,11 @@
 #include "pme/pme_spline.h"
 
 namespace mdcore {
+// Internal linkage: each pme_spline_<level>.cpp compiles these templates with its
+// own target flags, and with external linkage the linker would keep one of the
+// identically named instances for every level (the AVX-512 one could then run on
+// a CPU, or under valgrind, without AVX-512).
+namespace {
 
 template <int P>
 void pme_spline_lanes(const PmeSplineArgs& args, std::size_t i0, int lanes) {
@@ -76,4 +81,5 @@ inline void pme_spline_range(const PmeSplineArgs& args, std::size_t begin, std::
     }
 }
 
+}  // namespace
 }  // namespace mdcore

@@ -71,11 +71,17 @@ namespace {
 void decide(BenchComparison& c, double p, const GateOptions& o) {
     c.p_adjusted = p;
     const bool beyond = std::abs(c.change) > o.threshold;
+    const bool beyond_drift = std::abs(c.change) > c.floor.drift;
     const Verdict direction = c.change > 0 ? Verdict::Regression : Verdict::Improvement;
     const bool significant = p < o.alpha;
-    if (significant && beyond) {
+    if (significant && beyond && beyond_drift) {
         c.verdict = direction;
         c.reason = "p < " + pvalue_text(o.alpha) + " and beyond +-" + plain_pct(o.threshold);
+        if (c.floor.drift > o.threshold) c.reason += " and the historic drift +-" + plain_pct(c.floor.drift);
+    } else if (significant && beyond) {
+        c.verdict = Verdict::NoChange;
+        c.reason = "significant but within this hardware's historic drift +-" + plain_pct(c.floor.drift) + " (" +
+                   std::to_string(c.floor.labels) + " past labels)";
     } else if (significant) {
         c.verdict = Verdict::NoChange;
         c.reason = "significant but within +-" + plain_pct(o.threshold);
@@ -89,22 +95,35 @@ void decide(BenchComparison& c, double p, const GateOptions& o) {
     }
 }
 
-// Holm's correction over the tested benchmarks of one comparison.
+// Holm's correction over the tested benchmarks of one comparison. A benchmark
+// whose smallest possible p-value, times the number tested, is not below alpha
+// can never be flagged: said so rather than reported as "no change".
 void decide_family_wise(std::vector<BenchComparison>& rows, const GateOptions& o) {
     std::vector<BenchComparison*> tested;
     std::vector<double> p;
     for (auto& c : rows)
         if (c.tested) tested.push_back(&c), p.push_back(c.p_value);
     const std::vector<double> adjusted = models::stats::holm_adjust(p);
-    for (std::size_t i = 0; i < tested.size(); ++i) decide(*tested[i], adjusted[i], o);
+    const auto m = static_cast<double>(tested.size());
+    for (std::size_t i = 0; i < tested.size(); ++i) {
+        BenchComparison& c = *tested[i];
+        decide(c, adjusted[i], o);
+        if (models::stats::mann_whitney_min_p(c.n_baseline, c.n_candidate) * m >= o.alpha) {
+            c.verdict = Verdict::TooNoisy;
+            c.reason = std::to_string(c.n_baseline) + " vs " + std::to_string(c.n_candidate) +
+                       " runs cannot reach p < " + pvalue_text(o.alpha) + " over " + std::to_string(tested.size()) +
+                       " benchmarks (Holm): more runs (--runs) or fewer benchmarks (--filter)";
+        }
+    }
 }
 
 }  // namespace
 
 BenchComparison compare_benchmark(const std::string& name, std::span<const double> baseline,
-                                  std::span<const double> candidate, const GateOptions& o) {
+                                  std::span<const double> candidate, const GateOptions& o, const NoiseFloor& floor) {
     BenchComparison c;
     c.name = name;
+    if (!o.exact_counts) c.floor = floor;
     c.n_baseline = baseline.size();
     c.n_candidate = candidate.size();
     if (baseline.empty() || candidate.empty()) {
@@ -142,11 +161,13 @@ BenchComparison compare_benchmark(const std::string& name, std::span<const doubl
     const double sb = c.spread_baseline / kIqrPerSigma, sc = c.spread_candidate / kIqrPerSigma;
     c.resolution = z * kRankEfficiency *
                    std::sqrt(sb * sb / static_cast<double>(c.n_baseline) + sc * sc / static_cast<double>(c.n_candidate));
-    const auto n_min = static_cast<std::size_t>(std::max(1, o.min_repetitions));
+    const auto n_min = static_cast<std::size_t>(std::max(1, o.min_runs));
     if (c.n_baseline < n_min || c.n_candidate < n_min) {
         c.verdict = Verdict::TooNoisy;
-        c.reason = std::to_string(c.n_baseline) + " vs " + std::to_string(c.n_candidate) + " repetitions; at least " +
-                   std::to_string(n_min) + " a side needed";
+        c.too_few_runs = true;
+        c.reason = "too few independent runs: " + std::to_string(std::min(c.n_baseline, c.n_candidate)) + " < " +
+                   std::to_string(n_min) + " (" + std::to_string(c.n_baseline) + " vs " +
+                   std::to_string(c.n_candidate) + "; at least " + std::to_string(n_min) + " a side needed)";
         return c;
     }
     if (models::stats::mann_whitney_min_p(c.n_baseline, c.n_candidate) >= o.alpha) {
@@ -164,7 +185,20 @@ std::size_t GateReport::count(Verdict v) const {
     return static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [v](const auto& r) { return r.verdict == v; }));
 }
 
-GateReport run_gate(const Samples& baseline, const Samples& candidate, const GateOptions& options) {
+bool GateReport::no_verdict() const {
+    return std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.too_few_runs; });
+}
+
+std::string GateReport::too_few_runs_text() const {
+    std::size_t fewest = std::numeric_limits<std::size_t>::max();
+    for (const auto& r : rows)
+        if (r.too_few_runs) fewest = std::min({fewest, r.n_baseline, r.n_candidate});
+    if (fewest == std::numeric_limits<std::size_t>::max()) return "";
+    return "too few independent runs: " + std::to_string(fewest) + " < " + std::to_string(options.min_runs);
+}
+
+GateReport run_gate(const Samples& baseline, const Samples& candidate, const GateOptions& options,
+                    const NoiseFloors& floors) {
     GateReport rep;
     rep.options = options;
     double log_sum = 0;
@@ -174,7 +208,9 @@ GateReport run_gate(const Samples& baseline, const Samples& candidate, const Gat
             rep.only_baseline.push_back(name);
             continue;
         }
-        BenchComparison c = compare_benchmark(name, base, it->second, options);
+        const auto floor = floors.find(name);
+        BenchComparison c =
+            compare_benchmark(name, base, it->second, options, floor == floors.end() ? NoiseFloor{} : floor->second);
         if (c.median_baseline > 0 && c.median_candidate > 0) {
             log_sum += std::log(c.median_candidate / c.median_baseline);
             ++rep.geomean_count;
@@ -237,15 +273,18 @@ std::string geomean_line(const GateReport& r) {
 }
 
 std::string gate_line(const GateReport& r) {
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "gate: %s (alpha %g, threshold %s, %s)",
-                  r.failed() ? "FAIL - significant regression beyond the threshold" : "pass", r.options.alpha,
-                  plain_pct(r.options.threshold).c_str(),
-                  r.options.exact_counts ? "exact instruction counts"
-                                         : ("Mann-Whitney U" +
-                                            std::string(r.options.family_wise ? " with Holm's correction" : "") +
-                                            ", >= " + std::to_string(r.options.min_repetitions) +
-                                            " repetitions a side").c_str());
+    const std::string outcome = r.no_verdict()
+                                    ? "no verdict - " + r.too_few_runs_text() + " (mdtune bench run --runs " +
+                                          std::to_string(r.options.min_runs) + " on each side)"
+                                    : r.failed() ? "FAIL - significant regression beyond the threshold" : "pass";
+    const std::string test = r.options.exact_counts
+                                 ? "exact instruction counts"
+                                 : "Mann-Whitney U on run medians" +
+                                       std::string(r.options.family_wise ? " with Holm's correction" : "") + ", >= " +
+                                       std::to_string(r.options.min_runs) + " independent runs a side";
+    char buf[400];
+    std::snprintf(buf, sizeof buf, "gate: %s (alpha %g, threshold %s, %s)", outcome.c_str(), r.options.alpha,
+                  plain_pct(r.options.threshold).c_str(), test.c_str());
     return buf;
 }
 
@@ -271,6 +310,7 @@ std::string table(const GateReport& r) {
         for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
     std::ostringstream s;
     s << "baseline " << r.baseline << " vs candidate " << r.candidate << " (" << r.metric << ")\n";
+    if (!r.floor_note.empty()) s << r.floor_note << "\n";
     for (const auto& row : rows) {
         for (std::size_t i = 0; i < row.size(); ++i) {
             const bool right = i >= 1 && i <= 5;
@@ -288,7 +328,8 @@ std::string table(const GateReport& r) {
 std::string markdown(const GateReport& r) {
     std::ostringstream s;
     s << "### Performance: `" << r.candidate << "` vs `" << r.baseline << "` (" << r.metric << ")\n\n";
-    s << "**" << (r.failed() ? "FAIL" : "pass") << "** - " << summary_line(r) << "\n\n";
+    s << "**" << (r.no_verdict() ? "NO VERDICT" : r.failed() ? "FAIL" : "pass") << "** - " << summary_line(r) << "\n\n";
+    if (!r.floor_note.empty()) s << r.floor_note << "\n\n";
     s << "| " << kHeader[0];
     for (std::size_t i = 1; i < kHeader.size(); ++i) s << " | " << kHeader[i];
     s << " |\n|---|--:|--:|--:|--:|--:|---|---|\n";
@@ -315,7 +356,8 @@ std::string as_json(const GateReport& r) {
     j["metric"] = r.metric;
     j["alpha"] = r.options.alpha;
     j["threshold"] = r.options.threshold;
-    j["min_repetitions"] = r.options.min_repetitions;
+    j["min_runs"] = r.options.min_runs;
+    j["floor_note"] = r.floor_note;
     j["unit"] = r.options.exact_counts ? "instructions" : "s";
     json rows = json::array();
     for (const auto& c : r.rows) {
@@ -332,6 +374,8 @@ std::string as_json(const GateReport& r) {
                         {"spread_baseline", num(c.spread_baseline)},
                         {"spread_candidate", num(c.spread_candidate)},
                         {"resolution", num(c.resolution)},
+                        {"noise_floor", c.floor.drift},
+                        {"noise_floor_labels", c.floor.labels},
                         {"verdict", std::string(to_string(c.verdict))},
                         {"reason", c.reason}});
     }
@@ -342,7 +386,8 @@ std::string as_json(const GateReport& r) {
     j["regressions"] = r.count(Verdict::Regression);
     j["improvements"] = r.count(Verdict::Improvement);
     j["too_noisy"] = r.count(Verdict::TooNoisy);
-    j["passed"] = !r.failed();
+    j["no_verdict"] = r.no_verdict();
+    j["passed"] = !r.failed() && !r.no_verdict();
     return j.dump(2) + "\n";
 }
 

@@ -24,7 +24,8 @@ std::vector<HistoryEntry> build_history(const std::vector<db::BenchSeriesPoint>&
         }
         HistoryEntry& e = out.back();
         ++e.runs;
-        for (double v : p.values) e.values.push_back(v * scale);
+        // One sample per run (process): the median of its repetitions.
+        if (!p.values.empty()) e.values.push_back(models::stats::median(p.values) * scale);
     }
     for (std::size_t i = 0; i < out.size(); ++i) {
         HistoryEntry& e = out[i];

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "mdtune/models/statistics.h"
+
 namespace mdtune::bench {
 
 Converted to_run_row(const GbenchReport& report, const RunMeta& meta) {
@@ -64,6 +66,13 @@ Samples samples_of(const std::vector<db::BenchRunRow>& runs) {
             s[r.name].push_back(r.value * scale);
         }
     return s;
+}
+
+Samples run_medians_of(const std::vector<db::BenchRunRow>& runs) {
+    Samples out;
+    for (const db::BenchRunRow& run : runs)
+        for (const auto& [name, values] : samples_of({run})) out[name].push_back(models::stats::median(values));
+    return out;
 }
 
 }  // namespace mdtune::bench

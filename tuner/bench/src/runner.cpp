@@ -85,6 +85,7 @@ std::pair<GbenchReport, std::vector<CallgrindDump>> callgrind_pass(const std::st
     if (!filter.empty()) argv.push_back("--benchmark_filter=" + filter);
     process::LaunchOptions po = suite_launch(o.quiet, stderr_file(o, name + "." + tag));
     po.env = deterministic_openmp_env();
+    if (const char* cap = std::getenv("MDCORE_SIMD_CAP"); !cap || !*cap) po.env.emplace_back("MDCORE_SIMD_CAP", kCallgrindSimdCap);
     if (marking == LoopMarking::Hooks) {
         const char* preload = std::getenv("LD_PRELOAD");
         po.env.emplace_back("LD_PRELOAD", o.callgrind_hooks + (preload && *preload ? std::string(":") + preload : ""));
@@ -96,8 +97,10 @@ std::pair<GbenchReport, std::vector<CallgrindDump>> callgrind_pass(const std::st
         std::string hint;
         if (vtail.find("unhandled instruction") != std::string::npos ||
             vtail.find("Unrecognised instruction") != std::string::npos)
-            hint = "\nvalgrind cannot execute one of the suite's instructions (valgrind has no AVX-512 and lacks "
-                   "some AVX2 forms): build the suites for instruction counts with -DMDT_SIMD=none";
+            hint = "\nvalgrind cannot execute one of the suite's instructions (valgrind has no AVX-512; mdcore caps "
+                   "itself at MDCORE_SIMD_CAP, default avx2 under callgrind, but code outside mdcore's dispatch, "
+                   "e.g. a suite built with -march=native, is not capped): build the suites for instruction counts "
+                   "with -DMDT_SIMD=none, or try MDCORE_SIMD_CAP=none";
         throw GbenchError(failure_text(exe + " under callgrind", r, po.stderr_file) + hint + "\nvalgrind log " +
                           o.work_dir + "/" + vlog + ":\n" + vtail);
     }
@@ -208,7 +211,7 @@ std::vector<std::string> list_benchmarks(const std::string& exe, const std::stri
 
 GbenchReport run_suite(const std::string& exe, db::BenchMetric metric, const SuiteOptions& o, std::ostream& log) {
     if (metric == db::BenchMetric::Instructions) return run_instructions(exe, o, log);
-    const std::string json = o.work_dir + "/" + stem(exe) + ".json";
+    const std::string json = o.work_dir + "/" + stem(exe) + o.tag + ".json";
     std::vector<std::string> argv{exe, "--benchmark_repetitions=" + std::to_string(std::max(1, o.repetitions)),
                                   "--benchmark_out=" + json, "--benchmark_out_format=json"};
     if (o.random_interleaving) argv.push_back("--benchmark_enable_random_interleaving=true");

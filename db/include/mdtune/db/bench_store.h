@@ -59,6 +59,9 @@ public:
     // whose git_commit starts with it (at least 4 characters). Oldest first.
     std::vector<BenchRunRow> runs_matching(const std::string& selector, BenchMetric metric,
                                            bool with_results = true) const;
+    // Runs of `metric` measured on `hardware_id`, with their results, oldest
+    // first: the history the gate takes a benchmark's drift from.
+    std::vector<BenchRunRow> runs_on_hardware(const std::string& hardware_id, BenchMetric metric) const;
     // All runs of a metric without their results, oldest first.
     std::vector<BenchRunRow> runs(BenchMetric metric) const;
     // The most recent run of a metric (highest id).

@@ -3,24 +3,33 @@
 // change, a Mann-Whitney U p-value and a verdict (the statistics are in
 // models, mdtune/models/statistics.h).
 //
+// The unit of independence is a run: one process of a suite. Repetitions inside
+// one process share the machine's state at that moment (its clock, its
+// neighbours), so they are summarised by their median and each run contributes
+// ONE value per benchmark (run_medians_of in ingest.h).
+//
 // Verdicts (statistical mode, wall time):
-//   too noisy    fewer than min_repetitions (5) on either side, or so few that
-//                even a complete separation could not reach p < alpha; or the
+//   too noisy    fewer than min_runs independent runs on either side ("too few
+//                independent runs": the comparison then gives no verdict), or so
+//                few that even a complete separation could not reach p < alpha
+//                (after Holm's correction over the benchmarks compared); or the
 //                test cannot resolve a change of the threshold's size at the
 //                observed spread (see `resolution`) and did not find one.
 //   regression   p < alpha and the median got slower by more than the threshold
-//   improvement  p < alpha and the median got faster by more than the threshold
+//                and by more than the benchmark's historic drift (NoiseFloor)
+//   improvement  likewise, faster
 //   no change    anything else: not significant although the test could have
-//                resolved the threshold, or significant but within the threshold.
+//                resolved the threshold, or significant but within the threshold
+//                or within the historic drift.
 // resolution: the smallest relative change the test detects with 80 % power,
 //   (z(1-alpha/2) + z(0.8)) * sqrt(pi/3) * sqrt(s_b^2/n_b + s_c^2/n_c), with
 //   s = IQR / (1.349 median) (the normal-equivalent relative spread) and sqrt(pi/3)
-//   the rank test's efficiency loss. With 9 repetitions a side and alpha 0.05 the
+//   the rank test's efficiency loss. With 9 values a side and alpha 0.05 the
 //   test is "too noisy" once the spread (IQR/median) exceeds about the threshold.
 // Exact mode (instruction counts, deterministic): a change beyond the threshold
 // is a regression/improvement without a p-value test (the p-value is still
-// reported); counts that vary between repetitions by more than the threshold
-// make the benchmark "too noisy".
+// reported); counts that vary between runs by more than the threshold make the
+// benchmark "too noisy"; one run a side is enough and no drift applies.
 #include <map>
 #include <span>
 #include <string>
@@ -32,16 +41,32 @@ namespace mdtune::bench {
 enum class Verdict { Regression, Improvement, NoChange, TooNoisy };
 std::string_view to_string(Verdict v);  // "regression", "improvement", "no change", "too noisy"
 
+// Independent runs (processes) per suite that `mdtune bench run` makes for wall
+// time and that `mdtune bench compare` needs a side for a verdict. Seven, because
+// the smallest two-sided U-test p-value for n runs a side is 2/C(2n, n): 0.0079
+// at 5 (Holm over 12 benchmarks then never gets below 0.05), 5.8e-4 at 7 (up to
+// 85 benchmarks per comparison).
+inline constexpr int kDefaultRuns = 7;
+
 struct GateOptions {
     double alpha = 0.05;
     double threshold = 0.03;   // relative change that matters (3 %)
-    int min_repetitions = 5;   // per side, statistical mode
+    int min_runs = kDefaultRuns;  // independent runs per side, statistical mode (exact mode: 1)
     bool exact_counts = false; // instruction counts: compare values, no test needed
     // Holm's step-down correction over the benchmarks of one comparison: alpha
     // bounds the chance that any of them is flagged by chance (12 benchmarks
     // tested at 0.05 each would flag one of two identical builds ~46 % of the time).
     bool family_wise = true;
 };
+
+// How far a benchmark's wall time wanders between measurements taken at
+// different times on one machine, with no code change needed: from its history
+// (noise_floor.h). A difference inside it is not a regression.
+struct NoiseFloor {
+    double drift = 0;          // relative; 0 = unknown or none
+    std::size_t labels = 0;    // past labels it was estimated from
+};
+using NoiseFloors = std::map<std::string, NoiseFloor>;  // benchmark name -> floor
 
 struct BenchComparison {
     std::string name;
@@ -54,6 +79,8 @@ struct BenchComparison {
     bool exact_p = false;
     double spread_baseline = 0, spread_candidate = 0;  // IQR / median
     double resolution = 0;     // smallest detectable relative change (statistical mode; inf if unknown)
+    NoiseFloor floor;          // historic drift applied (drift 0: none)
+    bool too_few_runs = false; // fewer than min_runs on a side: the comparison gives no verdict
     Verdict verdict = Verdict::NoChange;
     std::string reason;        // why, in a few words
 };
@@ -64,24 +91,32 @@ double median(std::span<const double> values);
 double relative_spread(std::span<const double> values);  // IQR / median (0 for fewer than 2 values)
 
 BenchComparison compare_benchmark(const std::string& name, std::span<const double> baseline,
-                                  std::span<const double> candidate, const GateOptions& options);
+                                  std::span<const double> candidate, const GateOptions& options,
+                                  const NoiseFloor& floor = {});
 
-using Samples = std::map<std::string, std::vector<double>>;  // benchmark name -> values (one unit)
+// Benchmark name -> values in one unit: one per run (run medians) for the gate.
+using Samples = std::map<std::string, std::vector<double>>;
 
 struct GateReport {
     GateOptions options;
     std::string baseline, candidate;  // what was compared (labels / commits), for the header
     std::string metric;               // "real_time" | "instructions"
+    std::string floor_note;           // where the noise floors came from (or why none), for the header
     std::vector<BenchComparison> rows;  // regressions first, then too noisy, improvements, no change
     std::vector<std::string> only_baseline, only_candidate;
     double geomean_ratio = 1.0;       // geometric mean of median_candidate / median_baseline
     std::size_t geomean_count = 0;
     std::size_t count(Verdict v) const;
-    bool failed() const { return count(Verdict::Regression) > 0; }
+    // Some benchmark has fewer than min_runs runs a side: no verdict at all.
+    bool no_verdict() const;
+    bool failed() const { return !no_verdict() && count(Verdict::Regression) > 0; }
+    std::string too_few_runs_text() const;  // "too few independent runs: N < K" ("" when enough)
 };
 
 // Values must be in one unit per benchmark on both sides (seconds or instructions).
-GateReport run_gate(const Samples& baseline, const Samples& candidate, const GateOptions& options);
+// Floors (wall time only) raise the bar per benchmark to its historic drift.
+GateReport run_gate(const Samples& baseline, const Samples& candidate, const GateOptions& options,
+                    const NoiseFloors& floors = {});
 
 enum class ReportFormat { Table, Markdown, Json };
 std::string format_report(const GateReport& report, ReportFormat format);

@@ -1,8 +1,8 @@
 #pragma once
-// A benchmark's trend over commits: the stored runs grouped by git commit (runs
-// of one commit pooled), each compared with the previous commit by the gate's
-// test; a "step" is a significant change beyond the threshold between two
-// consecutive commits.
+// A benchmark's trend over commits: the stored runs grouped by git commit (the
+// run medians of one commit pooled: one sample per run, as in the gate), each
+// compared with the previous commit by the gate's test; a "step" is a
+// significant change beyond the threshold between two consecutive commits.
 #include <string>
 #include <vector>
 
@@ -16,7 +16,7 @@ struct HistoryEntry {
     std::string label;       // label of the first run of the group
     std::string first_seen;  // created_at of its first run
     long runs = 0;
-    std::vector<double> values;  // pooled repetitions, in seconds or instructions
+    std::vector<double> values;  // one median per run, in seconds or instructions
     double median = 0, spread = 0;
     bool has_previous = false;
     BenchComparison vs_previous;  // valid when has_previous

@@ -32,7 +32,13 @@ struct Converted {
 // report has no usable repetition or a run lacks the instructions counter.
 Converted to_run_row(const GbenchReport& report, const RunMeta& meta);
 
-// Pools repetitions per benchmark over runs; seconds for real time.
+// Pools repetitions per benchmark over runs; seconds for real time. Repetitions
+// of one process are not independent: for the gate use run_medians_of.
 Samples samples_of(const std::vector<db::BenchRunRow>& runs);
+
+// One value per run and benchmark: the median of the run's repetitions (seconds
+// for real time), in the order of `runs`. A run is one process of a suite, the
+// gate's unit of independence.
+Samples run_medians_of(const std::vector<db::BenchRunRow>& runs);
 
 }  // namespace mdtune::bench

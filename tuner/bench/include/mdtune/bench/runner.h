@@ -11,9 +11,20 @@
 
 namespace mdtune::bench {
 
+// Wall time: repetitions inside one process of a suite by default. Their median is
+// the run's one value per benchmark (the gate's unit is the run, see compare.h),
+// so a few suffice to shrug off one disturbed repetition.
+inline constexpr int kDefaultRepetitionsPerRun = 3;
+
+// Set for every suite run under callgrind unless the caller's environment sets it:
+// the engine then resolves `auto` to at most AVX2 even where it cannot detect
+// valgrind itself (valgrind 3.19 has no AVX-512).
+inline constexpr const char* kCallgrindSimdCap = "avx2";
+
 struct SuiteOptions {
     std::string filter;             // --benchmark_filter regex ("" = every benchmark)
-    int repetitions = 5;            // wall time; instructions default to 1 (deterministic)
+    int repetitions = kDefaultRepetitionsPerRun;  // wall time; instructions default to 1 (deterministic)
+    std::string tag;                // added to the JSON file's name (e.g. ".run3"), so --out keeps every run
     bool random_interleaving = true;  // wall time only
     std::string min_time;           // --benchmark_min_time when non-empty (wall time)
     std::string valgrind = "valgrind";

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Measures the regression gate's false-alarm rate and its detection of a real
+# 5 % slowdown with `mdtune bench run`/`compare` defaults (issue 16). Run it on a
+# quiet machine: its figures are the machine's, not the gate's, otherwise.
+#
+#  1. identical builds: N back-to-back `mdtune bench run`s of one build (labels
+#     same-1 .. same-N), then same-(i-1) vs same-i for i = 2..N: the share that
+#     FAIL is the false-alarm rate (target <= 5 %). The later comparisons have the
+#     earlier labels as history (the historic drift); each comparison is also
+#     made with --no-history, to show what the history changes.
+#  2. a 5 % slowdown: a second build of the same source with
+#     -DMDT_INJECT_SLOWDOWN_PERCENT=5 (BM_LeapFrog then works on 5 % more atoms:
+#     a really slower binary); S pairs (normal run, slow run), each compared; the
+#     share that flags BM_LeapFrog is the detection rate, by wall time and, once,
+#     by instruction counts under callgrind (default build, SIMD capped at AVX2).
+#
+# usage: scripts/gate_false_alarm.sh            (from the repository root)
+# exit status: 0 measured (the figures are printed; they are not a verdict);
+#              2 usage, build or run error.
+#
+# Environment (default in brackets):
+#   MDT_GATE_IDENTICAL   N back-to-back runs of one build                     [9]
+#   MDT_GATE_SLOW_PAIRS  S normal/slow pairs                                  [3]
+#   MDT_GATE_SUITES      suites to run (comma list)                           [bench_update]
+#   MDT_GATE_FILTER      benchmarks to run                                    [threads:1]
+#   MDT_GATE_RUN_ARGS    extra `mdtune bench run` arguments for wall time (e.g. --runs 9) []
+#   MDT_GATE_BUILD       the normal build directory (must hold mdtune and the suites) [build]
+#   MDT_GATE_SLOW_BUILD  the slowed build directory, configured and built here when
+#                        missing                                              [build-slow5]
+#   MDT_GATE_INSTRUCTIONS  1: also compare by instruction counts (needs valgrind) [1]
+#   MDT_GATE_WORKDIR     database and logs                                   [a temporary dir]
+set -euo pipefail
+
+help_text() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
+case "${1:-}" in -h|--help) help_text; exit 0 ;; "") ;; *) help_text >&2; exit 2 ;; esac
+
+identical=${MDT_GATE_IDENTICAL:-9}
+pairs=${MDT_GATE_SLOW_PAIRS:-3}
+suites=${MDT_GATE_SUITES:-bench_update}
+filter=${MDT_GATE_FILTER:-threads:1}
+build=${MDT_GATE_BUILD:-build}
+slow_build=${MDT_GATE_SLOW_BUILD:-build-slow5}
+with_instructions=${MDT_GATE_INSTRUCTIONS:-1}
+# shellcheck disable=SC2206 # the user's extra arguments are meant to be split
+run_args=(${MDT_GATE_RUN_ARGS:-})
+for v in identical pairs; do
+  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "gate_false_alarm.sh: $v='${!v}' is not a positive integer" >&2; exit 2; }
+done
+((identical >= 2)) || { echo "gate_false_alarm.sh: MDT_GATE_IDENTICAL must be at least 2" >&2; exit 2; }
+
+mdtune=$build/bin/mdtune
+[[ -x $mdtune ]] || { echo "gate_false_alarm.sh: $mdtune not built (cmake --build $build --target mdtune $suites)" >&2; exit 2; }
+for s in ${suites//,/ }; do
+  [[ -x $build/bin/$s ]] || { echo "gate_false_alarm.sh: $build/bin/$s not built" >&2; exit 2; }
+done
+
+work=${MDT_GATE_WORKDIR:-$(mktemp -d "${TMPDIR:-/tmp}/mdt_gate.XXXXXX")}
+mkdir -p "$work"
+db=$work/gate.db
+rm -f "$db" "$db-wal" "$db-shm"
+log() { printf '[gate_false_alarm %s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
+
+# The slowed build: same source and flags, one define more.
+if [[ ! -x $slow_build/bin/bench_update ]]; then
+  log "configuring and building $slow_build (-DMDT_INJECT_SLOWDOWN_PERCENT=5)"
+  cmake -S . -B "$slow_build" -DCMAKE_BUILD_TYPE=Release -DMDT_BUILD_TESTS=OFF \
+    -DCMAKE_CXX_FLAGS=-DMDT_INJECT_SLOWDOWN_PERCENT=5 >"$work/slow.configure.log" 2>&1 ||
+    { tail -20 "$work/slow.configure.log" >&2; exit 2; }
+  # shellcheck disable=SC2086
+  cmake --build "$slow_build" -j "$(nproc)" --target ${suites//,/ } >"$work/slow.build.log" 2>&1 ||
+    { tail -20 "$work/slow.build.log" >&2; exit 2; }
+fi
+
+run() {  # label bin-dir metric (MDT_GATE_RUN_ARGS go to wall-time runs only)
+  local extra=()
+  [[ $3 == real_time ]] && extra=("${run_args[@]}")
+  "$mdtune" bench run --bench-dir "$2" --suites "$suites" --filter "$filter" --metric "$3" --label "$1" \
+    --db "$db" --quiet "${extra[@]}" >>"$work/runs.log" 2>&1 ||
+    { echo "gate_false_alarm.sh: bench run $1 failed (log $work/runs.log)" >&2; exit 2; }
+}
+
+compare() {  # baseline candidate metric [extra args]; prints 0 pass, 1 fail, 2 no verdict
+  local rc=0
+  "$mdtune" bench compare --db "$db" --baseline "$1" --candidate "$2" --metric "$3" "${@:4}" \
+    >>"$work/compare.log" 2>&1 || rc=$?
+  ((rc <= 2)) || { echo "gate_false_alarm.sh: compare $1 $2 exited $rc" >&2; exit 2; }
+  echo "$rc"
+}
+
+flags_leapfrog() {  # baseline candidate metric: 1 when BM_LeapFrog is a regression
+  "$mdtune" bench compare --db "$db" --baseline "$1" --candidate "$2" --metric "$3" --format json 2>/dev/null |
+    python3 -c 'import json,sys; j=json.load(sys.stdin); print(int(any(b["verdict"]=="regression" and b["name"].startswith("BM_LeapFrog") for b in j["benchmarks"])))' ||
+    true
+}
+
+log "work dir $work; $identical identical runs, $pairs slow pairs, suites $suites, filter '$filter'"
+for ((i = 1; i <= identical; i++)); do
+  log "identical run $i/$identical"
+  run "same-$i" "$build/bin" real_time
+done
+fail=0 pass=0 none=0 raw_fail=0
+for ((i = 2; i <= identical; i++)); do
+  case $(compare "same-$((i - 1))" "same-$i" real_time) in 0) ((++pass)) ;; 1) ((++fail)) ;; *) ((++none)) ;; esac
+  if [[ $(compare "same-$((i - 1))" "same-$i" real_time --no-history) == 1 ]]; then ((++raw_fail)); fi
+done
+total=$((identical - 1))
+
+caught=0
+for ((k = 1; k <= pairs; k++)); do
+  log "slow pair $k/$pairs"
+  run "norm-$k" "$build/bin" real_time
+  run "slow-$k" "$slow_build/bin" real_time
+  caught=$((caught + $(flags_leapfrog "norm-$k" "slow-$k" real_time)))
+done
+
+ins="not measured (MDT_GATE_INSTRUCTIONS=0)"
+if [[ $with_instructions == 1 ]]; then
+  if valgrind --version >/dev/null 2>&1; then
+    log "instruction counts: normal and slow build under callgrind"
+    run ins-norm "$build/bin" instructions
+    run ins-slow "$slow_build/bin" instructions
+    run ins-norm2 "$build/bin" instructions
+    ins="5 % slowdown flagged $(flags_leapfrog ins-norm ins-slow instructions)/1; identical builds: exit $(compare ins-norm ins-norm2 instructions) (0 = pass)"
+  else
+    ins="not measured (valgrind not installed)"
+  fi
+fi
+
+echo
+echo "identical builds, $total back-to-back comparisons: $fail FAIL, $pass pass, $none no verdict" \
+  "(false alarms $((100 * fail / total)) %; without the historic drift: $raw_fail FAIL)"
+echo "5 % slowdown of BM_LeapFrog by wall time: flagged in $caught of $pairs comparisons"
+echo "by instruction counts: $ins"
+echo "reports: $work/compare.log, runs: $work/runs.log, database: $db"
