@@ -25,8 +25,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-Pme::Pme(const Box& box, PmeGrid grid, int order, double beta, double epsilon_r, int num_threads, SimdLevel simd)
-    : impl_(nullptr), grid_(grid), order_(order) {
+void pme_check_parameters(const Box& box, PmeGrid grid, int order, double beta, double epsilon_r) {
     if (order < 4 || order > kPmeMaxOrder)
         throw std::invalid_argument("Pme: order must be 4, 5 or 6, got " + std::to_string(order));
     for (int n : {grid.nx, grid.ny, grid.nz})
@@ -36,6 +35,11 @@ Pme::Pme(const Box& box, PmeGrid grid, int order, double beta, double epsilon_r,
         if (!(l > 0)) throw std::invalid_argument("Pme: box lengths must be positive");
     if (!(beta > 0)) throw std::invalid_argument("Pme: beta must be positive");
     if (!(epsilon_r > 0)) throw std::invalid_argument("Pme: epsilon_r must be positive");
+}
+
+Pme::Pme(const Box& box, PmeGrid grid, int order, double beta, double epsilon_r, int num_threads, SimdLevel simd)
+    : impl_(nullptr), grid_(grid), order_(order) {
+    pme_check_parameters(box, grid, order, beta, epsilon_r);
 
     auto impl = std::make_unique<Impl>();
     impl->box = box;
