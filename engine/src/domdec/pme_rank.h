@@ -14,7 +14,8 @@ namespace mdcore {
 // world: PP ranks 0 .. n_pp-1 then the PME ranks; pme_comm: the PME ranks only, in
 // world order. Throws std::invalid_argument when the layout does not match
 // setup.n_pp_ranks or the grid cannot be shared (ParallelPmeMesh), and
-// std::runtime_error when some PP ranks stop while others still send coordinates.
+// std::runtime_error when some PP ranks stop while others still send coordinates. An
+// exception leaves the other ranks waiting for messages: callers MPI_Abort on it.
 void run_pme_rank(MPI_Comm world, MPI_Comm pme_comm, const PmeRankSetup& setup);
 
 }  // namespace mdcore

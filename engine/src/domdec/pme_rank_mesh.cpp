@@ -35,7 +35,8 @@ PmeRankMesh::~PmeRankMesh() {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (finalized) return;
-    if (pending_) MPI_Waitall(3, requests_, MPI_STATUSES_IGNORE);
+    if (pending_) MPI_Waitall(3, requests_, MPI_STATUSES_IGNORE);  // the answer to an unfinished step
+    pending_ = false;
     if (!stopped_) stop();
 }
 

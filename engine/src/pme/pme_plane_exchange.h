@@ -4,13 +4,16 @@
 // the one contiguous range of x-planes that its atoms touched inside the owner's slab,
 // and after the solve it receives the potential of that same range back for gather.
 //
-// Why ranges of touched planes rather than a reduce-scatter of whole slabs: with a
-// spatial decomposition a rank's atoms touch its own slab plus order-1 planes, so for
-// 2-8 ranks a range costs about (slab + order - 1) planes per step against a whole
-// grid's (P-1)/P for a reduce-scatter, and the reduce-scatter sends zeros. With atoms
-// scattered at random the ranges grow to whole slabs and the volume is the
-// reduce-scatter's; it never exceeds it. MPI_Alltoallv sends straight from the local
-// grid and from the slab (the ranges are contiguous there): no packing.
+// Why ranges of touched planes rather than a reduce-scatter of whole slabs (for 2-8
+// ranks, where both are one all-to-all): a reduce-scatter always sends (P-1)/P of the
+// grid per rank, mostly zeros, whereas a range is only what the atoms touched. When
+// the domain decomposition cuts x as the slabs do, a rank sends its neighbour just
+// order-1 planes; for the 24,153-atom water box (54^3 grid at 0.12 nm, 11.7 KB a
+// plane) at 4 ranks that is 35 KB each way per step against 472 KB. With atoms
+// scattered at random (or a DD that does not cut x) the ranges grow to whole slabs
+// and the volume becomes the reduce-scatter's, never more. MPI_Alltoallv sends
+// straight from the local grid and from the slab (the ranges are contiguous there):
+// no packing.
 #include <mpi.h>
 
 #include <vector>
