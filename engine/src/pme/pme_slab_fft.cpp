@@ -85,56 +85,51 @@ void PmeSlabFft::backward() {
     fftwf_execute(planes_c2r_);
 }
 
-// planes_[xl][y][kz] -> transposed_[yl][x][kz]; blocks travel as [xl][yl][kz].
-void PmeSlabFft::transpose_to_y_slabs() {
-    const int ny = grid_.ny, nx = grid_.nx;
+// Moves kz-lines between planes_ ([xl][y][kz]) and the blocks for (or from) each
+// rank d, [xl][y in d's y-slab][kz], at displs[d] of buffer; to_buffer picks the way.
+void PmeSlabFft::copy_plane_blocks(bool to_buffer, float* buffer, const std::vector<int>& displs) {
     const std::size_t line = 2 * static_cast<std::size_t>(nzc_);  // floats per kz-line
-    const float* planes = reinterpret_cast<const float*>(planes_);
+    float* planes = reinterpret_cast<float*>(planes_);
     for (int d = 0; d < nranks_; ++d) {
-        const int yd0 = pme_slab_begin(ny, d, nranks_), nyd = pme_slab_size(ny, d, nranks_);
-        float* out = send_.data() + send_displs_[d];
+        const int yd0 = pme_slab_begin(grid_.ny, d, nranks_), nyd = pme_slab_size(grid_.ny, d, nranks_);
+        float* block = buffer + displs[d];
         for (int xl = 0; xl < nxl_; ++xl)
-            for (int y = yd0; y < yd0 + nyd; ++y, out += line) {
-                const float* in = planes + (static_cast<std::size_t>(xl) * ny + y) * line;
-                std::copy(in, in + line, out);
+            for (int y = yd0; y < yd0 + nyd; ++y, block += line) {
+                float* here = planes + (static_cast<std::size_t>(xl) * grid_.ny + y) * line;
+                to_buffer ? std::copy(here, here + line, block) : std::copy(block, block + line, here);
             }
-    }
-    MPI_Alltoallv(send_.data(), send_counts_.data(), send_displs_.data(), MPI_FLOAT, recv_.data(),
-                  recv_counts_.data(), recv_displs_.data(), MPI_FLOAT, comm_);
-    float* transposed = reinterpret_cast<float*>(transposed_);
-    for (int s = 0; s < nranks_; ++s) {
-        const int xs0 = pme_slab_begin(nx, s, nranks_), nxs = pme_slab_size(nx, s, nranks_);
-        const float* in = recv_.data() + recv_displs_[s];
-        for (int xl = 0; xl < nxs; ++xl)
-            for (int yl = 0; yl < nyl_; ++yl, in += line)
-                std::copy(in, in + line, transposed + (static_cast<std::size_t>(yl) * nx + xs0 + xl) * line);
     }
 }
 
-// The inverse: transposed_[yl][x][kz] -> planes_[xl][y][kz]; the counts swap roles.
-void PmeSlabFft::transpose_to_x_slabs() {
-    const int ny = grid_.ny, nx = grid_.nx;
+// Likewise between transposed_ ([yl][x][kz]) and the blocks of each rank s,
+// [x in s's x-slab][yl][kz].
+void PmeSlabFft::copy_transposed_blocks(bool to_buffer, float* buffer, const std::vector<int>& displs) {
     const std::size_t line = 2 * static_cast<std::size_t>(nzc_);
-    const float* transposed = reinterpret_cast<const float*>(transposed_);
+    float* transposed = reinterpret_cast<float*>(transposed_);
     for (int s = 0; s < nranks_; ++s) {
-        const int xs0 = pme_slab_begin(nx, s, nranks_), nxs = pme_slab_size(nx, s, nranks_);
-        float* out = recv_.data() + recv_displs_[s];
+        const int xs0 = pme_slab_begin(grid_.nx, s, nranks_), nxs = pme_slab_size(grid_.nx, s, nranks_);
+        float* block = buffer + displs[s];
         for (int xl = 0; xl < nxs; ++xl)
-            for (int yl = 0; yl < nyl_; ++yl, out += line) {
-                const float* in = transposed + (static_cast<std::size_t>(yl) * nx + xs0 + xl) * line;
-                std::copy(in, in + line, out);
+            for (int yl = 0; yl < nyl_; ++yl, block += line) {
+                float* here = transposed + (static_cast<std::size_t>(yl) * grid_.nx + xs0 + xl) * line;
+                to_buffer ? std::copy(here, here + line, block) : std::copy(block, block + line, here);
             }
     }
+}
+
+void PmeSlabFft::transpose_to_y_slabs() {
+    copy_plane_blocks(true, send_.data(), send_displs_);
+    MPI_Alltoallv(send_.data(), send_counts_.data(), send_displs_.data(), MPI_FLOAT, recv_.data(),
+                  recv_counts_.data(), recv_displs_.data(), MPI_FLOAT, comm_);
+    copy_transposed_blocks(false, recv_.data(), recv_displs_);
+}
+
+// The inverse: the same blocks the other way, so the counts swap roles.
+void PmeSlabFft::transpose_to_x_slabs() {
+    copy_transposed_blocks(true, recv_.data(), recv_displs_);
     MPI_Alltoallv(recv_.data(), recv_counts_.data(), recv_displs_.data(), MPI_FLOAT, send_.data(),
                   send_counts_.data(), send_displs_.data(), MPI_FLOAT, comm_);
-    float* planes = reinterpret_cast<float*>(planes_);
-    for (int d = 0; d < nranks_; ++d) {
-        const int yd0 = pme_slab_begin(ny, d, nranks_), nyd = pme_slab_size(ny, d, nranks_);
-        const float* in = send_.data() + send_displs_[d];
-        for (int xl = 0; xl < nxl_; ++xl)
-            for (int y = yd0; y < yd0 + nyd; ++y, in += line)
-                std::copy(in, in + line, planes + (static_cast<std::size_t>(xl) * ny + y) * line);
-    }
+    copy_plane_blocks(false, send_.data(), send_displs_);
 }
 
 }  // namespace mdcore

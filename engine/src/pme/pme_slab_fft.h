@@ -44,6 +44,8 @@ public:
 private:
     void transpose_to_y_slabs();
     void transpose_to_x_slabs();
+    void copy_plane_blocks(bool to_buffer, float* buffer, const std::vector<int>& displs);
+    void copy_transposed_blocks(bool to_buffer, float* buffer, const std::vector<int>& displs);
 
     MPI_Comm comm_;
     int nranks_ = 1;
