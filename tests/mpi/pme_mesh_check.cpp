@@ -40,17 +40,23 @@ struct Options {
 
 Options parse(int argc, char** argv) {
     Options o;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const std::string key = argv[i], value = argv[i + 1];
+    for (int i = 1; i < argc; ++i) {
+        const std::string key = argv[i];
+        if (key == "--split") {
+            o.split = true;
+            continue;
+        }
+        if (i + 1 >= argc) throw std::invalid_argument("pme_mesh_check: " + key + " needs a value");
+        const std::string value = argv[++i];
+        bool ok = true;
         if (key == "--npme") o.npme = std::stoi(value);
         else if (key == "--distribution") o.distribution = value;
         else if (key == "--order") o.order = std::stoi(value);
         else if (key == "--threads") o.threads = std::stoi(value);
-        else if (key == "--grid" && std::sscanf(value.c_str(), "%dx%dx%d", &o.grid.nx, &o.grid.ny, &o.grid.nz) == 3) {}
-        else throw std::invalid_argument("pme_mesh_check: bad option " + key + " " + value);
+        else if (key == "--grid") ok = std::sscanf(value.c_str(), "%dx%dx%d", &o.grid.nx, &o.grid.ny, &o.grid.nz) == 3;
+        else ok = false;
+        if (!ok) throw std::invalid_argument("pme_mesh_check: bad option " + key + " " + value);
     }
-    for (int i = 1; i < argc; ++i)
-        if (std::string(argv[i]) == "--split") o.split = true;
     return o;
 }
 
@@ -108,8 +114,8 @@ Reference serial_reference(const System& s, const Options& o, double beta) {
     Reference r;
     r.fx.assign(n, 0.0f), r.fy.assign(n, 0.0f), r.fz.assign(n, 0.0f);
     Pme pme(s.box, o.grid, o.order, beta, s.epsilon_r, 1);
-    r.energy = pme.compute(n, x.data(), y.data(), z.data(), s.charge.data(), r.fx.data(), r.fy.data(), r.fz.data(),
-                           r.virial);
+    r.energy =
+        pme.compute(n, x.data(), y.data(), z.data(), s.charge.data(), r.fx.data(), r.fy.data(), r.fz.data(), r.virial);
     return r;
 }
 
@@ -142,23 +148,31 @@ constexpr double kEnergyRel = 1e-6, kVirialRel = 2e-6, kForceRelRms = 1e-4;
 int check(const char* label, int rank, const MeshResult& got, const Reference& ref, const Home& h) {
     int failures = 0;
     const double de = std::abs(got.energy - ref.energy);
-    if (de > kEnergyRel * std::abs(ref.energy))
-        ++failures, std::printf("%s rank %d: energy %.10g vs serial %.10g\n", label, rank, got.energy, ref.energy);
+    if (de > kEnergyRel * std::abs(ref.energy)) {
+        ++failures;
+        std::printf("%s rank %d: energy %.10g vs serial %.10g\n", label, rank, got.energy, ref.energy);
+    }
     double vmax = 0, dv = 0;
     for (int c = 0; c < 9; ++c) vmax = std::max(vmax, std::abs(ref.virial[c]));
     for (int c = 0; c < 9; ++c) dv = std::max(dv, std::abs(got.virial[c] - ref.virial[c]));
-    if (dv > kVirialRel * vmax) ++failures, std::printf("%s rank %d: virial off by %.3g of %.3g\n", label, rank, dv, vmax);
+    if (dv > kVirialRel * vmax) {
+        ++failures;
+        std::printf("%s rank %d: virial off by %.3g of %.3g\n", label, rank, dv, vmax);
+    }
     double sum2 = 0;
-    for (std::size_t i = 0; i < ref.fx.size(); ++i) sum2 += ref.fx[i] * ref.fx[i] + ref.fy[i] * ref.fy[i] + ref.fz[i] * ref.fz[i];
+    for (std::size_t i = 0; i < ref.fx.size(); ++i)
+        sum2 += ref.fx[i] * ref.fx[i] + ref.fy[i] * ref.fy[i] + ref.fz[i] * ref.fz[i];
     const double rms = std::sqrt(sum2 / (3.0 * ref.fx.size()));
     double df = 0;
     for (std::size_t k = 0; k < h.global.size(); ++k) {
         const int i = h.global[k];
-        const double d = std::max({std::abs(h.fx[k] - ref.fx[i]), std::abs(h.fy[k] - ref.fy[i]), std::abs(h.fz[k] - ref.fz[i])});
+        const double d =
+            std::max({std::abs(h.fx[k] - ref.fx[i]), std::abs(h.fy[k] - ref.fy[i]), std::abs(h.fz[k] - ref.fz[i])});
         df = std::max(df, d);
-        if (d > kForceRelRms * rms && failures < 20)
-            ++failures, std::printf("%s rank %d: atom %d force (%g %g %g) vs serial (%g %g %g)\n", label, rank, i, h.fx[k],
-                                    h.fy[k], h.fz[k], ref.fx[i], ref.fy[i], ref.fz[i]);
+        if (d <= kForceRelRms * rms) continue;
+        if (++failures <= 20)  // the first ones tell the story
+            std::printf("%s rank %d: atom %d force (%g %g %g) vs serial (%g %g %g)\n", label, rank, i, h.fx[k], h.fy[k],
+                        h.fz[k], ref.fx[i], ref.fy[i], ref.fz[i]);
     }
     std::printf("%s rank %d: %zu atoms, energy rel %.2e, virial rel %.2e, force max/rms %.2e\n", label, rank,
                 h.global.size(), de / std::abs(ref.energy), dv / vmax, df / rms);

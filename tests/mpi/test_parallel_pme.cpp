@@ -31,9 +31,10 @@ struct Outcome {
 // mpirun -np ranks pme_mesh_check args; --oversubscribe (2 cores here), the root flags
 // (containers run as root), a time limit so a deadlock fails instead of hanging.
 Outcome mpirun(int ranks, const std::string& args) {
-    const std::string command = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 300 mpirun "
-                                "--oversubscribe -np " +
-                                std::to_string(ranks) + " " + kCheck + " " + args + " 2>&1";
+    const std::string command =
+        "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 300 mpirun "
+        "--oversubscribe -np " +
+        std::to_string(ranks) + " " + kCheck + " " + args + " 2>&1";
     Outcome out;
     FILE* pipe = popen(command.c_str(), "r");
     if (!pipe) return out;
@@ -61,7 +62,7 @@ TEST(ParallelPmeMesh, MatchesSerialOn1To4RanksWithRandomAtoms) {
 TEST(ParallelPmeMesh, MatchesSerialWithSpatialAtomsAndUnevenSlabs) {
     SKIP_WITHOUT_MPI();
     expect_pass(2, "--distribution spatial");
-    expect_pass(3, "--distribution spatial");  // 28 x-planes over 3: 9, 9, 10
+    expect_pass(3, "--distribution spatial");                            // 28 x-planes over 3: 9, 9, 10
     expect_pass(3, "--distribution spatial --grid 25x28x27 --order 5");  // odd nz, other order
 }
 
@@ -79,9 +80,9 @@ TEST(ParallelPmeMesh, RankWithNoAtoms) {
 
 TEST(PmeRanks, MatchSerialWithOneAndTwoPmeRanks) {
     SKIP_WITHOUT_MPI();
-    expect_pass(3, "--npme 1 --distribution random");   // 2 PP + 1 PME
-    expect_pass(4, "--npme 1 --distribution spatial");  // 3 PP + 1 PME
-    expect_pass(4, "--npme 2 --distribution random");   // 2 PP + 2 PME
+    expect_pass(3, "--npme 1 --distribution random");            // 2 PP + 1 PME
+    expect_pass(4, "--npme 1 --distribution spatial");           // 3 PP + 1 PME
+    expect_pass(4, "--npme 2 --distribution random");            // 2 PP + 2 PME
     expect_pass(5, "--npme 2 --distribution boundary --split");  // 3 PP + 2 PME, begin/finish
 }
 

@@ -14,8 +14,8 @@ namespace {
 
 // The atoms of the PP ranks one PME rank serves, concatenated in PP rank order.
 struct ServedAtoms {
-    std::vector<int> clients;           // world ranks
-    std::vector<std::size_t> offset;    // first atom of each client; offset.back() = total
+    std::vector<int> clients;                 // world ranks
+    std::vector<std::size_t> offset;          // first atom of each client; offset.back() = total
     std::vector<std::vector<double>> packed;  // per client: x, y, z, q as received
     std::vector<double> x, y, z, q;
     std::vector<float> fx, fy, fz;
@@ -92,9 +92,8 @@ void run_pme_rank(MPI_Comm world, MPI_Comm pme_comm, const PmeRankSetup& setup) 
     const int n_pp = world_size - npme;
     if (n_pp != setup.n_pp_ranks || world_rank - n_pp != pme_rank)
         throw std::invalid_argument("run_pme_rank: world rank " + std::to_string(world_rank) + " of " +
-                                    std::to_string(world_size) + " is PME rank " + std::to_string(pme_rank) +
-                                    " of " + std::to_string(npme) + ", but setup says " +
-                                    std::to_string(setup.n_pp_ranks) +
+                                    std::to_string(world_size) + " is PME rank " + std::to_string(pme_rank) + " of " +
+                                    std::to_string(npme) + ", but setup says " + std::to_string(setup.n_pp_ranks) +
                                     " PP ranks (the PME ranks must be the last ones, in order)");
     ParallelPmeMesh mesh(pme_comm, setup.box, setup.grid, setup.order, setup.beta, setup.epsilon_r, setup.threads);
     ServedAtoms atoms;

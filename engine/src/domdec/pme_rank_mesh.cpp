@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <stdexcept>
 #include <string>
 
@@ -43,6 +44,8 @@ PmeRankMesh::~PmeRankMesh() {
 void PmeRankMesh::begin(std::size_t n, const double* x, const double* y, const double* z, const double* q) {
     if (pending_) throw std::logic_error("PmeRankMesh: begin() called twice without finish()");
     if (stopped_) throw std::logic_error("PmeRankMesh: begin() after stop()");
+    if (n > static_cast<std::size_t>(INT_MAX / 4))  // MPI counts are int
+        throw std::invalid_argument("PmeRankMesh: " + std::to_string(n) + " atoms on one rank exceed MPI's int counts");
     n_ = n;
     send_.resize(4 * n);
     std::copy(x, x + n, send_.begin());

@@ -36,7 +36,7 @@ public:
     // destroyed) for run_pme_rank to return. Idempotent.
     void stop();
 
-    int serving_rank() const { return pme_rank_; }  // world rank of the PME rank serving this one
+    int serving_rank() const { return pme_rank_; }         // world rank of the PME rank serving this one
     double wait_seconds() const { return wait_seconds_; }  // accumulated in finish()
 
 private:

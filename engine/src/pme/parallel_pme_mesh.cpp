@@ -92,8 +92,8 @@ PmeSolveSums solve_slab(PmeWorkspace& w, PmeSlabFft& fft, const std::vector<doub
 
 }  // namespace
 
-ParallelPmeMesh::ParallelPmeMesh(MPI_Comm comm, const Box& box, PmeGrid grid, int order, double beta,
-                                 double epsilon_r, int threads) {
+ParallelPmeMesh::ParallelPmeMesh(MPI_Comm comm, const Box& box, PmeGrid grid, int order, double beta, double epsilon_r,
+                                 int threads) {
     pme_check_parameters(box, grid, order, beta, epsilon_r);
     impl_ = std::make_unique<Impl>(duplicate(comm), grid);
     PmeWorkspace& w = impl_->local;

@@ -16,9 +16,9 @@
 namespace mdcore {
 
 struct ParallelPmeTimes {
-    PmeStageTimes stages;     // fft includes the transposes
-    double exchange = 0;      // grid-overlap exchanges and the energy/virial reduction, seconds
-    long planes_sent = 0;     // x-planes sent by the exchanges, accumulated
+    PmeStageTimes stages;  // fft includes the transposes
+    double exchange = 0;   // grid-overlap exchanges and the energy/virial reduction, seconds
+    long planes_sent = 0;  // x-planes sent by the exchanges, accumulated
 };
 
 class ParallelPmeMesh : public MeshSolver {
@@ -26,8 +26,7 @@ public:
     // Collective over comm (duplicated, so its messages never meet the caller's).
     // Throws std::invalid_argument for the serial Pme's bad parameters and for more
     // ranks than grid.nx or grid.ny. threads: OpenMP threads of spread/solve/gather.
-    ParallelPmeMesh(MPI_Comm comm, const Box& box, PmeGrid grid, int order, double beta, double epsilon_r,
-                    int threads);
+    ParallelPmeMesh(MPI_Comm comm, const Box& box, PmeGrid grid, int order, double beta, double epsilon_r, int threads);
     ~ParallelPmeMesh() override;
     ParallelPmeMesh(const ParallelPmeMesh&) = delete;
     ParallelPmeMesh& operator=(const ParallelPmeMesh&) = delete;

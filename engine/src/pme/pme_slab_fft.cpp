@@ -16,10 +16,10 @@ PmeSlabFft::PmeSlabFft(MPI_Comm comm, PmeGrid grid) : comm_(comm), grid_(grid) {
     MPI_Comm_size(comm, &nranks_);
     MPI_Comm_rank(comm, &rank);
     if (nranks_ > grid.nx || nranks_ > grid.ny)
-        throw std::invalid_argument("PME mesh: " + std::to_string(nranks_) + " ranks cannot share a " +
-                                    std::to_string(grid.nx) + "x" + std::to_string(grid.ny) + "x" +
-                                    std::to_string(grid.nz) + " grid in slabs (at most min(nx, ny) = " +
-                                    std::to_string(std::min(grid.nx, grid.ny)) + " ranks)");
+        throw std::invalid_argument(
+            "PME mesh: " + std::to_string(nranks_) + " ranks cannot share a " + std::to_string(grid.nx) + "x" +
+            std::to_string(grid.ny) + "x" + std::to_string(grid.nz) +
+            " grid in slabs (at most min(nx, ny) = " + std::to_string(std::min(grid.nx, grid.ny)) + " ranks)");
     nzc_ = grid.nz / 2 + 1;
     x0_ = pme_slab_begin(grid.nx, rank, nranks_);
     nxl_ = pme_slab_size(grid.nx, rank, nranks_);
@@ -35,7 +35,7 @@ PmeSlabFft::PmeSlabFft(MPI_Comm comm, PmeGrid grid) : comm_(comm), grid_(grid) {
     if (!real_ || !planes_ || !transposed_) throw std::runtime_error("PME mesh: allocation of the slab grids failed");
 
     // Block to rank d: my x-planes times d's y-lines; from rank s: s's planes times mine.
-    send_counts_.resize(nranks_), send_displs_.resize(nranks_), recv_counts_.resize(nranks_), recv_displs_.resize(nranks_);
+    for (auto* v : {&send_counts_, &send_displs_, &recv_counts_, &recv_displs_}) v->resize(nranks_);
     int send_total = 0, recv_total = 0;
     for (int d = 0; d < nranks_; ++d) {
         send_counts_[d] = 2 * nxl_ * pme_slab_size(grid.ny, d, nranks_) * nzc_;
@@ -56,7 +56,8 @@ PmeSlabFft::PmeSlabFft(MPI_Comm comm, PmeGrid grid) : comm_(comm), grid_(grid) {
         const fftwf_iodim along_x{grid.nx, nzc_, nzc_};
         const fftwf_iodim lines[2] = {{nyl_, grid.nx * nzc_, grid.nx * nzc_}, {nzc_, 1, 1}};
         x_forward_ = fftwf_plan_guru_dft(1, &along_x, 2, lines, transposed_, transposed_, FFTW_FORWARD, FFTW_ESTIMATE);
-        x_backward_ = fftwf_plan_guru_dft(1, &along_x, 2, lines, transposed_, transposed_, FFTW_BACKWARD, FFTW_ESTIMATE);
+        x_backward_ =
+            fftwf_plan_guru_dft(1, &along_x, 2, lines, transposed_, transposed_, FFTW_BACKWARD, FFTW_ESTIMATE);
     }
     if (!planes_r2c_ || !planes_c2r_ || !x_forward_ || !x_backward_)
         throw std::runtime_error("PME mesh: FFTW planning of the slab transforms failed");
@@ -119,16 +120,16 @@ void PmeSlabFft::copy_transposed_blocks(bool to_buffer, float* buffer, const std
 
 void PmeSlabFft::transpose_to_y_slabs() {
     copy_plane_blocks(true, send_.data(), send_displs_);
-    MPI_Alltoallv(send_.data(), send_counts_.data(), send_displs_.data(), MPI_FLOAT, recv_.data(),
-                  recv_counts_.data(), recv_displs_.data(), MPI_FLOAT, comm_);
+    MPI_Alltoallv(send_.data(), send_counts_.data(), send_displs_.data(), MPI_FLOAT, recv_.data(), recv_counts_.data(),
+                  recv_displs_.data(), MPI_FLOAT, comm_);
     copy_transposed_blocks(false, recv_.data(), recv_displs_);
 }
 
 // The inverse: the same blocks the other way, so the counts swap roles.
 void PmeSlabFft::transpose_to_x_slabs() {
     copy_transposed_blocks(true, recv_.data(), recv_displs_);
-    MPI_Alltoallv(recv_.data(), recv_counts_.data(), recv_displs_.data(), MPI_FLOAT, send_.data(),
-                  send_counts_.data(), send_displs_.data(), MPI_FLOAT, comm_);
+    MPI_Alltoallv(recv_.data(), recv_counts_.data(), recv_displs_.data(), MPI_FLOAT, send_.data(), send_counts_.data(),
+                  send_displs_.data(), MPI_FLOAT, comm_);
     copy_plane_blocks(false, send_.data(), send_displs_);
 }
 

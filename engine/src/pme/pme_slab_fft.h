@@ -52,10 +52,10 @@ private:
     PmeGrid grid_;
     int nzc_ = 0;
     int x0_ = 0, nxl_ = 0, y0_ = 0, nyl_ = 0;
-    float* real_ = nullptr;               // nxl * ny * nz
-    fftwf_complex* planes_ = nullptr;     // nxl * ny * nzc: 2D transforms of the owned planes
-    fftwf_complex* transposed_ = nullptr; // nyl * nx * nzc
-    std::vector<float> send_, recv_;      // packed blocks of the transpose
+    float* real_ = nullptr;                // nxl * ny * nz
+    fftwf_complex* planes_ = nullptr;      // nxl * ny * nzc: 2D transforms of the owned planes
+    fftwf_complex* transposed_ = nullptr;  // nyl * nx * nzc
+    std::vector<float> send_, recv_;       // packed blocks of the transpose
     std::vector<int> send_counts_, send_displs_, recv_counts_, recv_displs_;  // in floats
     fftwf_plan planes_r2c_ = nullptr, planes_c2r_ = nullptr, x_forward_ = nullptr, x_backward_ = nullptr;
 };
