@@ -3,6 +3,7 @@
 #include "pme/pme_slab_fft.h"
 
 #include <algorithm>
+#include <climits>
 #include <stdexcept>
 #include <string>
 
@@ -20,6 +21,9 @@ PmeSlabFft::PmeSlabFft(MPI_Comm comm, PmeGrid grid) : comm_(comm), grid_(grid) {
             "PME mesh: " + std::to_string(nranks_) + " ranks cannot share a " + std::to_string(grid.nx) + "x" +
             std::to_string(grid.ny) + "x" + std::to_string(grid.nz) +
             " grid in slabs (at most min(nx, ny) = " + std::to_string(std::min(grid.nx, grid.ny)) + " ranks)");
+    // MPI counts are int: the whole half-complex grid, in floats, must fit.
+    if (static_cast<long long>(grid.nx) * grid.ny * (grid.nz + 2) > INT_MAX)
+        throw std::invalid_argument("PME mesh: a grid above 2^31 floats cannot be transposed with MPI int counts");
     nzc_ = grid.nz / 2 + 1;
     x0_ = pme_slab_begin(grid.nx, rank, nranks_);
     nxl_ = pme_slab_size(grid.nx, rank, nranks_);
