@@ -108,12 +108,7 @@ ParallelPmeMesh::ParallelPmeMesh(MPI_Comm comm, const Box& box, PmeGrid grid, in
     w.real = static_cast<float*>(fftwf_malloc(sizeof(float) * w.nreal));
     if (!w.real) throw std::runtime_error("PME mesh: allocation of the local grid failed");
     w.reference_path = true;  // the serial default's spread and gather
-    const int dims[3] = {grid.nx, grid.ny, grid.nz};
-    for (int a = 0; a < 3; ++a) {
-        w.bmod[a] = bspline_moduli(dims[a], order);
-        w.mvec[a].resize(dims[a]);
-        for (int k = 0; k < dims[a]; ++k) w.mvec[a][k] = (k <= dims[a] / 2 ? k : k - dims[a]) / box.lengths[a];
-    }
+    pme_tabulate_frequencies(w);
     w.thread_acc.assign(static_cast<std::size_t>(w.nthreads) * 10, 0.0);
     pme_allocate_reference_copies(w);
     tabulate_slab_influence(w, impl_->fft, impl_->influence);

@@ -54,6 +54,8 @@ struct PmeWorkspace {
 // Throws std::invalid_argument for an order outside 4..6, a grid dimension below
 // 2*order, a non-positive box edge, beta or epsilon_r (pme.cpp; every PME front end).
 void pme_check_parameters(const Box& box, PmeGrid grid, int order, double beta, double epsilon_r);
+// pme.cpp: w.bmod and w.mvec (signed frequencies m/L) from w.grid, w.order and w.box.
+void pme_tabulate_frequencies(PmeWorkspace& w);
 
 // pme_fft.cpp: FFTW's planner is not thread-safe; every plan is made under this lock,
 // which also sets the thread count of the plans made while it is held.
