@@ -1,6 +1,7 @@
 // PME side of the PME-only ranks (pme_rank.h).
 #include "domdec/pme_rank.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>

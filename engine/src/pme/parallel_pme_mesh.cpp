@@ -4,7 +4,9 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
+#include <stdexcept>
 #include <vector>
 
 #include "mdcore/units.h"
