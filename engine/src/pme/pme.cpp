@@ -25,8 +25,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-Pme::Pme(const Box& box, PmeGrid grid, int order, double beta, double epsilon_r, int num_threads, SimdLevel simd)
-    : impl_(nullptr), grid_(grid), order_(order) {
+void pme_check_parameters(const Box& box, PmeGrid grid, int order, double beta, double epsilon_r) {
     if (order < 4 || order > kPmeMaxOrder)
         throw std::invalid_argument("Pme: order must be 4, 5 or 6, got " + std::to_string(order));
     for (int n : {grid.nx, grid.ny, grid.nz})
@@ -36,6 +35,20 @@ Pme::Pme(const Box& box, PmeGrid grid, int order, double beta, double epsilon_r,
         if (!(l > 0)) throw std::invalid_argument("Pme: box lengths must be positive");
     if (!(beta > 0)) throw std::invalid_argument("Pme: beta must be positive");
     if (!(epsilon_r > 0)) throw std::invalid_argument("Pme: epsilon_r must be positive");
+}
+
+void pme_tabulate_frequencies(PmeWorkspace& w) {
+    const int dims[3] = {w.grid.nx, w.grid.ny, w.grid.nz};
+    for (int a = 0; a < 3; ++a) {
+        w.bmod[a] = bspline_moduli(dims[a], w.order);
+        w.mvec[a].resize(dims[a]);
+        for (int k = 0; k < dims[a]; ++k) w.mvec[a][k] = (k <= dims[a] / 2 ? k : k - dims[a]) / w.box.lengths[a];
+    }
+}
+
+Pme::Pme(const Box& box, PmeGrid grid, int order, double beta, double epsilon_r, int num_threads, SimdLevel simd)
+    : impl_(nullptr), grid_(grid), order_(order) {
+    pme_check_parameters(box, grid, order, beta, epsilon_r);
 
     auto impl = std::make_unique<Impl>();
     impl->box = box;
@@ -47,12 +60,7 @@ Pme::Pme(const Box& box, PmeGrid grid, int order, double beta, double epsilon_r,
     impl->fft_threads = num_threads;
     pme_allocate_and_plan(*impl);
 
-    const int dims[3] = {grid.nx, grid.ny, grid.nz};
-    for (int a = 0; a < 3; ++a) {
-        impl->bmod[a] = bspline_moduli(dims[a], order);
-        impl->mvec[a].resize(dims[a]);
-        for (int k = 0; k < dims[a]; ++k) impl->mvec[a][k] = (k <= dims[a] / 2 ? k : k - dims[a]) / box.lengths[a];
-    }
+    pme_tabulate_frequencies(*impl);
     pme_tabulate_influence(*impl);
     impl->thread_acc.assign(static_cast<std::size_t>(impl->nthreads) * 10, 0.0);
     impl->spline = pme_spline_kernel(simd == SimdLevel::Auto ? SimdLevel::None : simd);

@@ -17,6 +17,13 @@ std::mutex& fftw_planner_mutex() {
 
 }  // namespace
 
+std::unique_lock<std::mutex> pme_fftw_planner_lock(int plan_threads) {
+    std::unique_lock<std::mutex> lock(fftw_planner_mutex());
+    static const bool threads_ready = fftwf_init_threads() != 0;
+    if (threads_ready) fftwf_plan_with_nthreads(std::max(1, plan_threads));
+    return lock;
+}
+
 PmeWorkspace::~PmeWorkspace() {
     {
         std::lock_guard<std::mutex> lock(fftw_planner_mutex());
@@ -38,13 +45,11 @@ void pme_allocate_and_plan(PmeWorkspace& w) {
     w.cplx = static_cast<fftwf_complex*>(fftwf_malloc(sizeof(fftwf_complex) * w.ncomplex));
     const bool alloc_ok = w.real && w.cplx;
     if (alloc_ok) {
-        std::lock_guard<std::mutex> lock(fftw_planner_mutex());
         // Threaded FFTs (fftw3f_omp) only for large grids: on small ones (27^3)
         // FFTW's threading was 40x slower than serial here. ESTIMATE plans are
         // chosen without timing, so a run is reproducible for a thread count.
-        static const bool threads_ready = fftwf_init_threads() != 0;
         const long points = static_cast<long>(grid.nx) * grid.ny * grid.nz;
-        if (threads_ready) fftwf_plan_with_nthreads(points >= 64000 ? std::max(1, w.fft_threads) : 1);
+        const auto lock = pme_fftw_planner_lock(points >= 64000 ? w.fft_threads : 1);
         w.fwd = fftwf_plan_dft_r2c_3d(grid.nx, grid.ny, grid.nz, w.real, w.cplx, FFTW_ESTIMATE);
         w.bwd = fftwf_plan_dft_c2r_3d(grid.nx, grid.ny, grid.nz, w.cplx, w.real, FFTW_ESTIMATE);
     }

@@ -13,6 +13,7 @@
 #include <fftw3.h>
 
 #include <cstddef>
+#include <mutex>
 #include <vector>
 
 #include "mdcore/system.h"
@@ -50,6 +51,15 @@ struct PmeWorkspace {
     ~PmeWorkspace();
 };
 
+// Throws std::invalid_argument for an order outside 4..6, a grid dimension below
+// 2*order, a non-positive box edge, beta or epsilon_r (pme.cpp; every PME front end).
+void pme_check_parameters(const Box& box, PmeGrid grid, int order, double beta, double epsilon_r);
+// pme.cpp: w.bmod and w.mvec (signed frequencies m/L) from w.grid, w.order and w.box.
+void pme_tabulate_frequencies(PmeWorkspace& w);
+
+// pme_fft.cpp: FFTW's planner is not thread-safe; every plan is made under this lock,
+// which also sets the thread count of the plans made while it is held.
+std::unique_lock<std::mutex> pme_fftw_planner_lock(int plan_threads);
 // pme_fft.cpp: grids and plans (throws std::runtime_error when FFTW fails), transforms.
 void pme_allocate_and_plan(PmeWorkspace& w);
 void pme_allocate_reference_copies(PmeWorkspace& w);  // the reference spread's whole-grid copies
@@ -64,6 +74,22 @@ void pme_spread(PmeWorkspace& w, std::size_t n, const double* const pos[3], cons
 // transform by it and returns the energy (virial, 3x3 row-major, when not null).
 void pme_tabulate_influence(PmeWorkspace& w);
 double pme_solve(PmeWorkspace& w, double* virial);
+
+// The pieces of the solve that do not depend on the grid's layout in memory (the
+// slab-decomposed mesh, parallel_pme_mesh.cpp, stores its transform transposed).
+// G(m) for m = (mx, my, mz) nm^-1 and the three |b(m_a)|^2.
+double pme_influence_at(double prefactor, double beta, double volume, double mx, double my, double mz, double bx,
+                        double by, double bz);
+// Energy and the six virial sums (xx, yy, zz, xy, xz, yz) of the modes a thread solved.
+struct PmeSolveSums {
+    double energy = 0, v[6] = {};
+};
+// One kz-line of the half-complex transform at fixed (mx, my): multiplied by its G,
+// energy (and virial sums when want_virial) added to sums.
+void pme_solve_line(fftwf_complex* line, const double* influence, int nz, int nzc, double mx, double my, double Lz,
+                    double beta, bool want_virial, PmeSolveSums& sums);
+// -0.5 sum r F, 3x3 row-major, from the summed virial sums.
+void pme_virial_from_sums(const double v[6], double* virial);
 
 // pme_gather.cpp: F_i -= q_i grad phi at each charged atom.
 void pme_gather(PmeWorkspace& w, std::size_t n, const double* q, float* fx, float* fy, float* fz);

@@ -1,0 +1,177 @@
+// The slab-decomposed smooth-PME mesh (parallel_pme_mesh.h): spread -> exchange ->
+// distributed FFT -> solve -> inverse FFT -> exchange back -> gather.
+#include "pme/parallel_pme_mesh.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+#include <vector>
+
+#include "mdcore/units.h"
+#include "pme/pme_plane_exchange.h"
+#include "pme/pme_slab_fft.h"
+#include "pme/pme_workspace.h"
+#include "util/thread_count.h"
+
+namespace mdcore {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+MPI_Comm duplicate(MPI_Comm comm) {
+    MPI_Comm dup = MPI_COMM_NULL;
+    MPI_Comm_dup(comm, &dup);
+    return dup;
+}
+
+}  // namespace
+
+struct ParallelPmeMesh::Impl {
+    Impl(MPI_Comm c, PmeGrid grid) : comm(c), fft(c, grid), exchange(c, grid) {}
+    ~Impl() {
+        int finalized = 0;
+        MPI_Finalized(&finalized);
+        if (!finalized) MPI_Comm_free(&comm);
+    }
+
+    MPI_Comm comm;
+    PmeWorkspace local;  // this rank's whole-size grid: its spread, then the potential it gathers from
+    PmeSlabFft fft;
+    PmePlaneExchange exchange;
+    std::vector<double> influence;  // G(m) in the transposed layout of fft.transform()
+    std::vector<char> touched;      // x-planes this rank's atoms touch
+    ParallelPmeTimes times;
+};
+
+namespace {
+
+// The influence function on this rank's part of the transposed transform.
+void tabulate_slab_influence(const PmeWorkspace& w, const PmeSlabFft& fft, std::vector<double>& influence) {
+    const int nx = w.grid.nx, nzc = fft.nzc();
+    influence.assign(static_cast<std::size_t>(fft.y_count()) * nx * nzc, 0.0);
+    for (int yl = 0; yl < fft.y_count(); ++yl) {
+        const int y = fft.y0() + yl;
+        for (int x = 0; x < nx; ++x)
+            for (int kz = 0; kz < nzc; ++kz) {
+                if (x == 0 && y == 0 && kz == 0) continue;  // m = 0 left out (tin-foil)
+                influence[(static_cast<std::size_t>(yl) * nx + x) * nzc + kz] =
+                    pme_influence_at(w.prefactor, w.beta, w.box.volume(), w.mvec[0][x], w.mvec[1][y],
+                                     kz / w.box.lengths[2], w.bmod[0][x], w.bmod[1][y], w.bmod[2][kz]);
+            }
+    }
+}
+
+// Solve on this rank's lines; returns energy + 6 virial sums of this rank's modes.
+PmeSolveSums solve_slab(PmeWorkspace& w, PmeSlabFft& fft, const std::vector<double>& influence) {
+    const int nx = w.grid.nx, nzc = fft.nzc();
+    const long lines = static_cast<long>(fft.y_count()) * nx;
+    std::fill(w.thread_acc.begin(), w.thread_acc.end(), 0.0);
+#pragma omp parallel num_threads(w.nthreads)
+    {
+        PmeSolveSums sums;
+#pragma omp for schedule(static)
+        for (long line = 0; line < lines; ++line) {
+            const int yl = static_cast<int>(line / nx), x = static_cast<int>(line % nx);
+            pme_solve_line(fft.transform() + line * nzc, influence.data() + line * nzc, w.grid.nz, nzc, w.mvec[0][x],
+                           w.mvec[1][fft.y0() + yl], w.box.lengths[2], w.beta, true, sums);
+        }
+        double* acc = &w.thread_acc[static_cast<std::size_t>(omp_get_thread_num()) * 10];
+        acc[0] = sums.energy;
+        for (int c = 0; c < 6; ++c) acc[1 + c] = sums.v[c];
+    }
+    PmeSolveSums total;  // in thread order: reproducible for a thread count
+    for (int t = 0; t < w.nthreads; ++t) {
+        total.energy += w.thread_acc[t * 10];
+        for (int c = 0; c < 6; ++c) total.v[c] += w.thread_acc[t * 10 + 1 + c];
+    }
+    return total;
+}
+
+}  // namespace
+
+ParallelPmeMesh::ParallelPmeMesh(MPI_Comm comm, const Box& box, PmeGrid grid, int order, double beta, double epsilon_r,
+                                 int threads) {
+    pme_check_parameters(box, grid, order, beta, epsilon_r);
+    impl_ = std::make_unique<Impl>(duplicate(comm), grid);
+    PmeWorkspace& w = impl_->local;
+    w.box = box;
+    w.grid = grid;
+    w.order = order;
+    w.beta = beta;
+    w.prefactor = units::kCoulomb / epsilon_r;
+    w.nthreads = threads > 0 ? threads : default_thread_count();
+    w.nzc = grid.nz / 2 + 1;
+    w.nreal = static_cast<std::size_t>(grid.nx) * grid.ny * grid.nz;
+    w.real = static_cast<float*>(fftwf_malloc(sizeof(float) * w.nreal));
+    if (!w.real) throw std::runtime_error("PME mesh: allocation of the local grid failed");
+    w.reference_path = true;  // the serial default's spread and gather
+    pme_tabulate_frequencies(w);
+    w.thread_acc.assign(static_cast<std::size_t>(w.nthreads) * 10, 0.0);
+    pme_allocate_reference_copies(w);
+    tabulate_slab_influence(w, impl_->fft, impl_->influence);
+}
+
+ParallelPmeMesh::~ParallelPmeMesh() = default;
+
+const ParallelPmeTimes& ParallelPmeMesh::times() const { return impl_->times; }
+
+MeshResult ParallelPmeMesh::compute(std::size_t n, const double* x, const double* y, const double* z, const double* q,
+                                    float* fx, float* fy, float* fz) {
+    Impl& m = *impl_;
+    PmeWorkspace& w = m.local;
+    PmeStageTimes& st = m.times.stages;
+    const double* pos[3] = {x, y, z};
+
+    auto t0 = std::chrono::steady_clock::now();
+    pme_spread(w, n, pos, q);
+    m.touched.assign(w.grid.nx, 0);
+    for (std::size_t i = 0; i < n; ++i)
+        if (q[i] != 0.0)
+            for (int j = 0; j < w.order; ++j) m.touched[w.stencils[i].idx[0][j]] = 1;
+    st.spread += seconds_since(t0);
+
+    t0 = std::chrono::steady_clock::now();
+    m.exchange.set_touched_planes(m.touched);
+    m.exchange.sum_into_slab(w.real, m.fft.real_slab());
+    m.times.planes_sent += m.exchange.planes_sent();
+    m.times.exchange += seconds_since(t0);
+
+    t0 = std::chrono::steady_clock::now();
+    m.fft.forward();
+    st.fft += seconds_since(t0);
+
+    t0 = std::chrono::steady_clock::now();
+    const PmeSolveSums local = solve_slab(w, m.fft, m.influence);
+    st.solve += seconds_since(t0);
+
+    t0 = std::chrono::steady_clock::now();
+    double sums[7] = {local.energy, local.v[0], local.v[1], local.v[2], local.v[3], local.v[4], local.v[5]};
+    MPI_Request reduction;
+    MPI_Iallreduce(MPI_IN_PLACE, sums, 7, MPI_DOUBLE, MPI_SUM, m.comm, &reduction);  // overlaps the inverse FFT
+    m.times.exchange += seconds_since(t0);
+
+    t0 = std::chrono::steady_clock::now();
+    m.fft.backward();
+    st.fft += seconds_since(t0);
+
+    t0 = std::chrono::steady_clock::now();
+    m.exchange.return_from_slab(m.fft.real_slab(), w.real);
+    MPI_Wait(&reduction, MPI_STATUS_IGNORE);
+    m.times.exchange += seconds_since(t0);
+
+    t0 = std::chrono::steady_clock::now();
+    pme_gather(w, n, q, fx, fy, fz);
+    st.gather += seconds_since(t0);
+
+    MeshResult result;
+    result.energy = sums[0];
+    pme_virial_from_sums(sums + 1, result.virial.data());
+    return result;
+}
+
+}  // namespace mdcore
