@@ -7,6 +7,10 @@
 #include <string>
 
 #include "analysis/line_fit.h"
+#include "domdec/dd_layout.h"
+#include "domdec/mpi_world.h"
+#include "domdec/pme_rank_service.h"
+#include "domdec/update_groups.h"
 #include "integrate/vrescale.h"
 #include "md_runner.h"
 #include "mdcore/tunables.h"
@@ -19,6 +23,10 @@
 #include "memory_estimate.h"
 #include "util/format.h"
 #include "util/thread_count.h"
+#ifdef MDCORE_HAVE_MPI
+#include "domdec/dd_context.h"
+#include "domdec/dd_md_runner.h"
+#endif
 
 #ifndef MDT_VERSION
 #define MDT_VERSION "0.0.0"
@@ -47,10 +55,11 @@ struct RunSamples {
     double max_deviation = 0.0;
 
     // pairs_in_cutoff < 0: not counted at this step (no energies).
-    void add_lists(const MdRunner& md, double pairs_in_cutoff) {
+    template <class Md>
+    void add_lists(const Md& md, double pairs_in_cutoff) {
         ++force_evaluations;
-        sum_list_pairs += md.inner_list().atom_pairs();
-        sum_outer_pairs += md.outer_list().atom_pairs();
+        sum_list_pairs += md.list_pairs();
+        sum_outer_pairs += md.outer_list_pairs();
         if (pairs_in_cutoff >= 0) {
             sum_in_cutoff += pairs_in_cutoff;
             ++cutoff_samples;
@@ -88,7 +97,8 @@ EnergySample energy_sample(const ForceEnergies& f, double kinetic, double thermo
 // PME stage times accumulate in the Pme object; the timer gets the per-step deltas.
 class PmeTimeAccount {
 public:
-    void add_new(const MdRunner& md, TaskTimer& timer) {
+    template <class Md>
+    void add_new(const Md& md, TaskTimer& timer) {
         if (!md.pme()) return;
         const PmeStageTimes& t = md.pme()->stage_times();
         timer.add(Task::PmeSpread, t.spread - seen_.spread);
@@ -104,7 +114,8 @@ private:
 
 // Names what is not finite after a force evaluation ("" when all is): the
 // energies (zero on steps without energies) and an O(N) check of the forces.
-std::string non_finite_forces(const MdRunner& md, const ForceEnergies& fe) {
+template <class Md>
+std::string non_finite_forces(const Md& md, const ForceEnergies& fe) {
     if (!std::isfinite(fe.potential()))
         return "non-finite potential energy (LJ " + format_g(fe.lj) + ", Coulomb SR " + format_g(fe.coulomb_sr) +
                ", Coulomb recip " + format_g(fe.coulomb_recip) + " kJ/mol)";
@@ -143,7 +154,10 @@ EffectiveConfig resolve_config(const System& system, const RunConfig& config, co
                                const ResolveOptions& options) {
     system.validate();
     EffectiveConfig eff;
-    eff.threads = config.threads > 0 ? config.threads : default_thread_count();
+    eff.ranks = config.one_process ? 1 : world_size();
+    // Threads are per rank: by default the cores are shared among the node's ranks.
+    eff.threads = config.threads > 0 ? config.threads
+                                     : std::max(1, default_thread_count() / (eff.ranks > 1 ? node_rank_count() : 1));
     if (config.threads < 0) throw std::invalid_argument("--threads must be positive");
     eff.simd = resolve_simd_level(config.simd);
     eff.cluster = config.cluster.value_or(default_cluster_shape(eff.simd));
@@ -215,17 +229,28 @@ EffectiveConfig resolve_config(const System& system, const RunConfig& config, co
     // After the memory check: the estimate sums over the grid, so (with the host check) an
     // absurd grid is refused for its size before anything iterates over it.
     if (eff.pme) require_pme_accuracy(system, config, eff);
+    // Domain decomposition: an impossible layout is refused here, before any run.
+    if (eff.ranks > 1 || config.dd || config.npme > 0) {
+        const double comm_distance = eff.rlist + 2.0 * make_update_groups(system).max_radius;
+        const DdLayout layout = resolve_dd_layout(system.box, eff.ranks, config.dd, config.npme, comm_distance,
+                                                  pme_rank_service_linked());
+        eff.dd = layout.cells;
+        eff.npme = layout.npme;
+        eff.dd_comm_distance = layout.comm_distance;
+        eff.dd_reason = layout.reason;
+    }
     return eff;
 }
 
-RunReport run(System& system, const RunConfig& config, const RunControl& control) {
-    RunReport rep;
-    rep.build = current_build_info();
-    rep.config = resolve_config(system, config, control);
-    const EffectiveConfig& cfg = rep.config;
-    describe_run(system, control, rep);
+namespace {
 
-    MdRunner md(system, cfg);
+// The MD loop, on one rank (MdRunner) or as one of the PP ranks of a domain
+// decomposition (DdMdRunner: every call below is then collective and every
+// decision is taken on reduced, identical values, so all ranks step together).
+template <class Md>
+void run_steps(Md& md, System& system, const RunControl& control, RunReport& rep) {
+    constexpr bool kDecomposed = requires { md.parallel_stats(); };
+    const EffectiveConfig& cfg = rep.config;
     TaskTimer timer;
     const int dof = system.degrees_of_freedom();
     const double ke_to_temp = dof > 0 ? 1.0 / (0.5 * dof * units::kBoltzmann) : 0.0;
@@ -248,9 +273,11 @@ RunReport run(System& system, const RunConfig& config, const RunControl& control
     for (long step = 0; step < nsteps_eval; ++step) {
         if (step == control.warmup) {
             timer = TaskTimer{};
+            if constexpr (kDecomposed) md.reset_timing();
             measured_start = Clock::now();
         }
         timer.set_enabled(step >= control.warmup);
+        if constexpr (kDecomposed) md.set_timing(step >= control.warmup);
         if (step % cfg.nstlist == 0) {
             timer.time(Task::Search, [&] { md.search(); });
             ++rep.pairlist.searches;
@@ -293,18 +320,39 @@ RunReport run(System& system, const RunConfig& config, const RunControl& control
     const double wall = std::chrono::duration<double>(Clock::now() - measured_start).count();
     md.scatter_to_system();
     finish_report(samples, timer.as_map(), wall, rep);
+    if constexpr (kDecomposed) rep.parallel = md.parallel_stats();
     if (rep.status == "failed") throw RunFailed(std::move(rep));
+}
+
+}  // namespace
+
+RunReport run(System& system, const RunConfig& config, const RunControl& control) {
+    RunReport rep;
+    rep.build = current_build_info();
+    rep.config = resolve_config(system, config, control);
+    describe_run(system, control, rep);
+#ifdef MDCORE_HAVE_MPI
+    if (rep.config.ranks > 1) {
+        DdContext dd(system, rep.config);
+        if (dd.pme_only()) {
+            dd.serve_pme();  // the report comes from rank 0, a PP rank
+            return rep;
+        }
+        DdMdRunner md(system, rep.config, dd.layout(), dd.pp_comm(), dd.make_mesh());
+        run_steps(md, system, control, rep);
+        return rep;
+    }
+#endif
+    MdRunner md(system, rep.config);
+    run_steps(md, system, control, rep);
     return rep;
 }
 
-ForceResult compute_forces(const System& system, const RunConfig& config) {
-    System copy = system;
-    RunControl control;
-    control.steps = 0;
-    EffectiveConfig cfg = resolve_config(copy, config, control);
-    cfg.nstprune = cfg.nstlist;  // a single evaluation needs no pruning
-    cfg.rlist_inner = cfg.rlist;
-    MdRunner md(copy, cfg);
+namespace {
+
+// Step-0 forces and energies of a freshly built runner.
+template <class Md>
+ForceResult forces_of(Md& md, const EffectiveConfig& cfg) {
     md.search();
     const ForceEnergies e = md.compute_forces(EnergyOutput::Yes);
     if (const std::string bad = non_finite_forces(md, e); !bad.empty()) throw std::runtime_error("step 0: " + bad);
@@ -316,6 +364,30 @@ ForceResult compute_forces(const System& system, const RunConfig& config) {
     r.potential = e.potential();
     r.config = cfg;
     return r;
+}
+
+}  // namespace
+
+ForceResult compute_forces(const System& system, const RunConfig& config) {
+    System copy = system;
+    RunControl control;
+    control.steps = 0;
+    EffectiveConfig cfg = resolve_config(copy, config, control);
+    cfg.nstprune = cfg.nstlist;  // a single evaluation needs no pruning
+    cfg.rlist_inner = cfg.rlist;
+#ifdef MDCORE_HAVE_MPI
+    if (cfg.ranks > 1) {
+        DdContext dd(copy, cfg);
+        if (dd.pme_only()) {
+            dd.serve_pme();
+            return {};  // PME-only ranks hold no forces
+        }
+        DdMdRunner md(copy, cfg, dd.layout(), dd.pp_comm(), dd.make_mesh());
+        return forces_of(md, cfg);
+    }
+#endif
+    MdRunner md(copy, cfg);
+    return forces_of(md, cfg);
 }
 
 std::string engine_version() { return MDT_VERSION; }

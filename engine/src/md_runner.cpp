@@ -95,13 +95,16 @@ void MdRunner::search() {
         state_.vy[s] = system_.velocities[a][1];
         state_.vz[s] = system_.velocities[a][2];
         state_.mass[s] = system_.mass[a];
-        state_.inv_mass[s] = 1.0 / system_.mass[a];
+        // Massless atoms (a rank's halo copies of other ranks' atoms) never move.
+        state_.inv_mass[s] = system_.mass[a] > 0 ? 1.0 / system_.mass[a] : 0.0;
         charge_[s] = system_.charge[a];
     }
+    if (settle_role_.size() != system_.natoms()) settle_role_ = settle_atom_roles(system_.natoms(), system_.settles);
     build_settle_update_list(order_, slot_of_, settle_role_, system_.settles, settle_list_);
     nonbonded_.set_order(order_);
     floats_current_ = false;
     search_cluster_pairs(grid_, config_.rlist, system_.exclusions, config_.threads, search_work_, outer_);
+    if (list_filter_) list_filter_(grid_, outer_);
     if (dual_) prune();
 }
 

@@ -2,6 +2,7 @@
 // The MD pipeline on sorted cluster order: search (grid + outer list), pruning to
 // the inner list, nonbonded forces, PME, leap-frog update with SETTLE. Internal to
 // libmdcore; tests use it to inspect lists and forces step by step.
+#include <functional>
 #include <memory>
 
 #include "integrate/leapfrog.h"
@@ -33,6 +34,15 @@ public:
     // the outer list (and the inner one by pruning when dual lists are on).
     void search();
     void prune();
+    // Makes the next search() read positions and velocities from the System
+    // instead of the current state (the System's atoms were replaced).
+    void discard_state() {
+        order_.clear();
+        settle_role_.clear();
+    }
+    // Called on the outer list right after each search, before pruning (domain
+    // decomposition keeps only the pairs its rank computes).
+    void set_list_filter(std::function<void(const ClusterGrid&, PairList&)> filter) { list_filter_ = std::move(filter); }
     // Nonbonded forces at the current positions into state().fx/fy/fz (overwritten).
     ForceEnergies compute_nonbonded(EnergyOutput energy);
     // Adds the PME mesh forces; returns the reciprocal energy (0 without charges).
@@ -47,6 +57,9 @@ public:
     double twice_kinetic_energy();
     // Writes positions and velocities back to the System in input order.
     void scatter_to_system();
+    // Atom pairs the kernel evaluates per step (inner list) and in the outer list.
+    double list_pairs() const { return inner_list().atom_pairs(); }
+    double outer_list_pairs() const { return outer_.atom_pairs(); }
     // Forces in input order (after compute_forces).
     std::vector<Vec3> forces_in_input_order() const;
 
@@ -85,11 +98,12 @@ private:
     std::vector<int> order_;
     std::vector<int> slot_of_;
     SettleParameters settle_params_;
-    std::vector<int> settle_role_;   // per atom (settle_update.h), fixed
+    std::vector<int> settle_role_;   // per atom (settle_update.h), rebuilt when the System's atoms change
     SettleUpdateList settle_list_;   // slot indices, rebuilt at each search
     bool floats_current_ = false;    // nonbonded_ x/y/z match state_ (every slot)
     bool twice_ke_valid_ = false;
     double twice_ke_ = 0.0;
+    std::function<void(const ClusterGrid&, PairList&)> list_filter_;
 };
 
 // SETTLE parameters shared by all of a system's rigid molecules; throws when they differ.

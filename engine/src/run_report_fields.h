@@ -66,6 +66,9 @@ void config_optional(R& c, Visit&& visit) {
     visit("pme_scale", c.pme_scale);
     visit("pme_force_error", c.pme_force_error);
     visit("constraints", c.constraints);
+    visit("ranks", c.ranks);
+    visit("dd", c.dd);
+    visit("npme", c.npme);
 }
 
 }  // namespace mdcore::report_fields

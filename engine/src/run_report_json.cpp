@@ -31,6 +31,24 @@ nlohmann::json config_block(const EffectiveConfig& c) {
     return j;
 }
 
+// Schema version 2: how the run was spread over MPI ranks.
+nlohmann::json parallel_block(const ParallelStats& p, const EffectiveConfig& c) {
+    return {{"ranks", c.ranks},
+            {"dd", {c.dd[0], c.dd[1], c.dd[2]}},
+            {"npme", c.npme},
+            {"comm_distance", c.dd_comm_distance},
+            {"dd_reason", c.dd_reason},
+            {"force_time", p.force_time},
+            {"atoms", p.atoms},
+            {"halo_x", p.halo_x},
+            {"halo_f", p.halo_f},
+            {"pp_pme", p.pp_pme},
+            {"mesh", p.mesh},
+            {"reductions", p.reductions},
+            {"wait", p.wait},
+            {"load_imbalance", p.load_imbalance}};
+}
+
 nlohmann::json pairlist_block(const PairlistStats& p, const EffectiveConfig& c) {
     nlohmann::json j{{"cluster", std::string(to_string(c.cluster))},
                      {"rlist", c.rlist},
@@ -80,6 +98,7 @@ std::string run_report_to_json(const RunReport& r, int indent) {
     j["drift_stderr_per_atom_per_ps"] = r.drift_stderr_per_atom_per_ps;
     j["energy_samples"] = r.energy_samples;
     j["max_constraint_deviation"] = r.max_constraint_deviation;
+    j["parallel"] = parallel_block(r.parallel, r.config);
     return j.dump(indent);
 }
 
@@ -127,6 +146,15 @@ std::string run_report_to_text(const RunReport& r) {
     std::snprintf(line, sizeof line, "drift    %.3g +- %.2g kJ/mol/ps per atom (tolerance %g)\n",
                   r.drift_per_atom_per_ps, r.drift_stderr_per_atom_per_ps, c.drift_tolerance);
     o << line;
+    if (c.ranks > 1) {
+        const ParallelStats& p = r.parallel;
+        std::snprintf(line, sizeof line,
+                      "parallel %d ranks  dd %dx%dx%d  npme %d  load imbalance %.3f  halo x %.4f s  halo f %.4f s  "
+                      "mesh %.4f s  reductions %.4f s  wait %.4f s\n",
+                      c.ranks, c.dd[0], c.dd[1], c.dd[2], c.npme, p.load_imbalance, p.halo_x, p.halo_f, p.mesh,
+                      p.reductions, p.wait);
+        o << line << "dd       " << c.dd_reason << "\n";
+    }
     if (r.status != "ok") o << "status   " << r.status << ": " << r.error << "\n";
     return o.str();
 }

@@ -123,6 +123,23 @@ EffectiveConfig read_config(const Block& b) {
     return c;
 }
 
+// Version 2's "parallel" block; absent (version 1, one rank) it stays at its defaults.
+ParallelStats read_parallel(const Block& b, EffectiveConfig& c) {
+    ParallelStats p;
+    b.read("comm_distance", c.dd_comm_distance);
+    b.read("dd_reason", c.dd_reason);
+    b.read("force_time", p.force_time);
+    b.read("atoms", p.atoms);
+    b.read("halo_x", p.halo_x);
+    b.read("halo_f", p.halo_f);
+    b.read("pp_pme", p.pp_pme);
+    b.read("mesh", p.mesh);
+    b.read("reductions", p.reductions);
+    b.read("wait", p.wait);
+    b.read("load_imbalance", p.load_imbalance);
+    return p;
+}
+
 BuildInfo read_build(const Block& top) {
     BuildInfo b;
     top.read("engine_version", b.engine_version);
@@ -193,6 +210,7 @@ RunReport run_report_from_json(std::string_view text) {
     top.read("drift_stderr_per_atom_per_ps", r.drift_stderr_per_atom_per_ps);
     top.read("energy_samples", r.energy_samples);
     top.read("max_constraint_deviation", r.max_constraint_deviation);
+    r.parallel = read_parallel(top.child("parallel"), r.config);
     return r;
 }
 

@@ -109,11 +109,16 @@ TEST(Cli, JsonReportHasSchemaFields) {
     const Result r = run_mdcore("run --system lj --natoms 300 --steps 20 --warmup 5 --threads 1 --json -");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const auto j = nlohmann::json::parse(r.output);
-    EXPECT_EQ(j["schema_version"], 1);
+    EXPECT_EQ(j["schema_version"], 2);
     for (const char* key : {"engine_version", "build", "system", "config", "steps", "warmup", "ns_per_day",
-                            "ms_per_step", "timings", "pairlist", "energies", "drift_per_atom_per_ps", "status"})
+                            "ms_per_step", "timings", "pairlist", "energies", "drift_per_atom_per_ps", "status",
+                            "parallel"})
         EXPECT_TRUE(j.contains(key)) << key;
     EXPECT_EQ(j["system"]["natoms"], 300);
+    // Without mpirun: one rank, no decomposition.
+    EXPECT_EQ(j["config"]["ranks"], 1);
+    EXPECT_EQ(j["config"]["dd"], nlohmann::json::array({1, 1, 1}));
+    EXPECT_EQ(j["parallel"]["load_imbalance"], 1.0);
     EXPECT_GE(j["config"]["rlist"].get<double>(), j["config"]["rc"].get<double>());
     for (const char* t : {"search", "prune", "nonbonded", "update", "other"}) EXPECT_TRUE(j["timings"].contains(t)) << t;
     EXPECT_GT(j["pairlist"]["efficiency"].get<double>(), 0.0);

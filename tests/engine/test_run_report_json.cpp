@@ -53,6 +53,11 @@ RunReport full_report() {
     c.pme_scale = 1.1;
     c.pme_force_error = 2.875;
     c.constraints = 998;
+    c.ranks = 6;
+    c.dd = {2, 3, 1};
+    c.npme = 0;
+    c.dd_comm_distance = 1.25;
+    c.dd_reason = "as requested";
     r.steps = 2000;
     r.warmup = 200;
     r.ns_per_day = 55.5;
@@ -65,6 +70,15 @@ RunReport full_report() {
     r.drift_stderr_per_atom_per_ps = 2.5e-5;
     r.energy_samples = 41;
     r.max_constraint_deviation = 3e-7;
+    r.parallel.force_time = {1.5, 1.25, 1.75, 1.5, 1.5, 1.5};
+    r.parallel.atoms = {500, 510, 490, 505, 495, 500};
+    r.parallel.halo_x = 0.125;
+    r.parallel.halo_f = 0.25;
+    r.parallel.pp_pme = 0;
+    r.parallel.mesh = 0.5;
+    r.parallel.reductions = 0.0625;
+    r.parallel.wait = 0.03125;
+    r.parallel.load_imbalance = 1.75 / 1.5;
     return r;
 }
 
@@ -102,6 +116,11 @@ void expect_same(const EffectiveConfig& a, const EffectiveConfig& b) {
     EXPECT_EQ(a.pme_scale, b.pme_scale);
     EXPECT_EQ(a.pme_force_error, b.pme_force_error);
     EXPECT_EQ(a.constraints, b.constraints);
+    EXPECT_EQ(a.ranks, b.ranks);
+    EXPECT_EQ(a.dd, b.dd);
+    EXPECT_EQ(a.npme, b.npme);
+    EXPECT_EQ(a.dd_comm_distance, b.dd_comm_distance);
+    EXPECT_EQ(a.dd_reason, b.dd_reason);
 }
 
 void expect_same(const RunReport& a, const RunReport& b) {
@@ -137,6 +156,15 @@ void expect_same(const RunReport& a, const RunReport& b) {
     EXPECT_EQ(a.drift_stderr_per_atom_per_ps, b.drift_stderr_per_atom_per_ps);
     EXPECT_EQ(a.energy_samples, b.energy_samples);
     EXPECT_EQ(a.max_constraint_deviation, b.max_constraint_deviation);
+    EXPECT_EQ(a.parallel.force_time, b.parallel.force_time);
+    EXPECT_EQ(a.parallel.atoms, b.parallel.atoms);
+    EXPECT_EQ(a.parallel.halo_x, b.parallel.halo_x);
+    EXPECT_EQ(a.parallel.halo_f, b.parallel.halo_f);
+    EXPECT_EQ(a.parallel.pp_pme, b.parallel.pp_pme);
+    EXPECT_EQ(a.parallel.mesh, b.parallel.mesh);
+    EXPECT_EQ(a.parallel.reductions, b.parallel.reductions);
+    EXPECT_EQ(a.parallel.wait, b.parallel.wait);
+    EXPECT_EQ(a.parallel.load_imbalance, b.parallel.load_imbalance);
 }
 
 // The field a malformed report is refused for.
@@ -215,6 +243,11 @@ TEST(RunReportJson, AReportOfTheFirstSchemaReads) {
     EXPECT_EQ(r.pairlist.prunes, 40);
     EXPECT_EQ(r.end.temperature, 121);
     EXPECT_EQ(r.end.coulomb_sr, 0.0);
+    // Version 1 had no parallel block: one rank, no decomposition.
+    EXPECT_EQ(r.config.ranks, 1);
+    EXPECT_EQ(r.config.dd, (std::array<int, 3>{1, 1, 1}));
+    EXPECT_TRUE(r.parallel.atoms.empty());
+    EXPECT_EQ(r.parallel.load_imbalance, 1.0);
     EXPECT_EQ(r.drift_stderr_per_atom_per_ps, 0.0);
     EXPECT_EQ(r.max_constraint_deviation, 0.0);
     EXPECT_EQ(r.failed_step, -1);
@@ -281,7 +314,8 @@ TEST(RunReportJson, AMalformedReportNamesTheField) {
     EXPECT_EQ(refused_field(edited([](json& j) { j["pairlist"]["searches"] = 1.5; })), "pairlist.searches");
     EXPECT_EQ(refused_field(edited([](json& j) { j["system"]["box"] = {1, 2}; })), "system.box");
     EXPECT_EQ(refused_field(edited([](json& j) { j["build"]["git_commit"] = 42; })), "build.git_commit");
-    EXPECT_EQ(refused_field(edited([](json& j) { j["schema_version"] = 2; })), "schema_version");
+    EXPECT_EQ(refused_field(edited([](json& j) { j["schema_version"] = kRunReportSchemaVersion + 1; })), "schema_version");
+    EXPECT_EQ(refused_field(edited([](json& j) { j["parallel"]["atoms"] = "many"; })), "parallel.atoms");
     try {
         run_report_from_json(edited([](json& j) { j["config"]["nstlist"] = "ten"; }));
         FAIL() << "accepted";

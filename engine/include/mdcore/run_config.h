@@ -65,6 +65,13 @@ struct RunConfig {
     std::optional<std::array<int, 3>> pme_grid;
     int pme_order = 4;              // 4, 5 or 6
     double pme_scale = 1.0;
+    // Domain decomposition over the MPI ranks (mpirun -np N): the PP cell grid
+    // (unset: auto, the least halo volume) and the PME-only ranks (-1: auto).
+    std::optional<std::array<int, 3>> dd;
+    int npme = -1;
+    // Runs in this process alone even under mpirun: every rank relaxes the same
+    // generated system by itself (not a tunable).
+    bool one_process = false;
 };
 
 enum class Thermostat { None, VRescale };

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "mdcore/build_info.h"
 #include "mdcore/run_config.h"
@@ -12,7 +13,8 @@
 
 namespace mdcore {
 
-inline constexpr int kRunReportSchemaVersion = 1;
+// 2: the "parallel" block and the config's ranks, dd and npme (version-1 reports still read).
+inline constexpr int kRunReportSchemaVersion = 2;
 
 struct EnergySample {
     double lj = 0.0;
@@ -49,6 +51,26 @@ struct EffectiveConfig {
     double pme_scale = 1.0;
     double pme_force_error = 0.0;  // estimated RMS Coulomb force error per charged atom, kJ/mol/nm (pme_error.h)
     int constraints = 0;       // SETTLE molecules
+    // Domain decomposition (domdec/dd_layout.h): one rank is 1x1x1, npme 0.
+    int ranks = 1;             // MPI ranks of the run
+    std::array<int, 3> dd{1, 1, 1};
+    int npme = 0;              // PME-only ranks
+    double dd_comm_distance = 0;  // nm: rlist + 2 x update-group radius (0 on one rank)
+    std::string dd_reason;     // why this grid
+};
+
+// How a decomposed run spent its time, per PP rank and as means over the PP
+// ranks (seconds over the measured steps); empty per-rank lists on one rank.
+struct ParallelStats {
+    std::vector<double> force_time;  // nonbonded kernel time per PP rank
+    std::vector<long> atoms;         // home atoms per PP rank at the end
+    double halo_x = 0;               // coordinate halo exchange (and its setup at searches)
+    double halo_f = 0;               // force halo exchange
+    double pp_pme = 0;               // PP <-> PME-rank traffic (npme > 0)
+    double mesh = 0;                 // the mesh solver call, its communication included
+    double reductions = 0;           // energy and kinetic-energy reductions
+    double wait = 0;                 // waiting for the slowest rank before the reduction
+    double load_imbalance = 1;       // max / mean force time
 };
 
 struct PairlistStats {
@@ -85,6 +107,7 @@ struct RunReport {
     double drift_stderr_per_atom_per_ps = 0;
     long energy_samples = 0;
     double max_constraint_deviation = 0;  // largest relative SETTLE distance error seen
+    ParallelStats parallel;
 };
 
 }  // namespace mdcore

@@ -24,7 +24,7 @@ namespace mdcore {
 
 // Table order is the order of the database's canonical config text: new
 // tunables go at the end.
-enum class Tunable { Cluster, Nstlist, Nstprune, Rlist, PmeScale, PmeSpacing, PmeOrder, Threads, Simd, PmeGrid };
+enum class Tunable { Cluster, Nstlist, Nstprune, Rlist, PmeScale, PmeSpacing, PmeOrder, Threads, Simd, PmeGrid, Dd, Npme };
 
 enum class TunableKind {
     Integer,  // long, within [min, max]
@@ -56,6 +56,9 @@ struct TunableInfo {
     std::string_view help;         // one line for --help
     void (*set)(RunConfig&, const TunableValue&);
     TunableValue (*used)(const EffectiveConfig&);  // the value a run resolved to
+    // "auto" is also accepted: a Grid reads it as 0x0x0, an Integer as -1
+    // (format_tunable writes a 0x0x0 grid back as "auto").
+    bool accepts_auto = false;
 };
 
 std::span<const TunableInfo> tunables();

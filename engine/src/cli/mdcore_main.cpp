@@ -6,19 +6,24 @@
 #include <string>
 
 #include "cli/run_command.h"
+#include "domdec/mpi_world.h"
 #include "mdcore/build_info.h"
 #include "mdcore/engine.h"
 
 namespace {
 
 int usage_error(const std::string& problem, bool in_run) {
-    std::cerr << "mdcore: error: " << problem << " (see `mdcore " << (in_run ? "run " : "") << "--help`)\n";
+    // Every rank finds the same problem; one says so.
+    if (mdcore::world_rank() == 0)
+        std::cerr << "mdcore: error: " << problem << " (see `mdcore " << (in_run ? "run " : "") << "--help`)\n";
     return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Under mpirun/srun every rank runs this program; on its own MPI stays off.
+    mdcore::MpiSession mpi(&argc, &argv);
     CLI::App app{"mdcore: molecular dynamics on generated systems or GROMACS boxes", "mdcore"};
     app.set_help_flag("-h,--help", "print this help (and `mdcore run --help`: the run's flags)");
     bool version = false, version_json = false;
@@ -51,6 +56,8 @@ int main(int argc, char** argv) {
         return usage_error(e.what(), run.chosen());
     } catch (const std::exception& e) {
         std::cerr << "mdcore: error: " << e.what() << "\n";
+        // A failure on one rank of a decomposed run would leave the others waiting.
+        if (mdcore::world_size() > 1) mdcore::abort_world(1);
         return 1;
     }
 }

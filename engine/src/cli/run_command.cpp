@@ -13,6 +13,7 @@
 #include <limits>
 #include <string_view>
 
+#include "domdec/mpi_world.h"
 #include "io/gromacs_io.h"
 #include "mdcore/generators.h"
 #include "mdcore/units.h"
@@ -293,16 +294,21 @@ int RunCommand::execute() {
     }
     check_output_paths();
     if (const auto path = text("dump-forces")) {
-        // Step-0 forces of the start configuration, in input order.
-        write_forces(*path, compute_forces(sys, config).forces);
+        // Step-0 forces of the start configuration, in input order (all ranks compute, rank 0 writes).
+        const ForceResult forces = compute_forces(sys, config);
+        if (world_rank() == 0) write_forces(*path, forces.forces);
     }
+    // Under mpirun every rank runs; rank 0 writes the report and the files.
+    const bool writer = world_rank() == 0;
     try {
         const RunReport report = run(sys, config, control);
+        if (!writer) return 0;
         if (const auto path = text("out-gro")) write_gro(*path, sys, "mdcore final state");
         write_report(report);
         return 0;
     } catch (const RunFailed& failure) {
         // The report of a failed run still goes out (status "failed", failed_step), then exit 1.
+        if (!writer) return 1;
         write_report(failure.report());
         std::cerr << "mdcore: error: " << failure.what() << "\n";
         return 1;

@@ -20,7 +20,7 @@ T as(const TunableValue& v) {
 int as_int(const TunableValue& v) { return static_cast<int>(std::get<long>(v)); }
 
 // The table. Ranges are mdcore's flag ranges; defaults are resolve_config's.
-const std::array<TunableInfo, 10> kTunables{{
+const std::array<TunableInfo, 12> kTunables{{
     {Tunable::Cluster, "cluster", "--cluster", TunableKind::Choice, "4x4|4x8|8x4|1x1", 0, 0, false, kShapeNames,
      "8x4 with AVX-512, else 4x4", "nonbonded cluster shape (i x j atoms)",
      [](RunConfig& c, const TunableValue& v) { c.cluster = as<ClusterShape>(v); },
@@ -61,6 +61,18 @@ const std::array<TunableInfo, 10> kTunables{{
      "from the box and pme_spacing", "PME grid size (overrides the spacing)",
      [](RunConfig& c, const TunableValue& v) { c.pme_grid = as<std::array<int, 3>>(v); },
      [](const EffectiveConfig& e) { return TunableValue{e.pme_grid}; }},
+    {Tunable::Dd, "dd", "--dd", TunableKind::Grid, "NXxNYxNZ|auto", 0, 0, false, {},
+     "auto: the grid of PP cells with the least halo volume", "domain-decomposition grid of the PP ranks (mpirun -np N)",
+     [](RunConfig& c, const TunableValue& v) {
+         const auto& grid = as<std::array<int, 3>>(v);
+         if (grid == std::array<int, 3>{0, 0, 0}) c.dd.reset();
+         else c.dd = grid;
+     },
+     [](const EffectiveConfig& e) { return TunableValue{e.dd}; }, true},
+    {Tunable::Npme, "npme", "--npme", TunableKind::Integer, "K|auto", 0, 4096, true, {},
+     "auto: 0 below 19 ranks (GROMACS' rule), else a quarter of the ranks", "MPI ranks that do only PME",
+     [](RunConfig& c, const TunableValue& v) { c.npme = as_int(v); },
+     [](const EffectiveConfig& e) { return TunableValue{long{e.npme}}; }, true},
 }};
 
 std::string label_of(const TunableInfo& info, std::string_view label) {
@@ -89,6 +101,7 @@ void check_range(const TunableInfo& info, const TunableValue& value, const std::
         case TunableKind::Integer: {
             const long* v = std::get_if<long>(&value);
             if (!v) fail("'" + shown + "' is not an integer");
+            if (info.accepts_auto && *v == -1) return;
             const std::string spelled = spelled_range(info);
             if (!spelled.empty() && (*v < info.min || *v > info.max)) fail(shown + " is not " + spelled);
             if (*v < info.min)
@@ -114,6 +127,7 @@ void check_range(const TunableInfo& info, const TunableValue& value, const std::
         }
         case TunableKind::Grid: {
             const auto* grid = std::get_if<std::array<int, 3>>(&value);
+            if (grid && info.accepts_auto && *grid == std::array<int, 3>{0, 0, 0}) return;
             if (!grid || (*grid)[0] <= 0 || (*grid)[1] <= 0 || (*grid)[2] <= 0)
                 fail("'" + shown + "' is not NXxNYxNZ with positive sizes");
             return;
@@ -164,6 +178,10 @@ TunableValue parse_tunable(Tunable t, std::string_view text, std::string_view la
     const std::string name = label_of(info, label);
     const std::string shown(text);
     std::optional<TunableValue> value;
+    if (info.accepts_auto && text == "auto") {
+        if (info.kind == TunableKind::Grid) return std::array<int, 3>{0, 0, 0};
+        return -1L;
+    }
     switch (info.kind) {
         case TunableKind::Integer:
             value = parse_long(text);
@@ -205,6 +223,7 @@ std::string format_tunable(const TunableValue& value) {
     if (const auto* s = std::get_if<ClusterShape>(&value)) return std::string(to_string(*s));
     if (const auto* l = std::get_if<SimdLevel>(&value)) return std::string(to_string(*l));
     const auto& grid = std::get<std::array<int, 3>>(value);
+    if (grid == std::array<int, 3>{0, 0, 0}) return "auto";
     return std::to_string(grid[0]) + "x" + std::to_string(grid[1]) + "x" + std::to_string(grid[2]);
 }
 

@@ -289,6 +289,7 @@ System make_water_system(const WaterSpec& spec) {
         sys.dt = 0.0005;
         RunConfig cfg;
         cfg.threads = spec.threads;
+        cfg.one_process = true;  // under mpirun every rank builds the same box
         RunControl control;
         control.steps = spec.relax_steps;
         control.thermostat = Thermostat::VRescale;

@@ -1,0 +1,36 @@
+#include "domdec/dd_cell.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mdcore {
+
+int dd_rank_of(const std::array<int, 3>& index, const std::array<int, 3>& cells) {
+    std::array<int, 3> i{};
+    for (int d = 0; d < 3; ++d) i[d] = ((index[d] % cells[d]) + cells[d]) % cells[d];
+    return i[0] + cells[0] * (i[1] + cells[1] * i[2]);
+}
+
+DdCell dd_cell_of(int pp_rank, const std::array<int, 3>& cells, const Box& box) {
+    DdCell c;
+    c.cells = cells;
+    c.index = {pp_rank % cells[0], (pp_rank / cells[0]) % cells[1], pp_rank / (cells[0] * cells[1])};
+    for (int d = 0; d < 3; ++d) {
+        std::array<int, 3> below = c.index, above = c.index;
+        --below[d];
+        ++above[d];
+        c.rank_below[d] = dd_rank_of(below, cells);
+        c.rank_above[d] = dd_rank_of(above, cells);
+        const double edge = box.lengths[d] / cells[d];
+        c.lo[d] = c.index[d] * edge;
+        c.hi[d] = c.index[d] + 1 == cells[d] ? box.lengths[d] : (c.index[d] + 1) * edge;
+    }
+    return c;
+}
+
+int dd_cell_index(double wrapped, int d, const std::array<int, 3>& cells, const Box& box) {
+    const int i = static_cast<int>(std::floor(wrapped * cells[d] / box.lengths[d]));
+    return std::clamp(i, 0, cells[d] - 1);
+}
+
+}  // namespace mdcore

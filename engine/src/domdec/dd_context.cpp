@@ -1,0 +1,56 @@
+#include "domdec/dd_context.h"
+
+#include <stdexcept>
+
+#include "domdec/pme_rank_service.h"
+#include "domdec/replicated_mesh.h"
+
+namespace mdcore {
+
+DdLayout dd_layout_of(const EffectiveConfig& config) {
+    DdLayout l;
+    l.ranks = config.ranks;
+    l.npme = config.npme;
+    l.cells = config.dd;
+    l.comm_distance = config.dd_comm_distance;
+    l.reason = config.dd_reason;
+    return l;
+}
+
+DdContext::DdContext(const System& system, const EffectiveConfig& config)
+    : system_(system), config_(config), layout_(dd_layout_of(config)) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    pme_only_ = rank >= layout_.pp_ranks();
+    MPI_Comm_split(MPI_COMM_WORLD, pme_only_ ? 1 : 0, rank, pme_only_ ? &pme_comm_ : &pp_comm_);
+}
+
+DdContext::~DdContext() {
+    if (pp_comm_ != MPI_COMM_NULL) MPI_Comm_free(&pp_comm_);
+    if (pme_comm_ != MPI_COMM_NULL) MPI_Comm_free(&pme_comm_);
+}
+
+void DdContext::serve_pme() const {
+    PmeRankSetup setup;
+    setup.box = system_.box;
+    setup.grid = {config_.pme_grid[0], config_.pme_grid[1], config_.pme_grid[2]};
+    setup.order = config_.pme_order;
+    setup.beta = config_.ewald_beta;
+    setup.epsilon_r = system_.epsilon_r;
+    setup.threads = config_.threads;
+    setup.n_pp_ranks = layout_.pp_ranks();
+    if (!pme_rank_service_linked()) throw std::logic_error("PME-only rank started without the PME-rank service");
+    run_pme_rank(MPI_COMM_WORLD, pme_comm_, setup);
+}
+
+std::unique_ptr<MeshSolver> DdContext::make_mesh() const {
+    if (!config_.pme) return nullptr;
+    if (layout_.npme > 0)
+        // The PP side of the PME-rank service (ddpme's PmeRankMesh) plugs in here.
+        throw std::logic_error("--npme " + std::to_string(layout_.npme) + ": the PP side of the PME-rank service is not wired in");
+    return std::make_unique<ReplicatedMesh>(system_.box, PmeGrid{config_.pme_grid[0], config_.pme_grid[1], config_.pme_grid[2]},
+                                            config_.pme_order, config_.ewald_beta, system_.epsilon_r, config_.threads,
+                                            config_.simd, pp_comm_);
+}
+
+}  // namespace mdcore

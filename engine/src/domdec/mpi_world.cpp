@@ -1,0 +1,91 @@
+#include "domdec/mpi_world.h"
+
+#include <cstdlib>
+
+#ifdef MDCORE_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace mdcore {
+namespace {
+
+// Variables the common launchers set in each process they start: Open MPI's
+// mpirun, PMIx (srun --mpi=pmix, prterun) and PMI/PMI-2 (MPICH's Hydra, srun).
+bool launched_by_mpi_launcher() {
+    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+        if (std::getenv(name)) return true;
+    return false;
+}
+
+}  // namespace
+
+MpiSession::MpiSession([[maybe_unused]] int* argc, [[maybe_unused]] char*** argv) {
+#ifdef MDCORE_HAVE_MPI
+    if (!launched_by_mpi_launcher() || mpi_active()) return;
+    int provided = 0;
+    MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+    started_ = true;
+#endif
+}
+
+MpiSession::~MpiSession() {
+#ifdef MDCORE_HAVE_MPI
+    if (started_ && mpi_active()) MPI_Finalize();
+#endif
+}
+
+bool mpi_active() {
+#ifdef MDCORE_HAVE_MPI
+    int initialised = 0, finalised = 0;
+    MPI_Initialized(&initialised);
+    MPI_Finalized(&finalised);
+    return initialised && !finalised;
+#else
+    return false;
+#endif
+}
+
+int world_rank() {
+#ifdef MDCORE_HAVE_MPI
+    if (!mpi_active()) return 0;
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank;
+#else
+    return 0;
+#endif
+}
+
+int world_size() {
+#ifdef MDCORE_HAVE_MPI
+    if (!mpi_active()) return 1;
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    return size;
+#else
+    return 1;
+#endif
+}
+
+void abort_world(int code) {
+#ifdef MDCORE_HAVE_MPI
+    if (mpi_active()) MPI_Abort(MPI_COMM_WORLD, code);
+#endif
+    std::exit(code);
+}
+
+int node_rank_count() {
+#ifdef MDCORE_HAVE_MPI
+    if (!mpi_active()) return 1;
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int size = 1;
+    MPI_Comm_size(node, &size);
+    MPI_Comm_free(&node);
+    return size;
+#else
+    return 1;
+#endif
+}
+
+}  // namespace mdcore

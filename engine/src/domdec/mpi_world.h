@@ -1,0 +1,31 @@
+#pragma once
+// The process's place in MPI_COMM_WORLD. MPI is started only when a launcher
+// (mpirun, srun) started the process, so `mdcore run` on its own stays a plain
+// one-process program (no MPI start-up cost, no behaviour change); without MPI
+// compiled in, every process is rank 0 of 1.
+namespace mdcore {
+
+// Starts MPI (MPI_THREAD_FUNNELED: OpenMP inside a rank, MPI from its master
+// thread) when launched by mpirun/srun; finalises it when destroyed.
+class MpiSession {
+public:
+    MpiSession(int* argc, char*** argv);
+    ~MpiSession();
+    MpiSession(const MpiSession&) = delete;
+    MpiSession& operator=(const MpiSession&) = delete;
+
+private:
+    bool started_ = false;
+};
+
+// Whether MPI is initialised (and not finalised) in this process.
+bool mpi_active();
+// Rank and size of MPI_COMM_WORLD; 0 and 1 when MPI is not active.
+int world_rank();
+int world_size();
+// Ranks of MPI_COMM_WORLD on this node (sharing its memory); 1 when MPI is not active.
+int node_rank_count();
+// Ends every rank of MPI_COMM_WORLD with `code` (a failure one rank cannot share).
+[[noreturn]] void abort_world(int code);
+
+}  // namespace mdcore

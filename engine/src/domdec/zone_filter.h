@@ -1,0 +1,32 @@
+#pragma once
+// Which atom pairs of a rank's pair list this rank computes under the
+// eighth-shell zone scheme. The search runs unchanged on the rank's home and
+// halo atoms with the box's periodic shifts; this filter then keeps an atom
+// pair only when
+//  - its zones share no decomposed dimension (zone bit d set: the atom came
+//    from the neighbour above along d), so every pair of cells is computed on
+//    exactly one rank: the one whose cell is the lower corner of both; and
+//  - along decomposed dimensions the list's periodic shift is the one between
+//    the atoms' own images (halo atoms carry their shift already), so no pair
+//    is computed twice through the box's periodicity.
+// Along undecomposed dimensions every periodic image counts, as on one rank.
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "pairlist/pair_list.h"
+
+namespace mdcore {
+
+struct LocalAtomZones {
+    std::vector<std::uint8_t> zone;               // per local atom: bit d = shifted along d
+    std::vector<std::array<std::int8_t, 3>> image;  // per local atom: floor(x / L) of its local coordinates
+    std::array<bool, 3> decomposed{false, false, false};
+};
+
+// Clears the mask bits of pairs this rank does not compute and drops entries
+// left empty. order[slot] = local atom or -1 (the cluster grid's order).
+void filter_pairs_by_zone(const LocalAtomZones& zones, const std::vector<int>& order, int num_threads,
+                          PairList& list);
+
+}  // namespace mdcore
