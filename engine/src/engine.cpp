@@ -112,6 +112,17 @@ std::string non_finite_forces(const MdRunner& md, const ForceEnergies& fe) {
     return {};
 }
 
+// The device and what the GPU did (runs with a GPU task only).
+void describe_gpu(const MdRunner& md, GpuReport& gpu) {
+    const GpuNonbonded* nb = md.gpu_nonbonded();
+    if (!nb) return;
+    gpu.name = md.gpu_device().name;
+    gpu.memory_bytes = md.gpu_device().memory_bytes;
+    gpu.compute_capability = md.gpu_device().compute_capability;
+    gpu.kernel_seconds = nb->kernel_seconds();
+    gpu.cpu_wait_seconds = nb->cpu_wait_seconds();
+}
+
 // Timings, speed, pair-list averages and the drift fit of a finished (or failed) run.
 void finish_report(const RunSamples& s, std::map<std::string, double> timings, double wall, RunReport& rep) {
     const long measured = std::max(0L, rep.steps - rep.warmup);
@@ -139,6 +150,28 @@ void finish_report(const RunSamples& s, std::map<std::string, double> timings, d
 
 }  // namespace
 
+static void resolve_offload(const RunConfig& config, EffectiveConfig& eff) {
+    // GROMACS' rules (Paell et al. 2020, Fig. 2 B-E): PME and update join a GPU that
+    // already holds the nonbonded task and its coordinates.
+    if (config.pme == Offload::Gpu && config.nb != Offload::Gpu)
+        throw std::invalid_argument("--pme gpu needs --nb gpu (PME offload shares the nonbonded task's GPU)");
+    if (config.update == Offload::Gpu && config.nb != Offload::Gpu)
+        throw std::invalid_argument("--update gpu needs --nb gpu (the GPU update keeps the state next to the nonbonded task)");
+    if (config.gpu_id < 0) throw std::invalid_argument("--gpu-id must not be negative");
+    if (config.nb == Offload::Gpu) {
+        // The GPU list is built from the 8x4 search: its 8-atom j-clusters are two
+        // 4-atom halves, one per half-warp (gpu_pair_list.h).
+        if (config.cluster && *config.cluster != ClusterShape::k8x4)
+            throw std::invalid_argument("--cluster " + std::string(to_string(*config.cluster)) +
+                                        " does not apply with --nb gpu: the GPU pair list is built from the 8x4 search");
+        eff.cluster = ClusterShape::k8x4;
+    }
+    eff.nb = config.nb;
+    eff.pme_offload = config.pme;
+    eff.update = config.update;
+    eff.gpu_id = config.gpu_id;
+}
+
 EffectiveConfig resolve_config(const System& system, const RunConfig& config, const RunControl& control) {
     system.validate();
     EffectiveConfig eff;
@@ -146,6 +179,7 @@ EffectiveConfig resolve_config(const System& system, const RunConfig& config, co
     if (config.threads < 0) throw std::invalid_argument("--threads must be positive");
     eff.simd = resolve_simd_level(config.simd);
     eff.cluster = config.cluster.value_or(default_cluster_shape(eff.simd));
+    resolve_offload(config, eff);
     if (config.nstlist < 0) throw std::invalid_argument("--nstlist must be positive");
     if (config.nstprune < 0) throw std::invalid_argument("--nstprune must be positive");
     eff.nstlist = config.nstlist > 0 ? config.nstlist : kDefaultNstlist;
@@ -246,6 +280,7 @@ RunReport run(System& system, const RunConfig& config, const RunControl& control
     for (long step = 0; step < nsteps_eval; ++step) {
         if (step == control.warmup) {
             timer = TaskTimer{};
+            if (GpuNonbonded* gpu = md.gpu_nonbonded()) gpu->reset_times();
             measured_start = Clock::now();
         }
         timer.set_enabled(step >= control.warmup);
@@ -259,8 +294,9 @@ RunReport run(System& system, const RunConfig& config, const RunControl& control
         const bool energy_step = step % control.nstcalcenergy == 0 || step == nsteps_eval - 1;
         const EnergyOutput eo = energy_step ? EnergyOutput::Yes : EnergyOutput::No;
         ForceEnergies fe = timer.time(Task::Nonbonded, [&] { return md.compute_nonbonded(eo); });
-        fe.coulomb_recip = md.compute_pme(eo);
+        fe.coulomb_recip = md.compute_pme(eo);  // overlaps a GPU nonbonded task
         pme_times.add_new(md, timer);
+        timer.time(Task::Nonbonded, [&] { md.finish_nonbonded(fe); });
         samples.add_lists(md, energy_step ? fe.pairs_in_cutoff : -1.0);
         if (const std::string bad = non_finite_forces(md, fe); !bad.empty()) {
             fail_at(step, bad);
@@ -291,6 +327,7 @@ RunReport run(System& system, const RunConfig& config, const RunControl& control
     const double wall = std::chrono::duration<double>(Clock::now() - measured_start).count();
     md.scatter_to_system();
     finish_report(samples, timer.as_map(), wall, rep);
+    describe_gpu(md, rep.gpu);
     if (rep.status == "failed") throw RunFailed(std::move(rep));
     return rep;
 }

@@ -4,6 +4,8 @@
 // libmdcore; tests use it to inspect lists and forces step by step.
 #include <memory>
 
+#include "gpu/gpu_device.h"
+#include "gpu/gpu_nonbonded.h"
 #include "integrate/leapfrog.h"
 #include "integrate/settle.h"
 #include "integrate/settle_update.h"
@@ -34,7 +36,11 @@ public:
     void search();
     void prune();
     // Nonbonded forces at the current positions into state().fx/fy/fz (overwritten).
+    // With --nb gpu the forces are zeroed and the GPU task only launched: the
+    // caller does CPU work (PME) and then finish_nonbonded() adds the GPU's part.
     ForceEnergies compute_nonbonded(EnergyOutput energy);
+    // Waits for the GPU nonbonded task and adds its forces and energies (no-op on the CPU path).
+    void finish_nonbonded(ForceEnergies& energies);
     // Adds the PME mesh forces; returns the reciprocal energy (0 without charges).
     double compute_pme(EnergyOutput energy);
     // Both of the above.
@@ -62,6 +68,10 @@ public:
     const ClusterGrid& grid() const { return grid_; }
     bool dual_list() const { return dual_; }
     const Pme* pme() const { return pme_.get(); }
+    // The GPU nonbonded task (--nb gpu), else null.
+    const GpuNonbonded* gpu_nonbonded() const { return gpu_nb_.get(); }
+    GpuNonbonded* gpu_nonbonded() { return gpu_nb_.get(); }
+    const GpuDevice& gpu_device() const { return gpu_device_; }
     double max_constraint_deviation() const;
     // False when any force component is NaN or infinite (an O(N) sum; run() checks every step).
     bool forces_finite() const;
@@ -78,6 +88,8 @@ private:
     PairSearchWork search_work_;
     NonbondedForce nonbonded_;
     std::unique_ptr<Pme> pme_;
+    GpuDevice gpu_device_;
+    std::unique_ptr<GpuNonbonded, void (*)(GpuNonbonded*)> gpu_nb_;
     double self_energy_ = 0.0;
     double charged_energy_ = 0.0;
     SortedState state_;

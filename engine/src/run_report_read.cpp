@@ -128,6 +128,10 @@ EffectiveConfig read_config(const Block& b) {
     b.read("pme_scale", c.pme_scale);
     b.read("pme_force_error", c.pme_force_error);
     b.read("constraints", c.constraints);
+    c.nb = parse_enum(b, "nb_offload", c.nb, false, parse_offload);
+    c.pme_offload = parse_enum(b, "pme_offload", c.pme_offload, false, parse_offload);
+    c.update = parse_enum(b, "update_offload", c.update, false, parse_offload);
+    b.read("gpu_id", c.gpu_id);
     return c;
 }
 
@@ -221,6 +225,12 @@ RunReport run_report_from_json(std::string_view text) {
     top.read("drift_stderr_per_atom_per_ps", r.drift_stderr_per_atom_per_ps);
     top.read("energy_samples", r.energy_samples);
     top.read("max_constraint_deviation", r.max_constraint_deviation);
+    const Block gpu = top.child("gpu");  // only in runs with a GPU task
+    gpu.read("name", r.gpu.name);
+    gpu.read("memory_bytes", r.gpu.memory_bytes);
+    gpu.read("compute_capability", r.gpu.compute_capability);
+    r.gpu.kernel_seconds = read_timings(gpu.child("kernel_seconds"));
+    gpu.read("cpu_wait_seconds", r.gpu.cpu_wait_seconds);
     return r;
 }
 

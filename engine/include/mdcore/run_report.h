@@ -49,6 +49,19 @@ struct EffectiveConfig {
     double pme_scale = 1.0;
     double pme_force_error = 0.0;  // estimated RMS Coulomb force error per charged atom, kJ/mol/nm (pme_error.h)
     int constraints = 0;       // SETTLE molecules
+    Offload nb = Offload::Cpu;      // where each task ran (the offload mode)
+    Offload pme_offload = Offload::Cpu;
+    Offload update = Offload::Cpu;
+    int gpu_id = 0;
+};
+
+// The device a run with a GPU task used, and what the GPU did (README "GPU offload").
+struct GpuReport {
+    std::string name;           // "" when no task ran on a GPU
+    long memory_bytes = 0;
+    std::string compute_capability;
+    std::map<std::string, double> kernel_seconds;  // CUDA-event time per kernel and copy, measured steps
+    double cpu_wait_seconds = 0;  // CPU time blocked waiting for GPU results
 };
 
 struct PairlistStats {
@@ -85,6 +98,7 @@ struct RunReport {
     double drift_stderr_per_atom_per_ps = 0;
     long energy_samples = 0;
     double max_constraint_deviation = 0;  // largest relative SETTLE distance error seen
+    GpuReport gpu;
 };
 
 }  // namespace mdcore
