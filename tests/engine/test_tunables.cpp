@@ -34,7 +34,7 @@ TEST(Tunables, OneEntryPerTunableInEnumOrderWithUniqueNames) {
         EXPECT_FALSE(t.default_doc.empty()) << t.name;
         EXPECT_TRUE(t.set && t.used) << t.name;
     }
-    EXPECT_EQ(tunables().size(), 10u);
+    EXPECT_EQ(tunables().size(), 14u);
     EXPECT_FALSE(tunable_by_name("bogus"));
 }
 
@@ -43,7 +43,8 @@ TEST(Tunables, ParseFormatRoundTrip) {
         {Tunable::Cluster, "4x8"},      {Tunable::Nstlist, "40"},       {Tunable::Nstprune, "100000"},
         {Tunable::Rlist, "1.1"},        {Tunable::PmeScale, "1.25"},    {Tunable::PmeSpacing, "0.125"},
         {Tunable::PmeOrder, "6"},       {Tunable::Threads, "4096"},     {Tunable::Simd, "avx2"},
-        {Tunable::PmeGrid, "52x52x48"}};
+        {Tunable::PmeGrid, "52x52x48"}, {Tunable::NbOffload, "gpu"},   {Tunable::PmeOffload, "cpu"},
+        {Tunable::UpdateOffload, "gpu"}, {Tunable::GpuId, "1"}};
     for (const auto& [t, text] : cases) EXPECT_EQ(format_tunable(parse_tunable(t, text)), text) << text;
     for (std::string_view shape : tunable_info(Tunable::Cluster).choices)
         EXPECT_EQ(std::get<ClusterShape>(parse_tunable(Tunable::Cluster, shape)), *parse_cluster_shape(shape));
