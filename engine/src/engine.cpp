@@ -157,6 +157,12 @@ static void resolve_offload(const RunConfig& config, EffectiveConfig& eff) {
         throw std::invalid_argument("--pme gpu needs --nb gpu (PME offload shares the nonbonded task's GPU)");
     if (config.update == Offload::Gpu && config.nb != Offload::Gpu)
         throw std::invalid_argument("--update gpu needs --nb gpu (the GPU update keeps the state next to the nonbonded task)");
+    // Modes C and E of the paper: the table and the rules are in place, the GPU PME
+    // and update kernels are not yet (README "GPU offload (CUDA)").
+    if (config.pme == Offload::Gpu)
+        throw std::invalid_argument("--pme gpu: PME on the GPU is not implemented yet (only --nb gpu is)");
+    if (config.update == Offload::Gpu)
+        throw std::invalid_argument("--update gpu: the GPU update is not implemented yet (only --nb gpu is)");
     if (config.gpu_id < 0) throw std::invalid_argument("--gpu-id must not be negative");
     if (config.nb == Offload::Gpu) {
         // The GPU list is built from the 8x4 search: its 8-atom j-clusters are two

@@ -61,6 +61,16 @@ TEST(OffloadModes, PmeAndUpdateOnTheGpuNeedTheNonbondedThere) {
               "--update gpu needs --nb gpu (the GPU update keeps the state next to the nonbonded task)");
 }
 
+TEST(OffloadModes, GpuPmeAndUpdateAreRefusedUntilImplemented) {
+    const System sys = testing::lj_system(500);
+    RunConfig c = base();
+    c.nb = c.pme = Offload::Gpu;
+    EXPECT_EQ(refusal(sys, c), "--pme gpu: PME on the GPU is not implemented yet (only --nb gpu is)");
+    c.pme = Offload::Cpu;
+    c.update = Offload::Gpu;
+    EXPECT_EQ(refusal(sys, c), "--update gpu: the GPU update is not implemented yet (only --nb gpu is)");
+}
+
 TEST(OffloadModes, NonbondedOnTheGpuUsesTheEightByFourSearch) {
     const System sys = testing::lj_system(500);
     RunConfig c = base();

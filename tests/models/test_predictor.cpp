@@ -186,6 +186,23 @@ TEST(Output, GromacsSettingsFollowThePmeBalance) {
     for (const auto& [k, v] : gl.mdp) EXPECT_NE(k, "rcoulomb");
 }
 
+// The offload modes print as GROMACS' mdrun flags, and as mdcore's.
+TEST(Output, GromacsSettingsNameTheOffloadModes) {
+    auto hw = test::test_hardware();
+    hw.has_gpu = true;
+    const SystemModel water({"water", 3000, 1});
+    Config c;
+    c.set(Param::NbOffload, std::string("gpu"));
+    c.set(Param::UpdateOffload, std::string("cpu"));
+    c.set(Param::GpuId, 1L);
+    const GromacsSettings g = gromacs_settings(water.features(), water.resolve(c, hw));
+    EXPECT_NE(g.mdrun.find(" -nb gpu -pme cpu -update cpu -gpu_id 1"), std::string::npos) << g.mdrun;
+    EXPECT_EQ(mdcore_command({"water", 3000, 1}, c),
+              "mdcore run --system water --nwater 1000 --seed 1 --nb gpu --update cpu --gpu-id 1");
+    const GromacsSettings cpu = gromacs_settings(water.features(), water.resolve(Config{}, hw));
+    EXPECT_NE(cpu.mdrun.find(" -nb cpu"), std::string::npos) << cpu.mdrun;
+}
+
 TEST(Output, SvgHasOneLinePerSeriesAndFilledOrHollowMarkers) {
     std::vector<PlotSeries> series{
         {"hw-a (water)", {{1500, 200, true}, {3000, 110, true}, {48000, 7, false}}},

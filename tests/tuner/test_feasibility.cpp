@@ -24,6 +24,28 @@ TEST(Feasibility, MachineLimitsComeFirst) {
     EXPECT_EQ(infeasible_reason(lj, config({{Param::Simd, std::string("avx2")}, {Param::Threads, 4L}}), caps()), "");
 }
 
+// Offload modes: infeasible on a machine without a GPU; on one with a GPU the
+// engine's rules (PME on the GPU needs the nonbonded task there) still apply.
+TEST(Feasibility, GpuModesNeedAGpu) {
+    const SystemDescriptor water{"water", 3000, 1};
+    const Config nb_gpu = config({{Param::NbOffload, std::string("gpu")}});
+    EXPECT_EQ(infeasible_reason(water, nb_gpu, caps()), "nb_offload = gpu needs a GPU; this machine has none");
+    EXPECT_EQ(infeasible_reason(water, config({{Param::PmeOffload, std::string("gpu")}}), caps()),
+              "pme_offload = gpu needs a GPU; this machine has none");
+    HardwareCaps gpu_machine = caps();
+    gpu_machine.has_gpu = true;  // a fixture descriptor: this machine has no GPU
+    EXPECT_EQ(infeasible_reason(water, nb_gpu, gpu_machine), "");
+    EXPECT_EQ(infeasible_reason(water, config({{Param::PmeOffload, std::string("gpu")}}), gpu_machine),
+              "--pme gpu needs --nb gpu (PME offload shares the nonbonded task's GPU)");
+    EXPECT_EQ(infeasible_reason(water,
+                                config({{Param::NbOffload, std::string("gpu")}, {Param::PmeOffload, std::string("gpu")}}),
+                                gpu_machine),
+              "--pme gpu: PME on the GPU is not implemented yet (only --nb gpu is)");
+    EXPECT_EQ(infeasible_reason(water, config({{Param::NbOffload, std::string("cpu")}}), caps()), "");
+    // Modes sweep like any choice tunable.
+    EXPECT_EQ(param_info(Param::NbOffload).choices.size(), 2u);
+}
+
 // mdcore's refusals reach sweeps unchanged: here the PME accuracy target, which
 // the tuner never modelled before.
 TEST(Feasibility, MdcoresOwnChecksOnTheStandIn) {
