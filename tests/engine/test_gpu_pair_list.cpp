@@ -5,12 +5,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <set>
 #include <tuple>
 #include <vector>
 
 #include "gpu/gpu_pair_list.h"
+#include "mdcore/units.h"
+#include "nonbonded/pair_math.h"
 #include "md_runner.h"
 #include "mdcore/engine.h"
 #include "mdcore/generators.h"
@@ -190,6 +193,98 @@ void check_system(System sys, double rlist) {
     check_pairs_once(sys, *md, gpu_pairs, rlist);
     EXPECT_GT(b.list.masks.size(), 1u);  // diagonal and padded entries need their own masks
 }
+
+// The force kernel's loop nest and indexing (nbnxm_gpu.cu: block = Sci entry,
+// thread (ia, ja), warp half ja / 4, mask word (ja % 4) * 8 + ia, i-atoms shifted
+// by minus the shift vector) replayed on the host over the GPU list with
+// pair_math.h, against the CPU kernels' forces and energies on the same list.
+void check_kernel_indexing(System sys, double rlist) {
+    std::unique_ptr<MdRunner> keep;
+    MdRunner* md = nullptr;
+    const Built b = build(sys, rlist, md, keep);
+    const EffectiveConfig cfg = resolve_config(sys, [] {
+        RunConfig rc;
+        rc.cluster = ClusterShape::k8x4;
+        rc.simd = SimdLevel::None;
+        rc.threads = 1;
+        return rc;
+    }(), RunControl{});
+    const ForceEnergies cpu = md->compute_nonbonded(EnergyOutput::Yes);
+    const SortedState& st = md->state();
+    const auto& order = md->grid().order();
+    float shift[kNumShifts][3];
+    fill_shift_table(sys.box, shift);
+    const double q_scale = std::sqrt(units::kCoulomb / sys.epsilon_r);
+    const int nslots = b.layout.num_gpu_slots();
+    std::vector<std::array<float, 4>> xq(nslots, {-1e4f, -1e4f, -1e4f, 0.0f});
+    std::vector<int> type(nslots, 0);
+    for (int g = 0; g < nslots; ++g) {
+        const int c = b.layout.cpu_slot(g);
+        if (c < 0 || order[c] < 0) continue;
+        xq[g] = {static_cast<float>(st.x[c]), static_cast<float>(st.y[c]), static_cast<float>(st.z[c]),
+                 static_cast<float>(sys.charge[order[c]] * q_scale)};
+        type[g] = sys.type[order[c]];
+    }
+    const double rc = cfg.rc;
+    pair_math::PairConstants k{};
+    k.rc2 = static_cast<float>(rc * rc);
+    k.rc_inv6 = static_cast<float>(1.0 / std::pow(rc, 6));
+    k.rc_inv12 = k.rc_inv6 * k.rc_inv6;
+    k.beta = cfg.pme ? static_cast<float>(cfg.ewald_beta) : 0.0f;
+    k.ewald_shift = cfg.pme ? static_cast<float>(std::erfc(cfg.ewald_beta * rc) / rc) : 0.0f;
+    std::vector<double> f(3 * nslots, 0.0);
+    double e_lj = 0, e_coul = 0;
+    for (const gpu::Sci& s : b.list.sci)
+        for (int ja = 0; ja < gpu::kClusterSize; ++ja)
+            for (int ia = 0; ia < gpu::kClusterSize; ++ia) {
+                const int half = ja / gpu::kHalfClusterSize, lane = (ja % gpu::kHalfClusterSize) * gpu::kClusterSize + ia;
+                for (int g = s.cj4_begin; g < s.cj4_end; ++g) {
+                    const gpu::Cj4& group = b.list.cj4[g];
+                    const std::uint32_t imask = group.imei[half].imask;
+                    const gpu::PairMasks& m = b.list.masks[group.imei[half].excl_ind];
+                    for (int jm = 0; jm < gpu::kJGroupSize; ++jm)
+                        for (int c = 0; c < gpu::kClustersPerSuper; ++c) {
+                            const int bit = jm * gpu::kClustersPerSuper + c;
+                            if (!((imask >> bit) & 1u)) continue;
+                            const int ai = s.sci * gpu::kSuperSize + c * gpu::kClusterSize + ia;
+                            const int aj = group.cj[jm] * gpu::kClusterSize + ja;
+                            float d[3];
+                            for (int x = 0; x < 3; ++x) d[x] = (xq[ai][x] - shift[s.shift][x]) - xq[aj][x];
+                            const float r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+                            const float c6 = static_cast<float>(6.0 * sys.lj.c6_at(type[ai], type[aj]));
+                            const float c12 = static_cast<float>(12.0 * sys.lj.c12_at(type[ai], type[aj]));
+                            const pair_math::PairTerms t =
+                                pair_math::pair_terms(r2, c6, c12, xq[ai][3] * xq[aj][3], (m.interact[lane] >> bit) & 1u,
+                                                      (m.excluded[lane] >> bit) & 1u, k);
+                            for (int x = 0; x < 3; ++x) {
+                                f[3 * ai + x] += t.f_over_r * d[x];
+                                f[3 * aj + x] -= t.f_over_r * d[x];
+                            }
+                            e_lj += t.v_lj;
+                            e_coul += t.v_coul;
+                        }
+                }
+            }
+    double q2 = 0;
+    for (double q : sys.charge) q2 += q * q;
+    const double self = cfg.pme ? -units::kCoulomb / sys.epsilon_r * cfg.ewald_beta / std::sqrt(M_PI) * q2 : 0.0;
+    EXPECT_NEAR(e_lj, cpu.lj, 1e-4 * std::abs(cpu.lj) + 1e-6);
+    EXPECT_NEAR(e_coul + self, cpu.coulomb_sr, 1e-4 * std::abs(cpu.coulomb_sr) + 1e-6);
+    double fmax = 0;
+    for (std::size_t s = 0; s < st.fx.size(); ++s)
+        fmax = std::max({fmax, std::abs(double(st.fx[s])), std::abs(double(st.fy[s])), std::abs(double(st.fz[s]))});
+    for (int g = 0; g < nslots; ++g) {
+        const int c = b.layout.cpu_slot(g);
+        if (c < 0 || order[c] < 0) continue;
+        ASSERT_NEAR(f[3 * g], st.fx[c], 2e-4 * fmax) << "slot " << c;
+        ASSERT_NEAR(f[3 * g + 1], st.fy[c], 2e-4 * fmax) << "slot " << c;
+        ASSERT_NEAR(f[3 * g + 2], st.fz[c], 2e-4 * fmax) << "slot " << c;
+    }
+}
+
+TEST(GpuPairList, KernelIndexingReproducesCpuForcesOnWaterWithIons) { check_kernel_indexing(small_water(0.5), 1.0); }
+
+TEST(GpuPairList, KernelIndexingReproducesCpuForcesOnLj) { check_kernel_indexing(testing::lj_system(1500), 0.95); }
 
 TEST(GpuPairList, WaterHoldsTheCpuListsPairsExactlyOnce) { check_system(small_water(0.0), 1.0); }
 

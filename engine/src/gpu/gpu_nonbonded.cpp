@@ -168,6 +168,7 @@ void GpuNonbonded::prune_part(int part) {
 
 void GpuNonbonded::launch(const float* x, const float* y, const float* z, bool energy) {
     Device& d = *dev_;
+    collect_times();  // the last step's rolling prune, done by now in the common case
     const int nslots = layout_.num_gpu_slots();
     for (int g = 0; g < nslots; ++g) {
         const int c = gpu_to_cpu_[g];
@@ -240,7 +241,8 @@ void GpuNonbonded::collect_times() {
     Device& d = *dev_;
     for (int s = 0; s < kNumStages; ++s) {
         if (!d.recorded[s]) continue;
-        // The rolling prune may still run: its time is taken at a later step.
+        // The rolling prune may still run: its time is taken at the next launch
+        // (and lost if it is still running then).
         if (cudaEventQuery(d.stop[s]) != cudaSuccess) {
             (void)cudaGetLastError();
             continue;
