@@ -115,12 +115,19 @@ std::string non_finite_forces(const MdRunner& md, const ForceEnergies& fe) {
 // The device and what the GPU did (runs with a GPU task only).
 void describe_gpu(const MdRunner& md, GpuReport& gpu) {
     const GpuNonbonded* nb = md.gpu_nonbonded();
-    if (!nb) return;
+    const GpuPme* pme = md.gpu_pme();
+    if (!nb && !pme) return;
     gpu.name = md.gpu_device().name;
     gpu.memory_bytes = md.gpu_device().memory_bytes;
     gpu.compute_capability = md.gpu_device().compute_capability;
-    gpu.kernel_seconds = nb->kernel_seconds();
-    gpu.cpu_wait_seconds = nb->cpu_wait_seconds();
+    if (nb) {
+        gpu.kernel_seconds = nb->kernel_seconds();
+        gpu.cpu_wait_seconds += nb->cpu_wait_seconds();
+    }
+    if (pme) {
+        for (const auto& [stage, s] : pme->kernel_seconds()) gpu.kernel_seconds[stage] += s;
+        gpu.cpu_wait_seconds += pme->cpu_wait_seconds();
+    }
 }
 
 // Timings, speed, pair-list averages and the drift fit of a finished (or failed) run.
@@ -157,12 +164,10 @@ static void resolve_offload(const RunConfig& config, EffectiveConfig& eff) {
         throw std::invalid_argument("--pme gpu needs --nb gpu (PME offload shares the nonbonded task's GPU)");
     if (config.update == Offload::Gpu && config.nb != Offload::Gpu)
         throw std::invalid_argument("--update gpu needs --nb gpu (the GPU update keeps the state next to the nonbonded task)");
-    // Modes C and E of the paper: the table and the rules are in place, the GPU PME
-    // and update kernels are not yet (README "GPU offload (CUDA)").
-    if (config.pme == Offload::Gpu)
-        throw std::invalid_argument("--pme gpu: PME on the GPU is not implemented yet (only --nb gpu is)");
+    // Mode E of the paper: the table and the rule are in place, the GPU update
+    // kernels are not yet (README "GPU offload (CUDA)").
     if (config.update == Offload::Gpu)
-        throw std::invalid_argument("--update gpu: the GPU update is not implemented yet (only --nb gpu is)");
+        throw std::invalid_argument("--update gpu: the GPU update is not implemented yet (--nb and --pme gpu are)");
     if (config.gpu_id < 0) throw std::invalid_argument("--gpu-id must not be negative");
     if (config.nb == Offload::Gpu) {
         // The GPU list is built from the 8x4 search: its 8-atom j-clusters are two
@@ -287,6 +292,7 @@ RunReport run(System& system, const RunConfig& config, const RunControl& control
         if (step == control.warmup) {
             timer = TaskTimer{};
             if (GpuNonbonded* gpu = md.gpu_nonbonded()) gpu->reset_times();
+            if (GpuPme* gpu = md.gpu_pme()) gpu->reset_times();
             measured_start = Clock::now();
         }
         timer.set_enabled(step >= control.warmup);

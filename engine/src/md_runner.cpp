@@ -15,8 +15,10 @@ constexpr double kFarAway = -1.0e4;
 // The GPU task exists only in CUDA builds; elsewhere nothing creates one.
 #ifdef MDT_HAVE_CUDA
 void destroy_gpu_nonbonded(GpuNonbonded* gpu) { delete gpu; }
+void destroy_gpu_pme(GpuPme* gpu) { delete gpu; }
 #else
 void destroy_gpu_nonbonded(GpuNonbonded*) {}
+void destroy_gpu_pme(GpuPme*) {}
 #endif
 
 // The device of a GPU run; throws std::invalid_argument with the one-line reason otherwise.
@@ -49,11 +51,20 @@ MdRunner::MdRunner(System& system, const EffectiveConfig& config)
       dual_(config.nb == Offload::Cpu && config.nstprune < config.nstlist && config.rlist_inner < config.rlist),
       nonbonded_(system, config.cluster, config.simd, config.threads, config.rc, config.ewald_beta),
       gpu_nb_(nullptr, &destroy_gpu_nonbonded),
+      gpu_pme_(nullptr, &destroy_gpu_pme),
       settle_params_(settle_parameters(system)),
       settle_role_(settle_atom_roles(system.natoms(), system.settles)) {
-    if (config.pme) {
+    if (config.pme && config.pme_offload == Offload::Gpu) {
+        gpu_device_ = require_gpu(config.gpu_id);
+#ifdef MDT_HAVE_CUDA
+        gpu_pme_.reset(new GpuPme(system.box, config.pme_grid, config.pme_order, config.ewald_beta, system.epsilon_r,
+                                  gpu_device_));
+#endif
+    } else if (config.pme) {
         pme_ = std::make_unique<Pme>(system.box, PmeGrid{config.pme_grid[0], config.pme_grid[1], config.pme_grid[2]},
                                      config.pme_order, config.ewald_beta, system.epsilon_r, config.threads, config.simd);
+    }
+    if (config.pme) {
         // Constant terms (GROMACS convention): the self energy goes with the
         // short-range Coulomb, the neutralising background with the mesh.
         double q2 = 0.0, qsum = 0.0;
@@ -184,15 +195,25 @@ ForceEnergies MdRunner::compute_nonbonded(EnergyOutput energy) {
 
 void MdRunner::finish_nonbonded([[maybe_unused]] ForceEnergies& e) {
 #ifdef MDT_HAVE_CUDA
-    if (!gpu_nb_) return;
-    const GpuNonbondedEnergies g = gpu_nb_->finish(state_.fx.data(), state_.fy.data(), state_.fz.data());
-    e.lj += g.lj;
-    e.coulomb_sr += g.coulomb;
-    e.pairs_in_cutoff += g.pairs_in_cutoff;
+    if (gpu_nb_) {
+        const GpuNonbondedEnergies g = gpu_nb_->finish(state_.fx.data(), state_.fy.data(), state_.fz.data());
+        e.lj += g.lj;
+        e.coulomb_sr += g.coulomb;
+        e.pairs_in_cutoff += g.pairs_in_cutoff;
+    }
+    if (gpu_pme_) e.coulomb_recip += gpu_pme_->finish(state_.fx.data(), state_.fy.data(), state_.fz.data());
 #endif
 }
 
 double MdRunner::compute_pme(EnergyOutput /*energy*/) {
+#ifdef MDT_HAVE_CUDA
+    if (gpu_pme_) {
+        if (!floats_current_) update_float_coordinates();
+        gpu_pme_->launch(state_.size(), nonbonded_.x().data(), nonbonded_.y().data(), nonbonded_.z().data(),
+                         charge_.data());
+        return charged_energy_;
+    }
+#endif
     if (!pme_) return 0.0;
     const double e = pme_->compute(state_.size(), state_.x.data(), state_.y.data(), state_.z.data(), charge_.data(),
                                    state_.fx.data(), state_.fy.data(), state_.fz.data());

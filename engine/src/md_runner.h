@@ -6,6 +6,7 @@
 
 #include "gpu/gpu_device.h"
 #include "gpu/gpu_nonbonded.h"
+#include "gpu/gpu_pme.h"
 #include "integrate/leapfrog.h"
 #include "integrate/settle.h"
 #include "integrate/settle_update.h"
@@ -39,9 +40,12 @@ public:
     // With --nb gpu the forces are zeroed and the GPU task only launched: the
     // caller does CPU work (PME) and then finish_nonbonded() adds the GPU's part.
     ForceEnergies compute_nonbonded(EnergyOutput energy);
-    // Waits for the GPU nonbonded task and adds its forces and energies (no-op on the CPU path).
+    // Waits for the GPU tasks (nonbonded, PME) and adds their forces and energies
+    // (no-op on the CPU path).
     void finish_nonbonded(ForceEnergies& energies);
     // Adds the PME mesh forces; returns the reciprocal energy (0 without charges).
+    // With --pme gpu it launches the GPU PME and returns the constant net-charge
+    // term only: finish_nonbonded() adds the mesh forces and energy.
     double compute_pme(EnergyOutput energy);
     // Both of the above.
     ForceEnergies compute_forces(EnergyOutput energy);
@@ -71,6 +75,8 @@ public:
     // The GPU nonbonded task (--nb gpu), else null.
     const GpuNonbonded* gpu_nonbonded() const { return gpu_nb_.get(); }
     GpuNonbonded* gpu_nonbonded() { return gpu_nb_.get(); }
+    const GpuPme* gpu_pme() const { return gpu_pme_.get(); }
+    GpuPme* gpu_pme() { return gpu_pme_.get(); }
     const GpuDevice& gpu_device() const { return gpu_device_; }
     double max_constraint_deviation() const;
     // False when any force component is NaN or infinite (an O(N) sum; run() checks every step).
@@ -90,6 +96,7 @@ private:
     std::unique_ptr<Pme> pme_;
     GpuDevice gpu_device_;
     std::unique_ptr<GpuNonbonded, void (*)(GpuNonbonded*)> gpu_nb_;
+    std::unique_ptr<GpuPme, void (*)(GpuPme*)> gpu_pme_;
     double self_energy_ = 0.0;
     double charged_energy_ = 0.0;
     SortedState state_;

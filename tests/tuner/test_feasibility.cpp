@@ -40,7 +40,11 @@ TEST(Feasibility, GpuModesNeedAGpu) {
     EXPECT_EQ(infeasible_reason(water,
                                 config({{Param::NbOffload, std::string("gpu")}, {Param::PmeOffload, std::string("gpu")}}),
                                 gpu_machine),
-              "--pme gpu: PME on the GPU is not implemented yet (only --nb gpu is)");
+              "");
+    EXPECT_EQ(infeasible_reason(water,
+                                config({{Param::NbOffload, std::string("gpu")}, {Param::UpdateOffload, std::string("gpu")}}),
+                                gpu_machine),
+              "--update gpu: the GPU update is not implemented yet (--nb and --pme gpu are)");
     EXPECT_EQ(infeasible_reason(water, config({{Param::NbOffload, std::string("cpu")}}), caps()), "");
     // Modes sweep like any choice tunable.
     EXPECT_EQ(param_info(Param::NbOffload).choices.size(), 2u);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "gpu/cuda_buffers.h"
 #include "gpu/nbnxm_gpu.cuh"
 #include "mdcore/units.h"
 #include "pairlist/cluster_pair_search.h"
@@ -15,42 +16,9 @@
 namespace mdcore {
 namespace {
 
-void check(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) throw std::runtime_error(std::string("CUDA: ") + what + ": " + cudaGetErrorString(status));
-}
-
-template <class T>
-struct DeviceBuffer {
-    T* p = nullptr;
-    std::size_t capacity = 0;
-    void reserve(std::size_t n) {
-        if (n <= capacity) return;
-        cudaFree(p);
-        p = nullptr;
-        check(cudaMalloc(&p, n * sizeof(T)), "cudaMalloc");
-        capacity = n;
-    }
-    void upload(const T* host, std::size_t n) {
-        reserve(n);
-        if (n) check(cudaMemcpy(p, host, n * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy up");
-    }
-    ~DeviceBuffer() { cudaFree(p); }
-};
-
-// Page-locked host memory, so copies run asynchronously to the CPU.
-template <class T>
-struct PinnedBuffer {
-    T* p = nullptr;
-    std::size_t capacity = 0;
-    void reserve(std::size_t n) {
-        if (n <= capacity) return;
-        cudaFreeHost(p);
-        p = nullptr;
-        check(cudaMallocHost(&p, n * sizeof(T)), "cudaMallocHost");
-        capacity = n;
-    }
-    ~PinnedBuffer() { cudaFreeHost(p); }
-};
+using gpu::check;
+using gpu::DeviceBuffer;
+using gpu::PinnedBuffer;
 
 // Event pairs bracketing the timed stages of a step.
 enum Stage { kCopyUp, kPrune, kForces, kCopyDown, kRollingPrune, kNumStages };
@@ -62,8 +30,7 @@ constexpr float kFarAway = -1.0e4f;  // empty GPU slots: never within any cut-of
 
 struct GpuNonbonded::Device {
     cudaStream_t stream = nullptr;
-    cudaEvent_t start[kNumStages] = {}, stop[kNumStages] = {};
-    bool recorded[kNumStages] = {};
+    gpu::StageTimers<kNumStages> timers{kStageNames};
     DeviceBuffer<float4> xq;
     DeviceBuffer<int> type;
     DeviceBuffer<float2> lj;
@@ -79,18 +46,9 @@ struct GpuNonbonded::Device {
     std::vector<float> q;  // per GPU slot, scaled charge
     int ntypes = 0;
 
-    void begin(Stage s) {
-        check(cudaEventRecord(start[s], stream), "cudaEventRecord");
-    }
-    void end(Stage s) {
-        check(cudaEventRecord(stop[s], stream), "cudaEventRecord");
-        recorded[s] = true;
-    }
+    void begin(Stage s) { timers.begin(s, stream); }
+    void end(Stage s) { timers.end(s, stream); }
     ~Device() {
-        for (int s = 0; s < kNumStages; ++s) {
-            cudaEventDestroy(start[s]);
-            cudaEventDestroy(stop[s]);
-        }
         if (stream) cudaStreamDestroy(stream);
     }
 };
@@ -101,10 +59,6 @@ GpuNonbonded::GpuNonbonded(const System& system, const GpuDevice& device, double
       prune_parts_(prune_parts) {
     check(cudaSetDevice(device.id), "cudaSetDevice");
     check(cudaStreamCreateWithFlags(&dev_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
-    for (int s = 0; s < kNumStages; ++s) {
-        check(cudaEventCreate(&dev_->start[s]), "cudaEventCreate");
-        check(cudaEventCreate(&dev_->stop[s]), "cudaEventCreate");
-    }
     const int nt = system.lj.ntypes;
     dev_->ntypes = nt;
     std::vector<float2> lj(static_cast<std::size_t>(nt) * nt);
@@ -217,7 +171,7 @@ void GpuNonbonded::launch(const float* x, const float* y, const float* z, bool e
 GpuNonbondedEnergies GpuNonbonded::finish(float* fx, float* fy, float* fz) {
     Device& d = *dev_;
     const auto t0 = std::chrono::steady_clock::now();
-    check(cudaEventSynchronize(d.stop[kCopyDown]), "waiting for the forces");
+    check(cudaEventSynchronize(d.timers.stop(kCopyDown)), "waiting for the forces");
     cpu_wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const int nslots = layout_.num_gpu_slots();
     for (int g = 0; g < nslots; ++g) {
@@ -237,22 +191,7 @@ GpuNonbondedEnergies GpuNonbonded::finish(float* fx, float* fy, float* fz) {
     return e;
 }
 
-void GpuNonbonded::collect_times() {
-    Device& d = *dev_;
-    for (int s = 0; s < kNumStages; ++s) {
-        if (!d.recorded[s]) continue;
-        // The rolling prune may still run: its time is taken at the next launch
-        // (and lost if it is still running then).
-        if (cudaEventQuery(d.stop[s]) != cudaSuccess) {
-            (void)cudaGetLastError();
-            continue;
-        }
-        float ms = 0.0f;
-        check(cudaEventElapsedTime(&ms, d.start[s], d.stop[s]), "cudaEventElapsedTime");
-        kernel_seconds_[kStageNames[s]] += 1e-3 * ms;
-        d.recorded[s] = false;
-    }
-}
+void GpuNonbonded::collect_times() { dev_->timers.collect(kernel_seconds_); }
 
 void GpuNonbonded::reset_times() {
     kernel_seconds_.clear();

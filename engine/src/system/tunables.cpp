@@ -68,7 +68,7 @@ const std::array<TunableInfo, 14> kTunables{{
      [](RunConfig& c, const TunableValue& v) { c.nb = as<Offload>(v); },
      [](const EffectiveConfig& e) { return TunableValue{e.nb}; }},
     {Tunable::PmeOffload, "pme_offload", "--pme", TunableKind::Choice, "cpu|gpu", 0, 0, true, kOffloadNames,
-     "cpu", "where PME runs (gpu: needs --nb gpu, not implemented yet)",
+     "cpu", "where PME runs (gpu needs --nb gpu)",
      [](RunConfig& c, const TunableValue& v) { c.pme = as<Offload>(v); },
      [](const EffectiveConfig& e) { return TunableValue{e.pme_offload}; }},
     {Tunable::UpdateOffload, "update_offload", "--update", TunableKind::Choice, "cpu|gpu", 0, 0, true, kOffloadNames,
