@@ -61,15 +61,7 @@ Built build(System& sys, double rlist, MdRunner*& md_out, std::unique_ptr<MdRunn
     return b;
 }
 
-double min_image_r2(const System& sys, int a, int b) {
-    double r2 = 0;
-    for (int k = 0; k < 3; ++k) {
-        double d = sys.positions[a][k] - sys.positions[b][k];
-        d -= sys.box.lengths[k] * std::round(d / sys.box.lengths[k]);
-        r2 += d * d;
-    }
-    return r2;
-}
+using testing::min_image_r2;
 
 void check_layout(const ClusterGrid& grid, const SuperClusterLayout& layout) {
     ASSERT_EQ(static_cast<int>(layout.cpu_cluster.size()), layout.num_super * gpu::kClustersPerSuper);
