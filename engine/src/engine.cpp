@@ -175,7 +175,6 @@ static void resolve_offload(const RunConfig& config, EffectiveConfig& eff) {
         if (config.cluster && *config.cluster != ClusterShape::k8x4)
             throw std::invalid_argument("--cluster " + std::string(to_string(*config.cluster)) +
                                         " does not apply with --nb gpu: the GPU pair list is built from the 8x4 search");
-        eff.cluster = ClusterShape::k8x4;
     }
     eff.nb = config.nb;
     eff.pme_offload = config.pme;
@@ -189,7 +188,7 @@ EffectiveConfig resolve_config(const System& system, const RunConfig& config, co
     eff.threads = config.threads > 0 ? config.threads : default_thread_count();
     if (config.threads < 0) throw std::invalid_argument("--threads must be positive");
     eff.simd = resolve_simd_level(config.simd);
-    eff.cluster = config.cluster.value_or(default_cluster_shape(eff.simd));
+    eff.cluster = config.cluster.value_or(default_cluster_shape(eff.simd, config.nb));
     resolve_offload(config, eff);
     if (config.nstlist < 0) throw std::invalid_argument("--nstlist must be positive");
     if (config.nstprune < 0) throw std::invalid_argument("--nstprune must be positive");

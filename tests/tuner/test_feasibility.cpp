@@ -50,6 +50,23 @@ TEST(Feasibility, GpuModesNeedAGpu) {
     EXPECT_EQ(param_info(Param::NbOffload).choices.size(), 2u);
 }
 
+// The example space of offload modes (tuner/spaces/gpu_modes.toml): on a machine
+// without a GPU only the CPU points are feasible; on one with a GPU all but PME on
+// the GPU without the nonbonded task there.
+TEST(Feasibility, OffloadModesInASearchSpace) {
+    const SearchSpace space = load_space(std::string(MDT_SPACES_DIR) + "/gpu_modes.toml");
+    HardwareCaps gpu_machine = caps();
+    gpu_machine.has_gpu = true;
+    int cpu_feasible = 0, gpu_feasible = 0;
+    for (const Config& c : space.configs()) {
+        cpu_feasible += infeasible_reason(space.systems[0], c, caps()).empty();
+        gpu_feasible += infeasible_reason(space.systems[0], c, gpu_machine).empty();
+    }
+    EXPECT_EQ(space.configs().size(), 24u);
+    EXPECT_EQ(cpu_feasible, 6);   // nb cpu, pme cpu
+    EXPECT_EQ(gpu_feasible, 18);  // and nb gpu with pme cpu or gpu
+}
+
 // mdcore's refusals reach sweeps unchanged: here the PME accuracy target, which
 // the tuner never modelled before.
 TEST(Feasibility, MdcoresOwnChecksOnTheStandIn) {

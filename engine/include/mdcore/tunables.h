@@ -85,5 +85,8 @@ void set_tunable(RunConfig& config, Tunable t, const TunableValue& value);
 // 16-lane registers per cluster pair), 4x4 otherwise (fastest per level on the
 // in.lj benchmark; README).
 ClusterShape default_cluster_shape(SimdLevel resolved);
+// With the nonbonded task on the GPU: 8x4 whatever the level (the GPU pair list is
+// built from the 8x4 search; README "GPU offload (CUDA)").
+ClusterShape default_cluster_shape(SimdLevel resolved, Offload nb);
 
 }  // namespace mdcore

@@ -243,4 +243,8 @@ ClusterShape default_cluster_shape(SimdLevel resolved) {
     return resolved == SimdLevel::Avx512 ? ClusterShape::k8x4 : ClusterShape::k4x4;
 }
 
+ClusterShape default_cluster_shape(SimdLevel resolved, Offload nb) {
+    return nb == Offload::Gpu ? ClusterShape::k8x4 : default_cluster_shape(resolved);
+}
+
 }  // namespace mdcore
