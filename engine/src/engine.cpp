@@ -290,8 +290,10 @@ RunReport run(System& system, const RunConfig& config, const RunControl& control
     for (long step = 0; step < nsteps_eval; ++step) {
         if (step == control.warmup) {
             timer = TaskTimer{};
+#ifdef MDT_HAVE_CUDA  // the GPU tasks exist only in CUDA builds
             if (GpuNonbonded* gpu = md.gpu_nonbonded()) gpu->reset_times();
             if (GpuPme* gpu = md.gpu_pme()) gpu->reset_times();
+#endif
             measured_start = Clock::now();
         }
         timer.set_enabled(step >= control.warmup);
