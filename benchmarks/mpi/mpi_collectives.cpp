@@ -40,7 +40,7 @@
 
 namespace {
 
-using mdtune::mpi::Collective;
+using mdtune::models::mpi::Collective;
 using nlohmann::json;
 using mpi_collectives::ArgError;
 using mpi_collectives::kUsage;
@@ -178,7 +178,7 @@ CvarValue read_cvar(const std::string& name) {
 // Checks the MCA settings against the label; returns "" when they agree,
 // "unavailable" when this MPI has no coll_tuned variables, else the mismatch.
 std::string check_mca(const Options& o, json& mca) {
-    const std::string c(mdtune::mpi::name(o.collective));
+    const std::string c(mdtune::models::mpi::name(o.collective));
     const CvarValue dyn = read_cvar("coll_tuned_use_dynamic_rules");
     const CvarValue alg = read_cvar("coll_tuned_" + c + "_algorithm");
     const CvarValue seg = read_cvar("coll_tuned_" + c + "_algorithm_segmentsize");
@@ -416,10 +416,75 @@ double median(std::vector<double> v) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// A result row that ends the measurement of one size: status failed with the MPI error.
+json& failed(json& r, int rc, const char* other_rank, double t_start) {
+    r["status"] = "failed";
+    r["error"] = rc == MPI_SUCCESS ? other_rank : mpi_error_text(rc);
+    r["seconds"] = MPI_Wtime() - t_start;
+    return r;
+}
+
+// Iterations from the data volume, then capped by the time of the warm-up: one
+// call sizes the warm-up (at most a quarter of the time budget), the warm-up
+// sizes the timed part; rank 0 decides, everyone follows. Runs the warm-up.
+struct Iterations {
+    long warmup = 1, timed = 1;
+    int rc = MPI_SUCCESS;
+};
+Iterations warm_up(const Options& o, const World& w, Bench& bench) {
+    Iterations it;
+    const double volume = static_cast<double>(bench.bytes()) *
+                          (mdtune::models::mpi::info(o.collective).rule_size_times_ranks ? w.size : 1);
+    long iters = std::clamp(static_cast<long>(o.budget_bytes / std::max(volume, 1.0)), o.min_iters, o.max_iters);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    it.rc = bench.call();
+    const double first = MPI_Wtime() - t0;
+    long warmup = std::max(1L, static_cast<long>(std::ceil(static_cast<double>(iters) * o.warmup_frac)));
+    warmup = share_long(w, std::clamp(static_cast<long>(0.25 * o.max_seconds / std::max(first, 1e-7)), 1L, warmup));
+    double warm_time = first;
+    for (long i = 1; i < warmup && it.rc == MPI_SUCCESS; ++i) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        t0 = MPI_Wtime();
+        it.rc = bench.call();
+        warm_time += MPI_Wtime() - t0;
+    }
+    if (w.rank == 0) {
+        const double per_call = warm_time / static_cast<double>(warmup);
+        iters = std::clamp(static_cast<long>(o.max_seconds / std::max(per_call, 1e-7)), o.min_iters, iters);
+    }
+    it.warmup = warmup;
+    it.timed = share_long(w, iters);
+    return it;
+}
+
+// Rank 0: latencies over ranks of each rank's mean, and quantiles of the slowest rank per call.
+void add_latencies(json& r, const std::vector<std::vector<double>>& all, long iters) {
+    std::vector<double> rank_mean;
+    std::vector<double> slowest(static_cast<std::size_t>(iters), 0.0);
+    for (const auto& t : all) {
+        double s = 0;
+        for (std::size_t i = 0; i < t.size(); ++i) {
+            s += t[i];
+            slowest[i] = std::max(slowest[i], t[i]);
+        }
+        rank_mean.push_back(s / static_cast<double>(iters));
+    }
+    double avg = 0;
+    for (double m : rank_mean) avg += m;
+    avg /= static_cast<double>(rank_mean.size());
+    r["lat_min_us"] = *std::min_element(rank_mean.begin(), rank_mean.end()) * 1e6;
+    r["lat_avg_us"] = avg * 1e6;
+    r["lat_max_us"] = *std::max_element(rank_mean.begin(), rank_mean.end()) * 1e6;
+    r["lat_median_us"] = median(slowest) * 1e6;
+    r["lat_p10_us"] = quantile(slowest, 0.1) * 1e6;
+    r["lat_p25_us"] = quantile(slowest, 0.25) * 1e6;
+}
+
 json measure(const Options& o, const World& w, Bench& bench, std::uint64_t size) {
     const double t_start = MPI_Wtime();
     bench.prepare(size);
-    json r = {{"type", "result"},       {"collective", std::string(mdtune::mpi::name(o.collective))},
+    json r = {{"type", "result"},       {"collective", std::string(mdtune::models::mpi::name(o.collective))},
               {"selection", o.selection}, {"algorithm", o.algorithm},
               {"ranks", w.size},         {"bytes", size},
               {"bytes_moved", bench.bytes()}};  // reduce_scatter rounds to whole blocks per rank
@@ -429,79 +494,29 @@ json measure(const Options& o, const World& w, Bench& bench, std::uint64_t size)
     bench.poison();
     MPI_Barrier(MPI_COMM_WORLD);
     int rc = bench.call();
-    const bool call_ok = all_true(w, rc == MPI_SUCCESS);
-    if (!call_ok) {
-        r["status"] = "failed";
-        r["error"] = rc == MPI_SUCCESS ? "the call failed on another rank" : mpi_error_text(rc);
-        r["seconds"] = MPI_Wtime() - t_start;
-        return r;
-    }
+    if (!all_true(w, rc == MPI_SUCCESS)) return failed(r, rc, "the call failed on another rank", t_start);
     bool correct = all_true(w, bench.check());
 
-    // 2. Iterations from the data volume, then capped by the time of the warm-up.
-    const double volume = static_cast<double>(bench.bytes()) *
-                          (mdtune::mpi::info(o.collective).rule_size_times_ranks ? w.size : 1);
-    long iters = std::clamp(static_cast<long>(o.budget_bytes / std::max(volume, 1.0)), o.min_iters, o.max_iters);
-    // One call sizes the warm-up (at most a quarter of the time budget), the
-    // warm-up sizes the timed part; rank 0 decides, everyone follows.
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    rc = bench.call();
-    const double first = MPI_Wtime() - t0;
-    long warmup = std::max(1L, static_cast<long>(std::ceil(static_cast<double>(iters) * o.warmup_frac)));
-    warmup = share_long(w, std::clamp(static_cast<long>(0.25 * o.max_seconds / std::max(first, 1e-7)), 1L, warmup));
-    double warm_time = first;
-    for (long i = 1; i < warmup && rc == MPI_SUCCESS; ++i) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        t0 = MPI_Wtime();
-        rc = bench.call();
-        warm_time += MPI_Wtime() - t0;
-    }
-    if (w.rank == 0) {
-        const double per_call = warm_time / static_cast<double>(warmup);
-        iters = std::clamp(static_cast<long>(o.max_seconds / std::max(per_call, 1e-7)), o.min_iters, iters);
-    }
-    iters = share_long(w, iters);
+    // 2. Warm-up, which also sizes the timed part.
+    const Iterations it = warm_up(o, w, bench);
+    rc = it.rc;
 
     // 3. Timed calls, each after a barrier.
-    std::vector<double> times(static_cast<std::size_t>(iters), 0.0);
-    for (long i = 0; i < iters && rc == MPI_SUCCESS; ++i) {
+    std::vector<double> times(static_cast<std::size_t>(it.timed), 0.0);
+    for (long i = 0; i < it.timed && rc == MPI_SUCCESS; ++i) {
         MPI_Barrier(MPI_COMM_WORLD);
-        t0 = MPI_Wtime();
+        const double t0 = MPI_Wtime();
         rc = bench.call();
         times[static_cast<std::size_t>(i)] = MPI_Wtime() - t0;
     }
-    if (!all_true(w, rc == MPI_SUCCESS)) {
-        r["status"] = "failed";
-        r["error"] = rc == MPI_SUCCESS ? "a call failed on another rank" : mpi_error_text(rc);
-        r["seconds"] = MPI_Wtime() - t_start;
-        return r;
-    }
+    if (!all_true(w, rc == MPI_SUCCESS)) return failed(r, rc, "a call failed on another rank", t_start);
     correct = all_true(w, bench.check()) && correct;  // the last timed call's result
 
     const auto all = gather_times(w, times);
     if (w.rank == 0) {
-        std::vector<double> rank_mean;
-        std::vector<double> slowest(static_cast<std::size_t>(iters), 0.0);
-        for (const auto& t : all) {
-            double s = 0;
-            for (std::size_t i = 0; i < t.size(); ++i) {
-                s += t[i];
-                slowest[i] = std::max(slowest[i], t[i]);
-            }
-            rank_mean.push_back(s / static_cast<double>(iters));
-        }
-        double avg = 0;
-        for (double m : rank_mean) avg += m;
-        avg /= static_cast<double>(rank_mean.size());
-        r["iterations"] = iters;
-        r["warmup"] = warmup;
-        r["lat_min_us"] = *std::min_element(rank_mean.begin(), rank_mean.end()) * 1e6;
-        r["lat_avg_us"] = avg * 1e6;
-        r["lat_max_us"] = *std::max_element(rank_mean.begin(), rank_mean.end()) * 1e6;
-        r["lat_median_us"] = median(slowest) * 1e6;
-        r["lat_p10_us"] = quantile(slowest, 0.1) * 1e6;
-        r["lat_p25_us"] = quantile(slowest, 0.25) * 1e6;
+        r["iterations"] = it.timed;
+        r["warmup"] = it.warmup;
+        add_latencies(r, all, it.timed);
     }
     r["status"] = correct ? "ok" : "incorrect";
     r["error"] = correct ? "" : "wrong result";
@@ -544,7 +559,7 @@ int main(int argc, char** argv) {
                        {"nodes", layout.nodes},
                        {"ppn", layout.ppn},
                        {"uniform", layout.uniform},
-                       {"collective", std::string(mdtune::mpi::name(o.collective))},
+                       {"collective", std::string(mdtune::models::mpi::name(o.collective))},
                        {"selection", o.selection},
                        {"algorithm", o.algorithm},
                        {"mca", mca},

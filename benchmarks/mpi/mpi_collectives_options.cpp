@@ -64,7 +64,7 @@ Options parse(int argc, char** argv) {
         };
         if (a == "--collective") {
             const std::string v = value();
-            const auto c = mdtune::mpi::parse_collective(v);
+            const auto c = mdtune::models::mpi::parse_collective(v);
             if (!c) throw ArgError("--collective: unknown collective '" + v + "'");
             o.collective = *c;
             have_collective = true;
@@ -103,9 +103,9 @@ Options parse(int argc, char** argv) {
     if (!have_collective) throw ArgError("--collective is required");
     if (o.sizes.empty()) throw ArgError("--sizes is required");
     if (o.min_iters < 1 || o.max_iters < o.min_iters) throw ArgError("need 1 <= --min-iters <= --max-iters");
-    if (o.selection == "forced" && !mdtune::mpi::find_algorithm(o.collective, o.algorithm))
+    if (o.selection == "forced" && !mdtune::models::mpi::find_algorithm(o.collective, o.algorithm))
         throw ArgError("--algorithm " + std::to_string(o.algorithm) + " is not a coll_tuned algorithm of " +
-                       std::string(mdtune::mpi::name(o.collective)));
+                       std::string(mdtune::models::mpi::name(o.collective)));
     if (o.selection != "forced" && o.algorithm != 0) throw ArgError("--algorithm needs --selection forced");
     return o;
 }

@@ -11,7 +11,7 @@
 
 namespace mpi_collectives {
 
-using mdtune::mpi::Collective;
+using mdtune::models::mpi::Collective;
 
 struct Options {
     Collective collective = Collective::Allreduce;

@@ -8,7 +8,7 @@
 
 #include "statement.h"
 
-namespace mdtune {
+namespace mdtune::db {
 namespace {
 
 // Same format as the trial store's timestamps (ISO 8601 UTC, milliseconds).
@@ -185,4 +185,4 @@ long BenchStore::result_count() const {
     return static_cast<long>(sql::query_int(store_.handle(), "SELECT COUNT(*) FROM bench_results"));
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::db

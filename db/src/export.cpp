@@ -5,7 +5,7 @@
 #include "mdtune/db/store.h"
 #include "report_columns.h"
 
-namespace mdtune {
+namespace mdtune::db {
 namespace {
 
 // Shortest text that reads back as the same double.
@@ -99,4 +99,4 @@ std::string export_trials_json(const std::vector<StoredTrial>& trials) {
     return out.dump(2) + "\n";
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::db

@@ -9,7 +9,7 @@
 #include "mdtune/db/store.h"
 #include "statement.h"
 
-namespace mdtune {
+namespace mdtune::db {
 namespace {
 
 // v1: the trial store. Dimension tables keyed by their canonical text; trials
@@ -281,4 +281,4 @@ const std::vector<std::string>& tables_of_schema(int version) {
 
 void set_failing_migration_for_tests(int version) { g_failing_migration.store(version); }
 
-}  // namespace mdtune
+}  // namespace mdtune::db

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace mdtune {
+namespace mdtune::db {
 
 // The schema version a connection's database is at (0 for a new, empty file).
 int user_version(sqlite3* db);
@@ -28,4 +28,4 @@ const std::vector<std::string>& tables_of_schema(int version);
 // bump), so tests can check that nothing of it remains. 0 disables.
 void set_failing_migration_for_tests(int version);
 
-}  // namespace mdtune
+}  // namespace mdtune::db

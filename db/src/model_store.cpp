@@ -5,7 +5,7 @@
 #include "statement.h"
 #include "timestamp.h"
 
-namespace mdtune {
+namespace mdtune::db {
 namespace {
 
 constexpr const char* kColumns =
@@ -77,4 +77,4 @@ std::vector<std::string> ModelStore::hardware_ids() const {
     return out;
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::db

@@ -7,7 +7,7 @@
 #include "statement.h"
 #include "timestamp.h"
 
-namespace mdtune {
+namespace mdtune::db {
 namespace {
 
 void check_measurement(sqlite3* db, const MpiMeasurement& m) {
@@ -247,4 +247,4 @@ std::optional<MpiModelRow> MpiStore::latest_model(const std::string& hardware_id
     return r;
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::db

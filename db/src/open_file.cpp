@@ -12,7 +12,7 @@
 #include "migrations.h"
 #include "statement.h"
 
-namespace mdtune {
+namespace mdtune::db {
 namespace {
 
 namespace fs = std::filesystem;
@@ -155,4 +155,4 @@ int check_mdtune_file(sqlite3* db, const std::string& path) {
     return version;
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::db

@@ -8,7 +8,7 @@
 
 #include "mdtune/db/store.h"
 
-namespace mdtune {
+namespace mdtune::db {
 
 // Opens `path` with extended result codes and the busy timeout set. ReadWrite
 // creates the file lazily (on the first write). ReadOnly never writes: SQLite
@@ -22,4 +22,4 @@ sqlite3* open_connection(const std::string& path, Store::Mode mode, std::chrono:
 // that version is not newer than kSchemaVersion. Returns the version.
 int check_mdtune_file(sqlite3* db, const std::string& path);
 
-}  // namespace mdtune
+}  // namespace mdtune::db

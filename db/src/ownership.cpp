@@ -6,7 +6,7 @@
 #include "statement.h"
 #include "timestamp.h"
 
-namespace mdtune {
+namespace mdtune::db {
 namespace {
 
 // On this host a process is checked directly; elsewhere only its heartbeat can tell.
@@ -125,4 +125,4 @@ void Store::release_claim(const TrialKey& key, const process::ProcessIdentity& o
     st.run();
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::db

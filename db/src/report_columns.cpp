@@ -1,6 +1,6 @@
 #include "report_columns.h"
 
-namespace mdtune {
+namespace mdtune::db {
 
 ReportColumns report_columns(const std::optional<mdcore::RunReport>& report) {
     if (!report) return {};
@@ -13,4 +13,4 @@ std::optional<mdcore::RunReport> read_report_column(const std::string& report_js
     return mdcore::run_report_from_json(report_json);
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::db

@@ -6,7 +6,7 @@
 
 #include "mdcore/run_report.h"
 
-namespace mdtune {
+namespace mdtune::db {
 
 // trials.pairlist_json, config_json and report_json of a report; "" each without one.
 struct ReportColumns {
@@ -20,4 +20,4 @@ ReportColumns report_columns(const std::optional<mdcore::RunReport>& report);
 // schema; throws mdcore::RunReportError for a report that does not read.
 std::optional<mdcore::RunReport> read_report_column(const std::string& report_json);
 
-}  // namespace mdtune
+}  // namespace mdtune::db

@@ -10,7 +10,7 @@
 
 #include "mdtune/db/store.h"
 
-namespace mdtune::sql {
+namespace mdtune::db::sql {
 
 // The file behind a connection, for error messages ("" for in-memory databases).
 inline std::string db_path(sqlite3* db) {
@@ -123,4 +123,4 @@ private:
     sqlite3* db_;
 };
 
-}  // namespace mdtune::sql
+}  // namespace mdtune::db::sql

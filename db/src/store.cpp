@@ -16,7 +16,7 @@
 #include "statement.h"
 #include "timestamp.h"
 
-namespace mdtune {
+namespace mdtune::db {
 namespace {
 
 // How long a writer waits for another one (a sweep's worker, a merge) to finish.
@@ -428,4 +428,4 @@ long Store::merge_from(const std::string& other_path) {
     return added;
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::db

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <ctime>
 
-namespace mdtune {
+namespace mdtune::db {
 
 std::string now_iso8601() {
     using namespace std::chrono;
@@ -24,4 +24,4 @@ double now_unix_seconds() {
     return duration<double>(system_clock::now().time_since_epoch()).count();
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::db

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <set>
 
-#include "mdtune/input_error.h"
+#include "mdtune/core/input_error.h"
 #include "mdtune/models/model_lookup.h"
 #include "mdtune/models/predictor.h"
 #include "mdtune/models/svg_plot.h"
 
-namespace mdtune {
+namespace mdtune::models {
 
 namespace {
 
@@ -17,12 +17,12 @@ std::string system_key(const std::string& hardware_id, const SystemDescriptor& s
 }
 
 // The best Ok trial of each (machine, system), longest measurement first.
-std::map<std::string, StoredTrial> best_measured(const std::vector<StoredTrial>& trials) {
-    std::map<std::string, StoredTrial> best;
-    for (const StoredTrial& t : trials) {
+std::map<std::string, db::StoredTrial> best_measured(const std::vector<db::StoredTrial>& trials) {
+    std::map<std::string, db::StoredTrial> best;
+    for (const db::StoredTrial& t : trials) {
         auto [it, fresh] = best.emplace(system_key(t.hardware_id, t.system), t);
         if (fresh) continue;
-        const StoredTrial& o = it->second;
+        const db::StoredTrial& o = it->second;
         if (t.measure.steps > o.measure.steps ||
             (t.measure.steps == o.measure.steps && t.result.ms_median < o.result.ms_median))
             it->second = t;
@@ -45,11 +45,11 @@ std::map<std::string, double> by_hardware_id(const std::vector<std::pair<std::st
 }
 
 std::vector<SystemDescriptor> systems_to_compare(const CompareRequest& request, const CompareResult& r,
-                                                 const std::vector<StoredTrial>& trials) {
+                                                 const std::vector<db::StoredTrial>& trials) {
     std::vector<SystemDescriptor> systems = request.systems;
     if (systems.empty()) {
         std::set<std::pair<std::string, long>> seen;
-        for (const StoredTrial& t : trials)
+        for (const db::StoredTrial& t : trials)
             for (const auto& [n, h] : r.machines)
                 if (t.hardware_id == h.id) seen.insert({t.system.kind, t.system.natoms});
         for (const auto& [k, n] : seen) systems.push_back({k, n, 1});
@@ -71,14 +71,14 @@ std::string CompareCell::label() const {
 
 CompareResult compare_hardware(const CompareRequest& request) {
     require_database(request.db);
-    const Store store(request.db, Store::Mode::ReadOnly);
+    const db::Store store(request.db, db::Store::Mode::ReadOnly);
     CompareResult r;
     for (const auto& name : request.hardware) r.machines.emplace_back(name, resolve_hardware(store, name));
     if (r.machines.empty()) throw InputError("--hardware: no hardware named");
     const auto price = by_hardware_id(request.price, "price", r);
     const auto watts = by_hardware_id(request.watts, "watts", r);
 
-    TrialFilter ok;
+    db::TrialFilter ok;
     ok.status = TrialStatus::Ok;
     const auto trials = store.trials(ok);
     const auto best = best_measured(trials);
@@ -141,4 +141,4 @@ std::string compare_plot_svg(const CompareResult& result) {
     return render_svg(list, "ns/day by system size (filled: measured, hollow: predicted)");
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::models

@@ -7,7 +7,7 @@
 #include "mdtune/models/nnls.h"
 #include "mdtune/models/ridge.h"
 
-namespace mdtune {
+namespace mdtune::models {
 namespace {
 
 const std::vector<CostTask>& tasks() {
@@ -240,4 +240,4 @@ void CostModel::load_params(const nlohmann::json& j) {
     for (const auto& [hw, f] : j.at("per_hardware").items()) per_hardware_.emplace(hw, fit_from_json(f));
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::models

@@ -3,18 +3,18 @@
 
 #include <stdexcept>
 
-namespace mdtune {
+namespace mdtune::models {
 
-std::vector<Sample> make_samples(const std::vector<StoredTrial>& trials,
+std::vector<Sample> make_samples(const std::vector<db::StoredTrial>& trials,
                                  const std::map<std::string, HardwareFeatures>& hardware) {
     // Keep one trial per point: the longest measurement, then the latest.
-    std::map<std::string, const StoredTrial*> chosen;
-    for (const StoredTrial& t : trials) {
+    std::map<std::string, const db::StoredTrial*> chosen;
+    for (const db::StoredTrial& t : trials) {
         if (t.result.status != TrialStatus::Ok || !(t.result.ms_median > 0)) continue;
         const std::string key = t.hardware_id + "|" + t.system.canonical() + "|" + t.config.canonical();
         auto [it, fresh] = chosen.emplace(key, &t);
         if (fresh) continue;
-        const StoredTrial& old = *it->second;
+        const db::StoredTrial& old = *it->second;
         if (t.measure.steps > old.measure.steps || (t.measure.steps == old.measure.steps && t.id > old.id))
             it->second = &t;
     }
@@ -22,7 +22,7 @@ std::vector<Sample> make_samples(const std::vector<StoredTrial>& trials,
     std::vector<Sample> out;
     out.reserve(chosen.size());
     for (const auto& [key, tp] : chosen) {
-        const StoredTrial& t = *tp;
+        const db::StoredTrial& t = *tp;
         const auto hw = hardware.find(t.hardware_id);
         if (hw == hardware.end())
             throw std::invalid_argument("trial " + std::to_string(t.id) + ": hardware " + t.hardware_id +
@@ -49,9 +49,9 @@ std::vector<Sample> make_samples(const std::vector<StoredTrial>& trials,
     return out;
 }
 
-std::map<std::string, HardwareFeatures> hardware_of(const Store& store, const std::vector<StoredTrial>& trials) {
+std::map<std::string, HardwareFeatures> hardware_of(const db::Store& store, const std::vector<db::StoredTrial>& trials) {
     std::map<std::string, HardwareFeatures> out;
-    for (const StoredTrial& t : trials) {
+    for (const db::StoredTrial& t : trials) {
         if (out.count(t.hardware_id)) continue;
         const auto json = store.hardware_json(t.hardware_id);
         if (!json) continue;  // make_samples names it if one of its trials is used
@@ -66,17 +66,17 @@ std::map<std::string, HardwareFeatures> hardware_of(const Store& store, const st
     return out;
 }
 
-std::vector<Sample> load_samples(const Store& store) {
-    TrialFilter ok;
+std::vector<Sample> load_samples(const db::Store& store) {
+    db::TrialFilter ok;
     ok.status = TrialStatus::Ok;
     const auto trials = store.trials(ok);
     return make_samples(trials, hardware_of(store, trials));
 }
 
-std::set<std::string> invalid_configs(const std::vector<StoredTrial>& trials, const std::string& hardware_id,
+std::set<std::string> invalid_configs(const std::vector<db::StoredTrial>& trials, const std::string& hardware_id,
                                       const std::string& system_kind) {
     std::map<std::string, std::pair<long, long>> longest;  // config -> (longest invalid, longest ok) steps
-    for (const StoredTrial& t : trials) {
+    for (const db::StoredTrial& t : trials) {
         if (t.hardware_id != hardware_id || t.system.kind != system_kind) continue;
         auto& [invalid, ok] = longest.try_emplace(t.config.canonical(), -1L, -1L).first->second;
         if (t.result.status == TrialStatus::Invalid) invalid = std::max(invalid, t.measure.steps);
@@ -88,4 +88,4 @@ std::set<std::string> invalid_configs(const std::vector<StoredTrial>& trials, co
     return out;
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::models

@@ -4,7 +4,7 @@
 
 #include "mdtune/models/features.h"
 
-namespace mdtune {
+namespace mdtune::models {
 
 double cluster_list_volume(int cluster_i, int cluster_j, double number_density, double r, ListKind kind) {
     const double a_i = std::cbrt(cluster_i / number_density);
@@ -59,4 +59,4 @@ Features compute_features(const HardwareFeatures& hw, const SystemFeatures& sys,
     return f;
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::models

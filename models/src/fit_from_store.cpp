@@ -2,13 +2,13 @@
 
 #include <chrono>
 
-#include "mdtune/input_error.h"
+#include "mdtune/core/input_error.h"
 #include "mdtune/models/model_lookup.h"
 #include "mdtune/models/model_record.h"
 #include "mdtune/db/model_store.h"
-#include "mdtune/sweep.h"
+#include "mdtune/core/build_identity.h"
 
-namespace mdtune {
+namespace mdtune::models {
 
 namespace {
 
@@ -36,7 +36,7 @@ std::vector<HeldOutKind> score_every_kind(const std::vector<Sample>& train, cons
 
 FitResult fit_and_store(const FitRequest& request, const FitLoaded& on_loaded) {
     require_database(request.db);
-    Store store(request.db);
+    db::Store store(request.db);
     FitResult r;
     for (Sample& s : load_samples(store)) (request.holdout_natoms.count(s.system.natoms) ? r.test : r.train).push_back(s);
     if (!request.holdout_natoms.empty() && r.test.empty())
@@ -59,7 +59,7 @@ FitResult fit_and_store(const FitRequest& request, const FitLoaded& on_loaded) {
     r.model = make_model(r.selection.chosen);
     r.model->fit(r.train);
     r.fit_ms = ms_since(t1);
-    r.model_id = ModelStore(store).insert(to_stored_model(*r.model, r.train, r.selection, current_build_id()));
+    r.model_id = db::ModelStore(store).insert(to_stored_model(*r.model, r.train, r.selection, current_build_id()));
     if (!r.test.empty()) {
         r.holdout = evaluate(*r.model, r.test);
         r.holdout_by_kind = score_every_kind(r.train, r.test);
@@ -67,4 +67,4 @@ FitResult fit_and_store(const FitRequest& request, const FitLoaded& on_loaded) {
     return r;
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::models

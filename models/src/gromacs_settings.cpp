@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-namespace mdtune {
+namespace mdtune::models {
 namespace {
 
 std::string fmt(double v, const char* f = "%.4g") {
@@ -58,4 +58,4 @@ std::string mdcore_command(const SystemDescriptor& system, const Config& config)
     return cmd;
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::models

@@ -6,7 +6,7 @@
 #include "mdcore/engine.h"
 #include "mdtune/models/features.h"
 
-namespace mdtune {
+namespace mdtune::models {
 namespace {
 
 bool has(const std::vector<std::string>& flags, const char* f) {
@@ -111,4 +111,4 @@ HardwareFeatures this_hardware() {
     return f;
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::models

@@ -7,7 +7,7 @@
 
 #include "mdtune/models/ridge.h"
 
-namespace mdtune {
+namespace mdtune::models {
 
 const std::vector<std::string>& KnnModel::feature_names() {
     static const std::vector<std::string> names{
@@ -91,4 +91,4 @@ void KnnModel::load_params(const nlohmann::json& j) {
         throw ModelError("knn model JSON is inconsistent (k, feature count or point count)");
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::models

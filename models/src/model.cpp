@@ -8,7 +8,7 @@
 #include "mdtune/models/knn.h"
 #include "mdtune/models/ridge.h"
 
-namespace mdtune {
+namespace mdtune::models {
 
 std::string_view to_string(ModelKind k) {
     switch (k) {
@@ -119,4 +119,4 @@ std::unique_ptr<Model> make_model(ModelKind kind) {
     throw ModelError("unknown model kind");
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::models

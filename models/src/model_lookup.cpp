@@ -10,7 +10,7 @@
 #include "mdtune/models/model_record.h"
 #include "mdtune/models/validation.h"
 
-namespace mdtune {
+namespace mdtune::models {
 
 namespace {
 
@@ -38,17 +38,17 @@ SystemDescriptor checked_system(const std::string& kind, long natoms, const std:
     return SystemDescriptor{kind, natoms, 1};
 }
 
-std::string node_type_of(const Store& store, const std::string& hardware_id) {
+std::string node_type_of(const db::Store& store, const std::string& hardware_id) {
     const auto json = store.hardware_json(hardware_id);
     if (!json) return "";
     const auto j = nlohmann::json::parse(*json, nullptr, false);
     return j.is_object() ? j.value("node_type", std::string()) : std::string();
 }
 
-HardwareFeatures resolve_hardware(const Store& store, const std::string& spec) {
+HardwareFeatures resolve_hardware(const db::Store& store, const std::string& spec) {
     const HardwareFeatures self = this_hardware();
     if (spec == "this" || spec == self.id) return self;
-    const auto known = ModelStore(store).hardware_ids();
+    const auto known = db::ModelStore(store).hardware_ids();
     std::vector<std::string> matches;
     for (const auto& id : known)
         if (id == spec) matches = {id};
@@ -69,14 +69,14 @@ HardwareFeatures resolve_hardware(const Store& store, const std::string& spec) {
     return hw;
 }
 
-std::optional<LoadedModel> latest_model(const Store& store, std::optional<ModelKind> kind) {
+std::optional<LoadedModel> latest_model(const db::Store& store, std::optional<ModelKind> kind) {
     const auto row =
-        ModelStore(store).latest(kind ? std::optional<std::string>(std::string(to_string(*kind))) : std::nullopt);
+        db::ModelStore(store).latest(kind ? std::optional<std::string>(std::string(to_string(*kind))) : std::nullopt);
     if (!row) return std::nullopt;
     return LoadedModel{*row, load_stored_model(*row)};
 }
 
-std::string cv_headline(const StoredModel& row) {
+std::string cv_headline(const db::StoredModel& row) {
     try {
         const auto cv = nlohmann::json::parse(row.cv_json);
         std::vector<double> regrets;
@@ -96,4 +96,4 @@ std::string cv_headline(const StoredModel& row) {
     }
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::models

@@ -3,11 +3,11 @@
 
 #include <set>
 
-namespace mdtune {
+namespace mdtune::models {
 
-StoredModel to_stored_model(const Model& model, const std::vector<Sample>& training, const Selection& selection,
+db::StoredModel to_stored_model(const Model& model, const std::vector<Sample>& training, const Selection& selection,
                             const std::string& build_id) {
-    StoredModel row;
+    db::StoredModel row;
     row.kind = std::string(to_string(model.kind()));
     row.feature_set = model.feature_set();
     row.coefficients_json = model.to_json().dump();
@@ -26,7 +26,7 @@ StoredModel to_stored_model(const Model& model, const std::vector<Sample>& train
     return row;
 }
 
-std::unique_ptr<Model> load_stored_model(const StoredModel& row) {
+std::unique_ptr<Model> load_stored_model(const db::StoredModel& row) {
     try {
         return Model::from_json(nlohmann::json::parse(row.coefficients_json));
     } catch (const nlohmann::json::exception& e) {
@@ -36,7 +36,7 @@ std::unique_ptr<Model> load_stored_model(const StoredModel& row) {
     }
 }
 
-std::vector<long> training_trial_ids(const StoredModel& row) {
+std::vector<long> training_trial_ids(const db::StoredModel& row) {
     try {
         return nlohmann::json::parse(row.training_trial_ids_json).get<std::vector<long>>();
     } catch (const nlohmann::json::exception& e) {
@@ -44,4 +44,4 @@ std::vector<long> training_trial_ids(const StoredModel& row) {
     }
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::models

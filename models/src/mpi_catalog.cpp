@@ -5,7 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace mdtune::mpi {
+namespace mdtune::models::mpi {
 namespace {
 
 // Ids and names: Open MPI 4.1.4, `ompi_info --param coll tuned --level 9`.
@@ -129,4 +129,4 @@ std::string format_bytes(std::uint64_t b) {
     return buf;
 }
 
-}  // namespace mdtune::mpi
+}  // namespace mdtune::models::mpi

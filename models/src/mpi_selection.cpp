@@ -11,7 +11,7 @@
 #include "mdtune/models/validation.h"
 
 
-namespace mdtune::mpi {
+namespace mdtune::models::mpi {
 namespace {
 
 bool is_pow2(int n) { return n > 0 && (n & (n - 1)) == 0; }
@@ -106,7 +106,7 @@ std::string variant_label(Collective c, const Variant& v) {
     return s;
 }
 
-std::vector<Observation> observations_from(const std::vector<MpiMeasurement>& rows) {
+std::vector<Observation> observations_from(const std::vector<db::MpiMeasurement>& rows) {
     std::vector<Observation> out;
     for (const auto& m : rows) {
         const auto c = parse_collective(m.collective);
@@ -408,4 +408,4 @@ std::string CvReport::to_json() const {
     return j.dump();
 }
 
-}  // namespace mdtune::mpi
+}  // namespace mdtune::models::mpi

@@ -6,7 +6,7 @@
 #include <limits>
 #include <vector>
 
-namespace mdtune {
+namespace mdtune::models {
 namespace {
 
 // Least squares on the passive columns only (the others are held at zero).
@@ -93,4 +93,4 @@ NnlsResult nnls(const Eigen::MatrixXd& A_in, const Eigen::VectorXd& b, int max_i
     return r;
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::models

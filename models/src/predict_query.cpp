@@ -6,7 +6,7 @@
 #include "mdtune/models/gromacs_settings.h"
 #include "mdtune/models/model_lookup.h"
 
-namespace mdtune {
+namespace mdtune::models {
 
 namespace {
 
@@ -33,7 +33,7 @@ nlohmann::json ranked_json(const RankedConfig& r, const SystemDescriptor& system
 PredictResult predict_configs(const PredictRequest& request) {
     const auto t0 = std::chrono::steady_clock::now();
     require_database(request.db);
-    const Store store(request.db, Store::Mode::ReadOnly);
+    const db::Store store(request.db, db::Store::Mode::ReadOnly);
     PredictResult out;
     out.hardware = resolve_hardware(store, request.hardware);
     const auto loaded = latest_model(store, request.kind);
@@ -41,7 +41,7 @@ PredictResult predict_configs(const PredictRequest& request) {
         throw std::runtime_error("no " + (request.kind ? std::string(to_string(*request.kind)) + " " : std::string()) +
                                  "model in " + request.db + " (run `mdtune fit --db " + request.db + "` first)");
     out.model = loaded->row;
-    TrialFilter f;  // Ok and Invalid runs of this kind here decide which configs break the drift target
+    db::TrialFilter f;  // Ok and Invalid runs of this kind here decide which configs break the drift target
     f.hardware_id = out.hardware.id;
     f.system_kind = request.system.kind;
     out.ranking = rank_configs(*loaded->model, request.system, out.hardware, CandidateGrid{},
@@ -58,7 +58,7 @@ PredictResult predict_configs(const PredictRequest& request) {
 
 nlohmann::json predict_json(const PredictRequest& request, const PredictResult& result, std::size_t top) {
     const Ranking& r = result.ranking;
-    const StoredModel& m = result.model;
+    const db::StoredModel& m = result.model;
     nlohmann::json out;
     out["system"] = request.system.canonical();
     out["natoms"] = r.system_features.natoms;
@@ -74,4 +74,4 @@ nlohmann::json predict_json(const PredictRequest& request, const PredictResult& 
     return out;
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::models

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-namespace mdtune {
+namespace mdtune::models {
 
 std::vector<Config> CandidateGrid::configs(const SystemFeatures& sys, const HardwareFeatures& hw) const {
     std::vector<long> thread_counts = threads;
@@ -84,4 +84,4 @@ Ranking rank_configs(const Model& model, const SystemDescriptor& system, const H
     return out;
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::models

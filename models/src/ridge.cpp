@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-namespace mdtune {
+namespace mdtune::models {
 
 const std::vector<std::string>& RidgeModel::feature_names() {
     static const std::vector<std::string> names{
@@ -104,4 +104,4 @@ void RidgeModel::load_params(const nlohmann::json& j) {
     fit_ = std::move(f);
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::models

@@ -9,7 +9,7 @@
 
 #include "mdtune/models/ridge.h"
 
-namespace mdtune {
+namespace mdtune::models {
 
 double RidgeFit::predict(const Eigen::VectorXd& x) const {
     const Eigen::VectorXd z = (x - mean).cwiseQuotient(scale);
@@ -173,4 +173,4 @@ RidgeFit fit_ridge(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, std::opti
     return fit_ridge(X, y, options);
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::models

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <set>
 
-namespace mdtune {
+namespace mdtune::models {
 
 void require_enough_samples(const std::vector<Sample>& samples, const std::string& source) {
     if (samples.size() >= kMinTrials) return;
@@ -84,4 +84,4 @@ Selection select_model(const std::vector<Sample>& samples, std::optional<ModelKi
     return sel;
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::models

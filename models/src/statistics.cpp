@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-namespace mdtune::stats {
+namespace mdtune::models::stats {
 namespace {
 
 // Null distribution of U for sizes (m, n), as probabilities, by the recurrence on
@@ -146,4 +146,4 @@ std::vector<double> holm_adjust(std::span<const double> p_values) {
     return adjusted;
 }
 
-}  // namespace mdtune::stats
+}  // namespace mdtune::models::stats

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace mdtune {
+namespace mdtune::models {
 namespace {
 
 constexpr double kWidth = 900, kHeight = 500;
@@ -70,6 +70,59 @@ std::vector<double> ticks(const LogAxis& ax) {
     return t;
 }
 
+// Grid lines and tick labels of both axes, the axes and their titles.
+void write_axes(std::ostringstream& svg, const LogAxis& x, const LogAxis& y) {
+    for (double v : ticks(x)) {
+        const double px = x.at(v);
+        svg << "<line x1=\"" << num(px) << "\" y1=\"" << num(kTop) << "\" x2=\"" << num(px) << "\" y2=\""
+            << num(kHeight - kBottom) << "\" stroke=\"#e5e5e5\"/>\n";
+        svg << "<text x=\"" << num(px) << "\" y=\"" << num(kHeight - kBottom + 18)
+            << "\" text-anchor=\"middle\">" << tick_label(v) << "</text>\n";
+    }
+    for (double v : ticks(y)) {
+        const double py = y.at(v);
+        svg << "<line x1=\"" << num(kLeft) << "\" y1=\"" << num(py) << "\" x2=\"" << num(kWidth - kRight)
+            << "\" y2=\"" << num(py) << "\" stroke=\"#e5e5e5\"/>\n";
+        svg << "<text x=\"" << num(kLeft - 8) << "\" y=\"" << num(py + 4) << "\" text-anchor=\"end\">"
+            << tick_label(v) << "</text>\n";
+    }
+    svg << "<line x1=\"" << num(kLeft) << "\" y1=\"" << num(kHeight - kBottom) << "\" x2=\"" << num(kWidth - kRight)
+        << "\" y2=\"" << num(kHeight - kBottom) << "\" stroke=\"black\"/>\n";
+    svg << "<line x1=\"" << num(kLeft) << "\" y1=\"" << num(kTop) << "\" x2=\"" << num(kLeft) << "\" y2=\""
+        << num(kHeight - kBottom) << "\" stroke=\"black\"/>\n";
+    svg << "<text x=\"" << num((kLeft + kWidth - kRight) / 2) << "\" y=\"" << num(kHeight - 15)
+        << "\" text-anchor=\"middle\">atoms (log scale)</text>\n";
+    svg << "<text transform=\"translate(22," << num((kTop + kHeight - kBottom) / 2)
+        << ") rotate(-90)\" text-anchor=\"middle\">ns/day (log scale)</text>\n";
+}
+
+// Series s: its line, its points (filled when measured) and its legend entry.
+void write_series(std::ostringstream& svg, const PlotSeries& series, std::size_t s, const LogAxis& x, const LogAxis& y) {
+    const char* colour = kColours[s % std::size(kColours)];
+    std::vector<PlotPoint> pts;
+    for (const auto& p : series.points)
+        if (p.natoms > 0 && p.ns_per_day > 0) pts.push_back(p);
+    std::sort(pts.begin(), pts.end(), [](const PlotPoint& a, const PlotPoint& b) { return a.natoms < b.natoms; });
+    if (pts.size() > 1) {
+        svg << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"2\" points=\"";
+        for (const auto& p : pts) svg << num(x.at(p.natoms)) << "," << num(y.at(p.ns_per_day)) << " ";
+        svg << "\"/>\n";
+    }
+    for (const auto& p : pts)
+        svg << "<circle cx=\"" << num(x.at(p.natoms)) << "\" cy=\"" << num(y.at(p.ns_per_day))
+            << "\" r=\"5\" stroke=\"" << colour << "\" stroke-width=\"2\" fill=\""
+            << (p.measured ? colour : "white") << "\"><title>" << escape(series.label) << ": "
+            << tick_label(p.natoms) << " atoms, " << num(p.ns_per_day) << " ns/day ("
+            << (p.measured ? "measured" : "predicted") << ")</title></circle>\n";
+    const double ly = kTop + 10 + 22.0 * static_cast<double>(s);
+    const double lx = kWidth - kRight + 15;
+    svg << "<line x1=\"" << num(lx) << "\" y1=\"" << num(ly) << "\" x2=\"" << num(lx + 24) << "\" y2=\"" << num(ly)
+        << "\" stroke=\"" << colour << "\" stroke-width=\"2\"/>\n";
+    svg << "<circle cx=\"" << num(lx + 12) << "\" cy=\"" << num(ly) << "\" r=\"4\" fill=\"" << colour << "\"/>\n";
+    svg << "<text x=\"" << num(lx + 30) << "\" y=\"" << num(ly + 4) << "\">" << escape(series.label)
+        << "</text>\n";
+}
+
 }  // namespace
 
 std::string render_svg(const std::vector<PlotSeries>& series, const std::string& title) {
@@ -92,58 +145,8 @@ std::string render_svg(const std::vector<PlotSeries>& series, const std::string&
     svg << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
     svg << "<text x=\"" << num((kLeft + kWidth - kRight) / 2) << "\" y=\"28\" text-anchor=\"middle\" font-size=\"15\">"
         << escape(title) << "</text>\n";
-    // Grid and ticks.
-    for (double v : ticks(x)) {
-        const double px = x.at(v);
-        svg << "<line x1=\"" << num(px) << "\" y1=\"" << num(kTop) << "\" x2=\"" << num(px) << "\" y2=\""
-            << num(kHeight - kBottom) << "\" stroke=\"#e5e5e5\"/>\n";
-        svg << "<text x=\"" << num(px) << "\" y=\"" << num(kHeight - kBottom + 18)
-            << "\" text-anchor=\"middle\">" << tick_label(v) << "</text>\n";
-    }
-    for (double v : ticks(y)) {
-        const double py = y.at(v);
-        svg << "<line x1=\"" << num(kLeft) << "\" y1=\"" << num(py) << "\" x2=\"" << num(kWidth - kRight)
-            << "\" y2=\"" << num(py) << "\" stroke=\"#e5e5e5\"/>\n";
-        svg << "<text x=\"" << num(kLeft - 8) << "\" y=\"" << num(py + 4) << "\" text-anchor=\"end\">"
-            << tick_label(v) << "</text>\n";
-    }
-    // Axes and their labels.
-    svg << "<line x1=\"" << num(kLeft) << "\" y1=\"" << num(kHeight - kBottom) << "\" x2=\"" << num(kWidth - kRight)
-        << "\" y2=\"" << num(kHeight - kBottom) << "\" stroke=\"black\"/>\n";
-    svg << "<line x1=\"" << num(kLeft) << "\" y1=\"" << num(kTop) << "\" x2=\"" << num(kLeft) << "\" y2=\""
-        << num(kHeight - kBottom) << "\" stroke=\"black\"/>\n";
-    svg << "<text x=\"" << num((kLeft + kWidth - kRight) / 2) << "\" y=\"" << num(kHeight - 15)
-        << "\" text-anchor=\"middle\">atoms (log scale)</text>\n";
-    svg << "<text transform=\"translate(22," << num((kTop + kHeight - kBottom) / 2)
-        << ") rotate(-90)\" text-anchor=\"middle\">ns/day (log scale)</text>\n";
-
-    // Series.
-    for (std::size_t s = 0; s < series.size(); ++s) {
-        const char* colour = kColours[s % std::size(kColours)];
-        std::vector<PlotPoint> pts;
-        for (const auto& p : series[s].points)
-            if (p.natoms > 0 && p.ns_per_day > 0) pts.push_back(p);
-        std::sort(pts.begin(), pts.end(), [](const PlotPoint& a, const PlotPoint& b) { return a.natoms < b.natoms; });
-        if (pts.size() > 1) {
-            svg << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"2\" points=\"";
-            for (const auto& p : pts) svg << num(x.at(p.natoms)) << "," << num(y.at(p.ns_per_day)) << " ";
-            svg << "\"/>\n";
-        }
-        for (const auto& p : pts)
-            svg << "<circle cx=\"" << num(x.at(p.natoms)) << "\" cy=\"" << num(y.at(p.ns_per_day))
-                << "\" r=\"5\" stroke=\"" << colour << "\" stroke-width=\"2\" fill=\""
-                << (p.measured ? colour : "white") << "\"><title>" << escape(series[s].label) << ": "
-                << tick_label(p.natoms) << " atoms, " << num(p.ns_per_day) << " ns/day ("
-                << (p.measured ? "measured" : "predicted") << ")</title></circle>\n";
-        // Legend entry.
-        const double ly = kTop + 10 + 22.0 * static_cast<double>(s);
-        const double lx = kWidth - kRight + 15;
-        svg << "<line x1=\"" << num(lx) << "\" y1=\"" << num(ly) << "\" x2=\"" << num(lx + 24) << "\" y2=\"" << num(ly)
-            << "\" stroke=\"" << colour << "\" stroke-width=\"2\"/>\n";
-        svg << "<circle cx=\"" << num(lx + 12) << "\" cy=\"" << num(ly) << "\" r=\"4\" fill=\"" << colour << "\"/>\n";
-        svg << "<text x=\"" << num(lx + 30) << "\" y=\"" << num(ly + 4) << "\">" << escape(series[s].label)
-            << "</text>\n";
-    }
+    write_axes(svg, x, y);
+    for (std::size_t s = 0; s < series.size(); ++s) write_series(svg, series[s], s, x, y);
     // Key for filled / hollow.
     const double ky = kTop + 10 + 22.0 * static_cast<double>(series.size()) + 14;
     const double kx = kWidth - kRight + 15;
@@ -156,4 +159,4 @@ std::string render_svg(const std::vector<PlotSeries>& series, const std::string&
     return svg.str();
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::models

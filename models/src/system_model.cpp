@@ -4,10 +4,10 @@
 #include <stdexcept>
 
 #include "mdcore/engine.h"
-#include "mdtune/feasibility.h"
+#include "mdtune/core/feasibility.h"
 #include "mdtune/models/features.h"
 
-namespace mdtune {
+namespace mdtune::models {
 
 SystemModel::SystemModel(const SystemDescriptor& system) : descriptor_(system), system_(stand_in_system(system)) {
     const mdcore::System& sys = *system_;
@@ -31,4 +31,4 @@ mdcore::EffectiveConfig SystemModel::resolve(const Config& config, const Hardwar
     return resolve_on_stand_in(descriptor_, config, widest.value_or(mdcore::SimdLevel::None), threads);
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::models

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <map>
 
-namespace mdtune {
+namespace mdtune::models {
 
 std::string_view to_string(Grouping g) { return g == Grouping::BySize ? "size" : "hardware"; }
 
@@ -173,4 +173,4 @@ nlohmann::json to_json(const CvResult& cv) {
             {"overall", scores_json(cv.overall)}};
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::models

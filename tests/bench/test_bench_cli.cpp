@@ -55,8 +55,8 @@ protected:
         return path;
     }
     std::pair<long, long> counts() {
-        Store store(db_, Store::Mode::ReadOnly);
-        BenchStore b(store);
+        db::Store store(db_, db::Store::Mode::ReadOnly);
+        db::BenchStore b(store);
         return {b.run_count(), b.result_count()};
     }
     std::string dir_, db_, out_;

@@ -22,26 +22,26 @@ protected:
     }
     void TearDown() override { std::filesystem::remove_all(dir_); }
 
-    BenchRunRow run(const std::string& label, const std::string& commit, std::vector<double> us,
+    db::BenchRunRow run(const std::string& label, const std::string& commit, std::vector<double> us,
                     const std::string& name = "BM_A") {
-        const GbenchReport r = parse_gbench_json(testing::gbench_json({{name, us}}), "t.json");
-        return to_run_row(r, {label, commit, "hw1", BenchMetric::RealTime}).row;
+        const bench::GbenchReport r = bench::parse_gbench_json(testing::gbench_json({{name, us}}), "t.json");
+        return bench::to_run_row(r, {label, commit, "hw1", db::BenchMetric::RealTime}).row;
     }
 
     std::string dir_, db_;
 };
 
 TEST_F(BenchStoreTest, InsertsRunsWithEveryRepetitionAndQueriesThem) {
-    Store store(db_);
-    BenchStore bench(store);
+    db::Store store(db_);
+    db::BenchStore bench(store);
     const auto ids = bench.insert({run("main", "0123456789abcdef", {10, 11, 12, 13, 14})});
     ASSERT_EQ(ids.size(), 1u);
     EXPECT_EQ(bench.run_count(), 1);
     EXPECT_EQ(bench.result_count(), 5);  // repetitions, not the median aggregate
 
-    const auto by_label = bench.runs_matching("main", BenchMetric::RealTime);
+    const auto by_label = bench.runs_matching("main", db::BenchMetric::RealTime);
     ASSERT_EQ(by_label.size(), 1u);
-    const BenchRunRow& r = by_label[0];
+    const db::BenchRunRow& r = by_label[0];
     EXPECT_EQ(r.git_commit, "0123456789abcdef");
     EXPECT_EQ(r.hardware_id, "hw1");
     EXPECT_EQ(r.build_flags, "gcc 12 -O3");
@@ -53,46 +53,46 @@ TEST_F(BenchStoreTest, InsertsRunsWithEveryRepetitionAndQueriesThem) {
     EXPECT_EQ(r.results[3].iterations, 100);
     EXPECT_NE(r.results[3].extra_json.find("\"atoms/s\""), std::string::npos);
 
-    EXPECT_EQ(bench.runs_matching("01234567", BenchMetric::RealTime).size(), 1u);  // commit prefix
-    EXPECT_TRUE(bench.runs_matching("012", BenchMetric::RealTime).empty());         // too short for a prefix
-    EXPECT_TRUE(bench.runs_matching("main", BenchMetric::Instructions).empty());
-    EXPECT_TRUE(bench.runs_matching("0123%", BenchMetric::RealTime).empty());       // LIKE is escaped
+    EXPECT_EQ(bench.runs_matching("01234567", db::BenchMetric::RealTime).size(), 1u);  // commit prefix
+    EXPECT_TRUE(bench.runs_matching("012", db::BenchMetric::RealTime).empty());         // too short for a prefix
+    EXPECT_TRUE(bench.runs_matching("main", db::BenchMetric::Instructions).empty());
+    EXPECT_TRUE(bench.runs_matching("0123%", db::BenchMetric::RealTime).empty());       // LIKE is escaped
 }
 
 TEST_F(BenchStoreTest, LabelsPoolRunsAndSeriesFollowCommits) {
-    Store store(db_);
-    BenchStore bench(store);
+    db::Store store(db_);
+    db::BenchStore bench(store);
     bench.insert({run("base", "aaaa1111", {10, 10, 10, 10, 10})});
     bench.insert({run("head", "bbbb2222", {11, 11, 11, 11, 11})});
     bench.insert({run("base", "aaaa1111", {10, 10, 10, 10, 10})});
-    const Samples s = samples_of(bench.runs_matching("base", BenchMetric::RealTime));
+    const bench::Samples s = bench::samples_of(bench.runs_matching("base", db::BenchMetric::RealTime));
     ASSERT_EQ(s.at("BM_A").size(), 10u);
     EXPECT_DOUBLE_EQ(s.at("BM_A")[0], 10e-6);  // seconds
-    EXPECT_EQ(bench.latest_run(BenchMetric::RealTime)->label, "base");
-    EXPECT_EQ(bench.names(BenchMetric::RealTime), std::vector<std::string>{"BM_A"});
-    const auto series = bench.series("BM_A", BenchMetric::RealTime);
+    EXPECT_EQ(bench.latest_run(db::BenchMetric::RealTime)->label, "base");
+    EXPECT_EQ(bench.names(db::BenchMetric::RealTime), std::vector<std::string>{"BM_A"});
+    const auto series = bench.series("BM_A", db::BenchMetric::RealTime);
     ASSERT_EQ(series.size(), 3u);
     EXPECT_EQ(series[1].git_commit, "bbbb2222");
     EXPECT_EQ(series[1].values.size(), 5u);
 }
 
 TEST_F(BenchStoreTest, AFailureInsideTheTransactionWritesNothing) {
-    Store store(db_);
-    BenchStore bench(store);
+    db::Store store(db_);
+    db::BenchStore bench(store);
     bench.insert({run("before", "c0ffee00", {1, 2, 3})});
-    BenchRunRow good = run("batch", "c0ffee01", {1, 2, 3});
-    BenchRunRow bad = run("batch", "c0ffee01", {4, 5, 6}, "BM_B");
+    db::BenchRunRow good = run("batch", "c0ffee01", {1, 2, 3});
+    db::BenchRunRow bad = run("batch", "c0ffee01", {4, 5, 6}, "BM_B");
     bad.results[2].value = std::nan("");  // fails after two rows of this run were written
-    EXPECT_THROW(bench.insert({good, bad}), DbError);
+    EXPECT_THROW(bench.insert({good, bad}), db::DbError);
     EXPECT_EQ(bench.run_count(), 1);
     EXPECT_EQ(bench.result_count(), 3);
-    EXPECT_TRUE(bench.runs_matching("batch", BenchMetric::RealTime).empty());
+    EXPECT_TRUE(bench.runs_matching("batch", db::BenchMetric::RealTime).empty());
 }
 
 TEST_F(BenchStoreTest, MalformedOrTruncatedJsonLeavesTheDatabaseUntouched) {
     {
-        Store store(db_);
-        BenchStore(store).insert({run("before", "c0ffee00", {1, 2, 3})});
+        db::Store store(db_);
+        db::BenchStore(store).insert({run("before", "c0ffee00", {1, 2, 3})});
     }
     const std::string before = testing::read_file(db_);
     const std::string full = testing::read_file(std::string(MDT_BENCH_TEST_DATA) + "/gbench_nonbonded.json");
@@ -105,13 +105,13 @@ TEST_F(BenchStoreTest, MalformedOrTruncatedJsonLeavesTheDatabaseUntouched) {
     for (const std::string& path : {truncated, wrong}) {
         // The ingest order of `mdtune bench ingest`: parse and convert every file,
         // then one insert.
-        Store store(db_);
-        BenchStore bench(store);
+        db::Store store(db_);
+        db::BenchStore bench(store);
         std::string message;
         try {
-            const GbenchReport r = read_gbench_file(path);
-            bench.insert({to_run_row(r, {"x", "", "", BenchMetric::RealTime}).row});
-        } catch (const GbenchError& e) {
+            const bench::GbenchReport r = bench::read_gbench_file(path);
+            bench.insert({bench::to_run_row(r, {"x", "", "", db::BenchMetric::RealTime}).row});
+        } catch (const bench::GbenchError& e) {
             message = e.what();
         }
         EXPECT_NE(message.find(path), std::string::npos) << message;
@@ -122,8 +122,8 @@ TEST_F(BenchStoreTest, MalformedOrTruncatedJsonLeavesTheDatabaseUntouched) {
 }
 
 TEST_F(BenchStoreTest, HistoryFlagsAStepChangeBetweenCommits) {
-    Store store(db_);
-    BenchStore bench(store);
+    db::Store store(db_);
+    db::BenchStore bench(store);
     const std::vector<double> flat{100, 100.2, 99.8, 100.1, 99.9, 100, 100.3};
     std::vector<double> slower;
     for (double v : flat) slower.push_back(v * 1.08);
@@ -132,16 +132,16 @@ TEST_F(BenchStoreTest, HistoryFlagsAStepChangeBetweenCommits) {
     bench.insert({run("c2-again", "2222bbbb", flat)});  // same commit: pooled
     bench.insert({run("c3", "3333cccc", slower)});
     bench.insert({run("c4", "4444dddd", slower)});
-    const auto h = build_history(bench.series("BM_A", BenchMetric::RealTime), GateOptions{});
+    const auto h = bench::build_history(bench.series("BM_A", db::BenchMetric::RealTime), bench::GateOptions{});
     ASSERT_EQ(h.size(), 4u);
     EXPECT_EQ(h[1].runs, 2);
     EXPECT_EQ(h[1].values.size(), 14u);
     EXPECT_FALSE(h[1].step);
     EXPECT_TRUE(h[2].step);
-    EXPECT_EQ(h[2].vs_previous.verdict, Verdict::Regression);
+    EXPECT_EQ(h[2].vs_previous.verdict, bench::Verdict::Regression);
     EXPECT_NEAR(h[2].vs_previous.change, 0.08, 1e-9);
     EXPECT_FALSE(h[3].step);
-    const std::string text = format_history("BM_A", h, GateOptions{});
+    const std::string text = bench::format_history("BM_A", h, bench::GateOptions{});
     EXPECT_NE(text.find("STEP: slower"), std::string::npos) << text;
     EXPECT_NE(text.find("1 step change"), std::string::npos) << text;
 }

@@ -24,12 +24,12 @@ const NoiseModel kHarsh{0.01, 0.10, 0.15};
 
 double detection_rate(const NoiseModel& noise, int trials, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
-    const GateOptions o;  // alpha 0.05, threshold 3 %, at least 5 repetitions
+    const bench::GateOptions o;  // alpha 0.05, threshold 3 %, at least 5 repetitions
     int flagged = 0;
     for (int t = 0; t < trials; ++t) {
         const auto base = noise.draw(rng, 9, 100e-6);
         const auto slow = noise.draw(rng, 9, 105e-6);
-        flagged += compare_benchmark("BM_Kernel", base, slow, o).verdict == Verdict::Regression;
+        flagged += bench::compare_benchmark("BM_Kernel", base, slow, o).verdict == bench::Verdict::Regression;
     }
     return static_cast<double>(flagged) / trials;
 }
@@ -42,15 +42,15 @@ TEST(Gate, FindsAnInjectedFivePercentSlowdownWithNineRepetitions) {
 
 TEST(Gate, IdenticalDistributionsAreFlaggedAtMostAlphaOfTheTime) {
     std::mt19937_64 rng(7);
-    const GateOptions o;
+    const bench::GateOptions o;
     const int trials = 3000;
     int significant = 0, alarms = 0;
     for (int t = 0; t < trials; ++t) {
         const auto a = kRealistic.draw(rng, 9, 100e-6);
         const auto b = kRealistic.draw(rng, 9, 100e-6);
-        const BenchComparison c = compare_benchmark("BM_Same", a, b, o);
+        const bench::BenchComparison c = bench::compare_benchmark("BM_Same", a, b, o);
         significant += c.p_value < o.alpha;
-        alarms += c.verdict == Verdict::Regression || c.verdict == Verdict::Improvement;
+        alarms += c.verdict == bench::Verdict::Regression || c.verdict == bench::Verdict::Improvement;
     }
     // The test's own size: P(p < alpha) <= alpha (+ 2.5 binomial standard errors).
     const double slack = 2.5 * std::sqrt(o.alpha * (1 - o.alpha) / trials);
@@ -63,18 +63,18 @@ TEST(Gate, IdenticalDistributionsAreFlaggedAtMostAlphaOfTheTime) {
 double family_alarm_rate(bool family_wise, int trials) {
     std::mt19937_64 rng(314);
     const NoiseModel noisy{0.05, 0.0, 0.0};  // changes beyond 3 % are common by chance
-    GateOptions o;
+    bench::GateOptions o;
     o.family_wise = family_wise;
     int alarms = 0;
     for (int t = 0; t < trials; ++t) {
-        Samples a, b;
+        bench::Samples a, b;
         for (int k = 0; k < 12; ++k) {
             const std::string name = "BM_" + std::to_string(k);
             a[name] = noisy.draw(rng, 9, 100e-6);
             b[name] = noisy.draw(rng, 9, 100e-6);
         }
-        const GateReport r = run_gate(a, b, o);
-        alarms += r.count(Verdict::Regression) + r.count(Verdict::Improvement) > 0;
+        const bench::GateReport r = bench::run_gate(a, b, o);
+        alarms += r.count(bench::Verdict::Regression) + r.count(bench::Verdict::Improvement) > 0;
     }
     return static_cast<double>(alarms) / trials;
 }
@@ -92,15 +92,15 @@ TEST(Gate, AFivePercentSlowdownAmongElevenUnchangedBenchmarksIsStillFound) {
     const int trials = 500;
     int found = 0, others = 0;
     for (int t = 0; t < trials; ++t) {
-        Samples a, b;
+        bench::Samples a, b;
         for (int k = 0; k < 12; ++k) {
             const std::string name = "BM_" + std::to_string(k);
             a[name] = kRealistic.draw(rng, 9, 100e-6);
             b[name] = kRealistic.draw(rng, 9, k == 0 ? 105e-6 : 100e-6);
         }
-        for (const auto& c : run_gate(a, b, GateOptions{}).rows) {
-            if (c.name == "BM_0") found += c.verdict == Verdict::Regression;
-            else others += c.verdict == Verdict::Regression || c.verdict == Verdict::Improvement;
+        for (const auto& c : bench::run_gate(a, b, bench::GateOptions{}).rows) {
+            if (c.name == "BM_0") found += c.verdict == bench::Verdict::Regression;
+            else others += c.verdict == bench::Verdict::Regression || c.verdict == bench::Verdict::Improvement;
         }
     }
     EXPECT_GE(static_cast<double>(found) / trials, 0.90);
@@ -110,7 +110,7 @@ TEST(Gate, AFivePercentSlowdownAmongElevenUnchangedBenchmarksIsStillFound) {
 TEST(Gate, TiedQuantisedTimingsKeepTheFalseAlarmRate) {
     // Timers with a coarse tick: many ties, so the normal approximation path.
     std::mt19937_64 rng(99);
-    const GateOptions o;
+    const bench::GateOptions o;
     const int trials = 3000;
     int significant = 0;
     auto quantise = [](std::vector<double> v) {
@@ -120,75 +120,75 @@ TEST(Gate, TiedQuantisedTimingsKeepTheFalseAlarmRate) {
     for (int t = 0; t < trials; ++t) {
         const auto a = quantise(kRealistic.draw(rng, 9, 100e-6));
         const auto b = quantise(kRealistic.draw(rng, 9, 100e-6));
-        significant += compare_benchmark("BM_Tick", a, b, o).p_value < o.alpha;
+        significant += bench::compare_benchmark("BM_Tick", a, b, o).p_value < o.alpha;
     }
     const double slack = 2.5 * std::sqrt(o.alpha * (1 - o.alpha) / trials);
     EXPECT_LE(static_cast<double>(significant) / trials, o.alpha + slack) << significant;
 }
 
 TEST(Gate, FewerThanTheMinimumRepetitionsIsTooNoisyNotAVerdict) {
-    const GateOptions o;
+    const bench::GateOptions o;
     const std::vector<double> base{100, 100, 100, 100}, slow{150, 151, 152, 153};
-    const BenchComparison c = compare_benchmark("BM_Few", base, slow, o);
-    EXPECT_EQ(c.verdict, Verdict::TooNoisy);
+    const bench::BenchComparison c = bench::compare_benchmark("BM_Few", base, slow, o);
+    EXPECT_EQ(c.verdict, bench::Verdict::TooNoisy);
     EXPECT_NE(c.reason.find("at least 5"), std::string::npos) << c.reason;
     EXPECT_NEAR(c.change, 0.515, 1e-9);  // still reported (medians 100 and 151.5)
     // Five a side, cleanly separated: a verdict.
     const std::vector<double> b5{100, 100.5, 101, 99.5, 100.2}, s5{110, 110.5, 111, 109.5, 110.2};
-    EXPECT_EQ(compare_benchmark("BM_Five", b5, s5, o).verdict, Verdict::Regression);
-    EXPECT_EQ(compare_benchmark("BM_Five", s5, b5, o).verdict, Verdict::Improvement);
+    EXPECT_EQ(bench::compare_benchmark("BM_Five", b5, s5, o).verdict, bench::Verdict::Regression);
+    EXPECT_EQ(bench::compare_benchmark("BM_Five", s5, b5, o).verdict, bench::Verdict::Improvement);
     // Five a side cannot reach a very small alpha.
-    GateOptions strict = o;
+    bench::GateOptions strict = o;
     strict.alpha = 0.001;
-    EXPECT_EQ(compare_benchmark("BM_Five", b5, s5, strict).verdict, Verdict::TooNoisy);
+    EXPECT_EQ(bench::compare_benchmark("BM_Five", b5, s5, strict).verdict, bench::Verdict::TooNoisy);
 }
 
 TEST(Gate, SpreadTooLargeToResolveTheThresholdIsTooNoisy) {
     std::mt19937_64 rng(3);
-    const GateOptions o;
+    const bench::GateOptions o;
     const NoiseModel wild{0.10, 0.0, 0.0};  // 10 % scatter: IQR/median ~ 13 %
     const auto a = wild.draw(rng, 9, 1.0), b = wild.draw(rng, 9, 1.0);
-    const BenchComparison c = compare_benchmark("BM_Wild", a, b, o);
-    EXPECT_EQ(c.verdict, Verdict::TooNoisy) << c.reason;
+    const bench::BenchComparison c = bench::compare_benchmark("BM_Wild", a, b, o);
+    EXPECT_EQ(c.verdict, bench::Verdict::TooNoisy) << c.reason;
     EXPECT_GT(c.resolution, o.threshold);
     // A change far beyond the noise is still a regression.
     const auto slow = wild.draw(rng, 9, 2.0);
-    EXPECT_EQ(compare_benchmark("BM_Wild", a, slow, o).verdict, Verdict::Regression);
+    EXPECT_EQ(bench::compare_benchmark("BM_Wild", a, slow, o).verdict, bench::Verdict::Regression);
 }
 
 TEST(Gate, ResolutionEqualsTheSpreadAtNineRepetitions) {
     // Documented rule of thumb: with 9 a side and alpha 0.05, "too noisy" starts
     // where IQR/median exceeds the threshold.
     const std::vector<double> v{0.96, 0.97, 0.98, 0.99, 1.0, 1.01, 1.02, 1.03, 1.04};
-    const BenchComparison c = compare_benchmark("x", v, v, GateOptions{});
+    const bench::BenchComparison c = bench::compare_benchmark("x", v, v, bench::GateOptions{});
     EXPECT_NEAR(c.spread_baseline, 0.04, 1e-12);
     EXPECT_NEAR(c.resolution / c.spread_baseline, 1.0, 0.01);
 }
 
 TEST(Gate, SignificantButWithinTheThresholdIsNoChange) {
-    const GateOptions o;
+    const bench::GateOptions o;
     std::vector<double> a, b;
     for (int i = 0; i < 9; ++i) {
         a.push_back(100.0 + 0.01 * i);
         b.push_back(101.0 + 0.01 * i);  // +1 %: clearly real, but below 3 %
     }
-    const BenchComparison c = compare_benchmark("BM_Small", a, b, o);
+    const bench::BenchComparison c = bench::compare_benchmark("BM_Small", a, b, o);
     EXPECT_LT(c.p_value, 0.001);
-    EXPECT_EQ(c.verdict, Verdict::NoChange);
+    EXPECT_EQ(c.verdict, bench::Verdict::NoChange);
     EXPECT_NE(c.reason.find("significant but within"), std::string::npos);
 }
 
 TEST(Gate, InstructionCountsCompareExactly) {
-    GateOptions o;
+    bench::GateOptions o;
     o.exact_counts = true;
     const std::vector<double> base{1'000'000}, same{1'000'000}, plus5{1'050'000}, plus2{1'020'000};
-    EXPECT_EQ(compare_benchmark("i", base, same, o).verdict, Verdict::NoChange);
-    EXPECT_EQ(compare_benchmark("i", base, plus5, o).verdict, Verdict::Regression);
-    EXPECT_EQ(compare_benchmark("i", plus5, base, o).verdict, Verdict::Improvement);
-    EXPECT_EQ(compare_benchmark("i", base, plus2, o).verdict, Verdict::NoChange);
+    EXPECT_EQ(bench::compare_benchmark("i", base, same, o).verdict, bench::Verdict::NoChange);
+    EXPECT_EQ(bench::compare_benchmark("i", base, plus5, o).verdict, bench::Verdict::Regression);
+    EXPECT_EQ(bench::compare_benchmark("i", plus5, base, o).verdict, bench::Verdict::Improvement);
+    EXPECT_EQ(bench::compare_benchmark("i", base, plus2, o).verdict, bench::Verdict::NoChange);
     // Counts that are not reproducible are not trusted.
     const std::vector<double> shaky{1'000'000, 1'100'000, 900'000};
-    EXPECT_EQ(compare_benchmark("i", shaky, plus5, o).verdict, Verdict::TooNoisy);
+    EXPECT_EQ(bench::compare_benchmark("i", shaky, plus5, o).verdict, bench::Verdict::TooNoisy);
 }
 
 TEST(Gate, ReportFailsOnARegressionAndSummarisesWithTheGeometricMean) {
@@ -198,35 +198,35 @@ TEST(Gate, ReportFailsOnARegressionAndSummarisesWithTheGeometricMean) {
         for (double x : base) v.push_back(x * f);
         return v;
     };
-    Samples a{{"BM_Fast", base}, {"BM_Slow", base}, {"BM_Gone", base}};
-    Samples b{{"BM_Fast", scaled(1 / 1.1)}, {"BM_Slow", scaled(1.1)}, {"BM_New", base}};
-    GateReport r = run_gate(a, b, GateOptions{});
+    bench::Samples a{{"BM_Fast", base}, {"BM_Slow", base}, {"BM_Gone", base}};
+    bench::Samples b{{"BM_Fast", scaled(1 / 1.1)}, {"BM_Slow", scaled(1.1)}, {"BM_New", base}};
+    bench::GateReport r = bench::run_gate(a, b, bench::GateOptions{});
     r.baseline = "main";
     r.candidate = "pr";
     r.metric = "real_time";
     ASSERT_EQ(r.rows.size(), 2u);
     EXPECT_TRUE(r.failed());
     EXPECT_EQ(r.rows[0].name, "BM_Slow");  // regressions first
-    EXPECT_EQ(r.count(Verdict::Improvement), 1u);
+    EXPECT_EQ(r.count(bench::Verdict::Improvement), 1u);
     EXPECT_NEAR(r.geomean_ratio, 1.0, 1e-9);
     EXPECT_EQ(r.only_baseline, std::vector<std::string>{"BM_Gone"});
     EXPECT_EQ(r.only_candidate, std::vector<std::string>{"BM_New"});
-    const std::string table = format_report(r, ReportFormat::Table);
+    const std::string table = bench::format_report(r, bench::ReportFormat::Table);
     EXPECT_NE(table.find("gate: FAIL"), std::string::npos) << table;
     EXPECT_NE(table.find("geometric mean"), std::string::npos);
-    EXPECT_NE(format_report(r, ReportFormat::Markdown).find("| `BM_Slow` |"), std::string::npos);
-    const auto j = nlohmann::json::parse(format_report(r, ReportFormat::Json));
+    EXPECT_NE(bench::format_report(r, bench::ReportFormat::Markdown).find("| `BM_Slow` |"), std::string::npos);
+    const auto j = nlohmann::json::parse(bench::format_report(r, bench::ReportFormat::Json));
     EXPECT_FALSE(j["passed"].get<bool>());
     EXPECT_EQ(j["regressions"].get<int>(), 1);
     EXPECT_EQ(j["benchmarks"][0]["verdict"], "regression");
 }
 
 TEST(Gate, ThresholdIsAPercentage) {
-    EXPECT_DOUBLE_EQ(parse_threshold("3%"), 0.03);
-    EXPECT_DOUBLE_EQ(parse_threshold("0.5%"), 0.005);
-    EXPECT_THROW(parse_threshold("3"), std::invalid_argument);
-    EXPECT_THROW(parse_threshold("0%"), std::invalid_argument);
-    EXPECT_THROW(parse_threshold("x%"), std::invalid_argument);
+    EXPECT_DOUBLE_EQ(bench::parse_threshold("3%"), 0.03);
+    EXPECT_DOUBLE_EQ(bench::parse_threshold("0.5%"), 0.005);
+    EXPECT_THROW(bench::parse_threshold("3"), std::invalid_argument);
+    EXPECT_THROW(bench::parse_threshold("0%"), std::invalid_argument);
+    EXPECT_THROW(bench::parse_threshold("x%"), std::invalid_argument);
 }
 
 }  // namespace

@@ -15,20 +15,20 @@ const std::string kFixture = std::string(MDT_BENCH_TEST_DATA) + "/gbench_nonbond
 
 std::string error_of(const std::string& text) {
     try {
-        parse_gbench_json(text, "input.json");
-    } catch (const GbenchError& e) {
+        bench::parse_gbench_json(text, "input.json");
+    } catch (const bench::GbenchError& e) {
         return e.what();
     }
     return "";
 }
 
 TEST(GbenchJson, ParsesRealSuiteOutputWithEveryRepetition) {
-    const GbenchReport r = read_gbench_file(kFixture);
+    const bench::GbenchReport r = bench::read_gbench_file(kFixture);
     // 3 benchmarks x (5 repetitions + mean, median, stddev, cv)
     ASSERT_EQ(r.runs.size(), 27u);
     EXPECT_EQ(r.iteration_runs(), 15u);
-    const GbenchRun& first = r.runs.front();
-    EXPECT_EQ(first.type, RunType::Iteration);
+    const bench::GbenchRun& first = r.runs.front();
+    EXPECT_EQ(first.type, bench::RunType::Iteration);
     EXPECT_EQ(first.run_name, "BM_Nonbonded/4x4/avx2/500/threads:1/real_time");
     EXPECT_EQ(first.time_unit, "us");
     EXPECT_GT(first.real_time, 0.0);
@@ -39,12 +39,12 @@ TEST(GbenchJson, ParsesRealSuiteOutputWithEveryRepetition) {
     EXPECT_NE(first.label.find("lammps-lj"), std::string::npos);
     int reps = 0;
     for (const auto& run : r.runs)
-        if (run.run_name == first.run_name && run.type == RunType::Iteration) ++reps;
+        if (run.run_name == first.run_name && run.type == bench::RunType::Iteration) ++reps;
     EXPECT_EQ(reps, 5);
-    EXPECT_EQ(r.runs[5].type, RunType::Aggregate);
+    EXPECT_EQ(r.runs[5].type, bench::RunType::Aggregate);
     EXPECT_EQ(r.runs[5].aggregate_name, "mean");
     EXPECT_EQ(r.context.at("mdcore_version"), "0.1.0");
-    EXPECT_EQ(build_flags_of(r), "gcc 12.2.0 -O3 -DNDEBUG");
+    EXPECT_EQ(bench::build_flags_of(r), "gcc 12.2.0 -O3 -DNDEBUG");
 }
 
 TEST(GbenchJson, NonFiniteCountersBecomeNaNAndStringsAreUntouched) {
@@ -52,7 +52,7 @@ TEST(GbenchJson, NonFiniteCountersBecomeNaNAndStringsAreUntouched) {
     const auto at = text.find("\"atoms/s\": 1.0e6");
     text.replace(at, 16, "\"atoms/s\": NaN, \"rate\": -Infinity");
     text.replace(text.find("\"./bench_test\""), 14, "\"./NaN Infinity\"");
-    const GbenchReport r = parse_gbench_json(text, "x.json");
+    const bench::GbenchReport r = bench::parse_gbench_json(text, "x.json");
     EXPECT_TRUE(std::isnan(r.runs[0].counters.at("atoms/s")));
     EXPECT_TRUE(std::isnan(r.runs[0].counters.at("rate")));
     EXPECT_EQ(r.context.at("executable"), "./NaN Infinity");
@@ -118,8 +118,8 @@ TEST(GbenchJson, ErroredRunsAreKeptButSkippedOnIngest) {
                  "{\"name\": \"BM_B\", \"run_name\": \"BM_B\", \"run_type\": \"iteration\", \"repetitions\": 1, "
                  "\"repetition_index\": 0, \"threads\": 1, \"iterations\": 0, \"error_occurred\": true, "
                  "\"error_message\": \"no water\", \"real_time\": 0");
-    const GbenchReport r = parse_gbench_json(text, "x.json");
-    const Converted c = to_run_row(r, {"lbl", "abc", "hw", BenchMetric::RealTime});
+    const bench::GbenchReport r = bench::parse_gbench_json(text, "x.json");
+    const bench::Converted c = bench::to_run_row(r, {"lbl", "abc", "hw", db::BenchMetric::RealTime});
     EXPECT_EQ(c.row.results.size(), 2u);
     ASSERT_EQ(c.skipped.size(), 1u);
     EXPECT_EQ(c.skipped[0], "BM_B: no water");
@@ -130,31 +130,31 @@ TEST(GbenchJson, AggregatesOnlyIsNotEnoughForTheGate) {
         "{\"context\": {}, \"benchmarks\": [{\"name\": \"BM_A_median\", \"run_name\": \"BM_A\", \"run_type\": "
         "\"aggregate\", \"aggregate_name\": \"median\", \"iterations\": 5, \"real_time\": 1, \"cpu_time\": 1, "
         "\"time_unit\": \"ns\"}]}";
-    const GbenchReport r = parse_gbench_json(text, "agg.json");
+    const bench::GbenchReport r = bench::parse_gbench_json(text, "agg.json");
     try {
-        to_run_row(r, {"lbl", "", "", BenchMetric::RealTime});
+        bench::to_run_row(r, {"lbl", "", "", db::BenchMetric::RealTime});
         FAIL() << "expected an error";
-    } catch (const GbenchError& e) {
+    } catch (const bench::GbenchError& e) {
         EXPECT_NE(std::string(e.what()).find("only aggregates"), std::string::npos) << e.what();
     }
 }
 
 TEST(GbenchJson, InstructionMetricNeedsTheCounter) {
-    const GbenchReport r = parse_gbench_json(testing::gbench_json({{"BM_A", {1.0}}}), "t.json");
-    EXPECT_THROW(to_run_row(r, {"lbl", "", "", BenchMetric::Instructions}), GbenchError);
-    GbenchReport with = r;
+    const bench::GbenchReport r = bench::parse_gbench_json(testing::gbench_json({{"BM_A", {1.0}}}), "t.json");
+    EXPECT_THROW(bench::to_run_row(r, {"lbl", "", "", db::BenchMetric::Instructions}), bench::GbenchError);
+    bench::GbenchReport with = r;
     with.runs[0].counters["instructions"] = 12345.0;
-    const Converted c = to_run_row(with, {"lbl", "", "", BenchMetric::Instructions});
+    const bench::Converted c = bench::to_run_row(with, {"lbl", "", "", db::BenchMetric::Instructions});
     EXPECT_EQ(c.row.results.at(0).value, 12345.0);
     EXPECT_EQ(c.row.results.at(0).unit, "instructions");
 }
 
 TEST(GbenchJson, UnitsConvertToSeconds) {
-    EXPECT_DOUBLE_EQ(seconds_per_unit("ns"), 1e-9);
-    EXPECT_DOUBLE_EQ(seconds_per_unit("us"), 1e-6);
-    EXPECT_DOUBLE_EQ(seconds_per_unit("ms"), 1e-3);
-    EXPECT_DOUBLE_EQ(seconds_per_unit("s"), 1.0);
-    EXPECT_THROW(seconds_per_unit("min"), GbenchError);
+    EXPECT_DOUBLE_EQ(bench::seconds_per_unit("ns"), 1e-9);
+    EXPECT_DOUBLE_EQ(bench::seconds_per_unit("us"), 1e-6);
+    EXPECT_DOUBLE_EQ(bench::seconds_per_unit("ms"), 1e-3);
+    EXPECT_DOUBLE_EQ(bench::seconds_per_unit("s"), 1.0);
+    EXPECT_THROW(bench::seconds_per_unit("min"), bench::GbenchError);
 }
 
 }  // namespace

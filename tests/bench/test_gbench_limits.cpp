@@ -11,8 +11,8 @@ namespace {
 
 std::string error_of(const std::string& text) {
     try {
-        parse_gbench_json(text, "limits.json");
-    } catch (const GbenchError& e) {
+        bench::parse_gbench_json(text, "limits.json");
+    } catch (const bench::GbenchError& e) {
         return e.what();
     }
     return "";
@@ -53,7 +53,7 @@ TEST(GbenchLimits, IntegersBeyondTheirTypeNameTheLimit) {
                     "repetition_index: 2147483648 is above the limit 2147483646");
     EXPECT_REJECTED(with_field("repetitions", "4294967296"), "repetitions: 4294967296 is above the limit 2147483647");
     EXPECT_REJECTED(with_field("threads", "-5"), "threads: -5 is below 1");
-    const GbenchReport ok = parse_gbench_json(with_field("repetition_index", "2147483646"), "ok.json");
+    const bench::GbenchReport ok = bench::parse_gbench_json(with_field("repetition_index", "2147483646"), "ok.json");
     EXPECT_EQ(ok.runs.front().repetition_index, 2147483646);
 }
 

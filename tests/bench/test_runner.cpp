@@ -40,30 +40,30 @@ protected:
         if (!dir_.empty()) std::filesystem::remove_all(dir_);
     }
     std::string dir_;
-    SuiteOptions opts_;
+    bench::SuiteOptions opts_;
     std::ostringstream log_;
 };
 
 TEST_F(RunnerTest, ListsAndRunsEveryRepetition) {
-    EXPECT_EQ(list_benchmarks(kFixtureExe, ""), (std::vector<std::string>{"BM_Work/10000", "BM_Work/20000"}));
-    EXPECT_EQ(list_benchmarks(kFixtureExe, "20000"), std::vector<std::string>{"BM_Work/20000"});
-    EXPECT_TRUE(list_benchmarks(kFixtureExe, "nothing-matches").empty());
+    EXPECT_EQ(bench::list_benchmarks(kFixtureExe, ""), (std::vector<std::string>{"BM_Work/10000", "BM_Work/20000"}));
+    EXPECT_EQ(bench::list_benchmarks(kFixtureExe, "20000"), std::vector<std::string>{"BM_Work/20000"});
+    EXPECT_TRUE(bench::list_benchmarks(kFixtureExe, "nothing-matches").empty());
     opts_.repetitions = 3;
     opts_.min_time = "0.001";
-    const GbenchReport r = run_suite(kFixtureExe, BenchMetric::RealTime, opts_, log_);
+    const bench::GbenchReport r = bench::run_suite(kFixtureExe, db::BenchMetric::RealTime, opts_, log_);
     EXPECT_EQ(r.iteration_runs(), 6u);
-    const Converted c = to_run_row(r, {"t", "", "", BenchMetric::RealTime});
+    const bench::Converted c = bench::to_run_row(r, {"t", "", "", db::BenchMetric::RealTime});
     EXPECT_EQ(c.row.results.size(), 6u);
-    EXPECT_EQ(samples_of({c.row}).at("BM_Work/20000").size(), 3u);
+    EXPECT_EQ(bench::samples_of({c.row}).at("BM_Work/20000").size(), 3u);
 }
 
 // Per-iteration counts of BM_Work/10000 and /20000 (2 repetitions each).
-Samples instruction_samples(const GbenchReport& r) {
-    const Converted c = to_run_row(r, {"t", "", "", BenchMetric::Instructions});
-    return samples_of({c.row});
+bench::Samples instruction_samples(const bench::GbenchReport& r) {
+    const bench::Converted c = bench::to_run_row(r, {"t", "", "", db::BenchMetric::Instructions});
+    return bench::samples_of({c.row});
 }
 
-void expect_exact_and_proportional(const Samples& s) {
+void expect_exact_and_proportional(const bench::Samples& s) {
     ASSERT_EQ(s.size(), 2u);
     const auto& small = s.at("BM_Work/10000");
     const auto& large = s.at("BM_Work/20000");
@@ -83,13 +83,13 @@ TEST_F(RunnerTest, HookedCallgrindCountsAreExactProportionalAndSurviveAFailingBe
     setenv("MDT_FIXTURE_FAIL", "1", 1);
     opts_.repetitions = 2;
     opts_.callgrind_hooks = kHooks;
-    const GbenchReport r = run_suite(kFixtureExe, BenchMetric::Instructions, opts_, log_);
+    const bench::GbenchReport r = bench::run_suite(kFixtureExe, db::BenchMetric::Instructions, opts_, log_);
     unsetenv("MDT_FIXTURE_FAIL");
     EXPECT_NE(log_.str().find("measuring the others again without it"), std::string::npos) << log_.str();
     EXPECT_EQ(log_.str().find("did not take effect"), std::string::npos) << log_.str();
-    const Converted c = to_run_row(r, {"t", "", "", BenchMetric::Instructions});
+    const bench::Converted c = bench::to_run_row(r, {"t", "", "", db::BenchMetric::Instructions});
     EXPECT_EQ(c.skipped, (std::vector<std::string>{"BM_Fails: deliberate failure", "BM_Fails: deliberate failure"}));
-    const Samples s = instruction_samples(r);
+    const bench::Samples s = instruction_samples(r);
     expect_exact_and_proportional(s);
 
     // Another process, from a work directory with a longer name: the same count
@@ -99,7 +99,7 @@ TEST_F(RunnerTest, HookedCallgrindCountsAreExactProportionalAndSurviveAFailingBe
     opts_.work_dir = other;
     opts_.filter = "BM_Work/10000";
     opts_.repetitions = 1;
-    const Samples again = instruction_samples(run_suite(kFixtureExe, BenchMetric::Instructions, opts_, log_));
+    const bench::Samples again = instruction_samples(bench::run_suite(kFixtureExe, db::BenchMetric::Instructions, opts_, log_));
     EXPECT_EQ(again.at("BM_Work/10000").at(0), s.at("BM_Work/10000").at(0));
 }
 
@@ -108,11 +108,11 @@ TEST_F(RunnerTest, FunctionTriggeredCallgrindCountsTheSameLoops) {
     // function entry: the same counts up to the hooks' own few instructions.
     if (!have_valgrind()) GTEST_SKIP() << "valgrind not installed";
     opts_.repetitions = 2;
-    const Samples plain = instruction_samples(run_suite(kFixtureExe, BenchMetric::Instructions, opts_, log_));
+    const bench::Samples plain = instruction_samples(bench::run_suite(kFixtureExe, db::BenchMetric::Instructions, opts_, log_));
     expect_exact_and_proportional(plain);
     if (kHooks.empty()) return;
     opts_.callgrind_hooks = kHooks;
-    const Samples hooked = instruction_samples(run_suite(kFixtureExe, BenchMetric::Instructions, opts_, log_));
+    const bench::Samples hooked = instruction_samples(bench::run_suite(kFixtureExe, db::BenchMetric::Instructions, opts_, log_));
     EXPECT_NEAR(hooked.at("BM_Work/10000")[0], plain.at("BM_Work/10000")[0], 50.0);
     EXPECT_NEAR(hooked.at("BM_Work/20000")[0], plain.at("BM_Work/20000")[0], 50.0);
 }
@@ -130,28 +130,28 @@ TEST(Callgrind, ReadsDumpHeadersAndMatchesLoopsToRuns) {
     dump("s.cg.42.1", 1, "Dump Before benchmark::State::FinishKeepRunning()", 1000);
     dump("s.cg.42", 3, "Program termination", 99999);
     dump("other.cg.7.1", 1, "Dump Before benchmark::State::FinishKeepRunning()", 5);
-    const auto dumps = loop_dumps(dir, "s.cg");
+    const auto dumps = bench::loop_dumps(dir, "s.cg");
     ASSERT_EQ(dumps.size(), 2u);
     EXPECT_EQ(dumps[0].instructions, 1000);
     EXPECT_EQ(dumps[1].part, 2);
 
-    GbenchReport report = parse_gbench_json(testing::gbench_json({{"BM_A", {1.0}}, {"BM_B", {1.0}}}), "x.json");
-    ASSERT_TRUE(attach_instructions(report, dumps));
+    bench::GbenchReport report = bench::parse_gbench_json(testing::gbench_json({{"BM_A", {1.0}}, {"BM_B", {1.0}}}), "x.json");
+    ASSERT_TRUE(bench::attach_instructions(report, dumps));
     EXPECT_DOUBLE_EQ(report.runs[0].counters.at("instructions"), 10.0);  // 1000 over 100 iterations
     EXPECT_DOUBLE_EQ(report.runs[2].counters.at("instructions"), 20.0);  // runs[1] is BM_A's median
-    GbenchReport three = parse_gbench_json(testing::gbench_json({{"BM_A", {1.0, 1.0, 1.0}}}), "x.json");
-    EXPECT_FALSE(attach_instructions(three, dumps));
+    bench::GbenchReport three = bench::parse_gbench_json(testing::gbench_json({{"BM_A", {1.0, 1.0, 1.0}}}), "x.json");
+    EXPECT_FALSE(bench::attach_instructions(three, dumps));
     EXPECT_FALSE(three.runs[0].counters.count("instructions"));
 
     testing::write_file(dir + "/junk", "hello\n");
-    EXPECT_THROW(read_callgrind_dump(dir + "/junk"), GbenchError);
+    EXPECT_THROW(bench::read_callgrind_dump(dir + "/junk"), bench::GbenchError);
     std::filesystem::remove_all(dir);
 }
 
 TEST(Runner, ExactFilterEscapesRegexCharacters) {
-    EXPECT_EQ(exact_filter("BM_A/4x4/threads:1/real_time"), "^(BM_A/4x4/threads:1/real_time)$");
-    EXPECT_EQ(exact_filter("BM_(x).y[1]+"), "^(BM_\\(x\\)\\.y\\[1\\]\\+)$");
-    EXPECT_EQ(exact_filter_any({"BM_A", "BM_B/2"}), "^(BM_A|BM_B/2)$");
+    EXPECT_EQ(bench::exact_filter("BM_A/4x4/threads:1/real_time"), "^(BM_A/4x4/threads:1/real_time)$");
+    EXPECT_EQ(bench::exact_filter("BM_(x).y[1]+"), "^(BM_\\(x\\)\\.y\\[1\\]\\+)$");
+    EXPECT_EQ(bench::exact_filter_any({"BM_A", "BM_B/2"}), "^(BM_A|BM_B/2)$");
 }
 
 }  // namespace

@@ -139,7 +139,7 @@ using DatabaseDoc = mdtest::TempDirTest;
 
 // Two machines, two water sizes, every trial status, a baseline (default config)
 // per sweep and system, one trial outside any sweep and one build without trials.
-void fill(Store& store) {
+void fill(db::Store& store) {
     store.put_hardware("hw-a", R"({"id":"hw-a","cpu_model":"Test CPU A","physical_cores":8})");
     store.put_hardware("hw-b", R"({"id":"hw-b","cpu_model":"Test CPU B","physical_cores":16})");
     store.put_build("build-1", R"({"mdcore":{"id":"gnu-build-id:aa"}})");
@@ -152,7 +152,7 @@ void fill(Store& store) {
                               const std::string& cluster, long nstlist, TrialStatus status, double ms, double ns,
                               const std::string& effective_cluster, double nonbonded_s, double search_s,
                               const std::string& stderr_tail = "") {
-        StoredTrial t;
+        db::StoredTrial t;
         t.sweep_id = sweep;
         t.hardware_id = hw;
         t.system = SystemDescriptor{"water", natoms, 1};
@@ -232,7 +232,7 @@ const std::vector<Result>& expected_results() {
 }
 
 TEST_F(DatabaseDoc, ListsEveryTableAndColumnOfTheSchemaAndNoOther) {
-    Store store(path("empty.db"));
+    db::Store store(path("empty.db"));
     const Columns schema = schema_columns(store.handle());
     const Columns documented = documented_columns(read_doc());
     ASSERT_FALSE(schema.empty());
@@ -244,11 +244,11 @@ TEST_F(DatabaseDoc, ListsEveryTableAndColumnOfTheSchemaAndNoOther) {
 }
 
 TEST_F(DatabaseDoc, NamesTheCurrentSchemaVersion) {
-    EXPECT_NE(read_doc().find("currently **" + std::to_string(kSchemaVersion) + "**"), std::string::npos);
+    EXPECT_NE(read_doc().find("currently **" + std::to_string(db::kSchemaVersion) + "**"), std::string::npos);
 }
 
 TEST_F(DatabaseDoc, EveryQueryReturnsTheRowsOfItsDescription) {
-    Store store(path("mdtune.db"));
+    db::Store store(path("mdtune.db"));
     fill(store);
     const std::vector<std::string> queries = sql_blocks(read_doc());
     const std::vector<Result>& expected = expected_results();
@@ -264,9 +264,9 @@ TEST_F(DatabaseDoc, EveryQueryReturnsTheRowsOfItsDescription) {
 
 // `db merge` output answers every query as its input does.
 TEST_F(DatabaseDoc, QueriesAnswerTheSameOnAMergedFile) {
-    Store whole(path("whole.db"));
+    db::Store whole(path("whole.db"));
     fill(whole);
-    Store merged(path("merged.db"));
+    db::Store merged(path("merged.db"));
     merged.merge_from(path("whole.db"));
     const std::vector<std::string> queries = sql_blocks(read_doc());
     for (std::size_t q = 0; q < queries.size(); ++q) {

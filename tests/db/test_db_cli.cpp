@@ -72,8 +72,8 @@ TEST_F(DbCli, ForeignDatabaseExitsWithTwoAndIsLeftAlone) {
 TEST_F(DbCli, ShowAndExportReadAWalDatabaseInAReadOnlyFolder) {
     const std::string db = file("trials.db");
     {
-        mdtune::Store s(db);
-        mdtune::StoredTrial t;
+        mdtune::db::Store s(db);
+        mdtune::db::StoredTrial t;
         t.sweep_id = s.create_sweep("ro", "", "exhaustive");
         t.hardware_id = "hw";
         t.system = mdtune::SystemDescriptor{"lj", 256, 1};

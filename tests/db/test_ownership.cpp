@@ -12,12 +12,12 @@
 #include "mdtune/db/store.h"
 
 using namespace mdtune;
-using Outcome = TrialClaim::Outcome;
+using Outcome = db::TrialClaim::Outcome;
 
 namespace {
 
-StoredTrial trial(long nstlist, long sweep = 0) {
-    StoredTrial t;
+db::StoredTrial trial(long nstlist, long sweep = 0) {
+    db::StoredTrial t;
     t.sweep_id = sweep;
     t.hardware_id = "hw-a";
     t.system = SystemDescriptor{"lj", 256, 7};
@@ -53,8 +53,8 @@ process::ProcessIdentity live_other() { return process::process_on_this_host(get
 
 process::ProcessIdentity on_another_host() { return {"another-host.example", 4242, "boot/123"}; }
 
-std::string status_of(const Store& s, long sweep) {
-    for (const SweepRow& r : s.sweeps())
+std::string status_of(const db::Store& s, long sweep) {
+    for (const db::SweepRow& r : s.sweeps())
         if (r.id == sweep) return r.status;
     return "?";
 }
@@ -65,16 +65,16 @@ protected:
 };
 
 TEST_F(Ownership, SweepsWhoseOwnerIsGoneAreMarkedInterrupted) {
-    Store s(db());
-    const long dead = s.create_sweep("killed", "", "exhaustive", Lease{dead_process(), 3600});
-    const long alive = s.create_sweep("running", "", "exhaustive", Lease{live_other(), 3600});
+    db::Store s(db());
+    const long dead = s.create_sweep("killed", "", "exhaustive", db::Lease{dead_process(), 3600});
+    const long alive = s.create_sweep("running", "", "exhaustive", db::Lease{live_other(), 3600});
     const long old_unowned = s.create_sweep("before schema 5", "", "exhaustive");
-    const long silent = s.create_sweep("silent elsewhere", "", "exhaustive", Lease{on_another_host(), 0.05});
-    const long remote = s.create_sweep("busy elsewhere", "", "exhaustive", Lease{on_another_host(), 3600});
-    ASSERT_EQ(s.claim_trial(trial(10).key(), dead, Lease{dead_process(), 3600}).outcome, Outcome::Claimed);
+    const long silent = s.create_sweep("silent elsewhere", "", "exhaustive", db::Lease{on_another_host(), 0.05});
+    const long remote = s.create_sweep("busy elsewhere", "", "exhaustive", db::Lease{on_another_host(), 3600});
+    ASSERT_EQ(s.claim_trial(trial(10).key(), dead, db::Lease{dead_process(), 3600}).outcome, Outcome::Claimed);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));  // past the silent sweep's lease
 
-    Store other(db());  // the next sweep opening the file
+    db::Store other(db());  // the next sweep opening the file
     EXPECT_EQ(other.interrupt_abandoned_sweeps(), (std::vector<long>{dead, silent}));
     EXPECT_EQ(status_of(other, dead), "interrupted");
     EXPECT_EQ(status_of(other, silent), "interrupted");
@@ -82,17 +82,17 @@ TEST_F(Ownership, SweepsWhoseOwnerIsGoneAreMarkedInterrupted) {
     EXPECT_EQ(status_of(other, old_unowned), "running");
     EXPECT_EQ(status_of(other, remote), "running");
     // The dead sweep's claim went with it: the trial is free again.
-    EXPECT_EQ(other.claim_trial(trial(10).key(), 0, Lease{process::current_process(), 60}).outcome, Outcome::Claimed);
+    EXPECT_EQ(other.claim_trial(trial(10).key(), 0, db::Lease{process::current_process(), 60}).outcome, Outcome::Claimed);
     EXPECT_TRUE(other.interrupt_abandoned_sweeps().empty());
 }
 
 TEST_F(Ownership, ALiveClaimMakesOthersWaitUntilTheTrialIsRecorded) {
-    Store a(db()), b(db());
-    const StoredTrial t = trial(20);
-    const Lease holder{live_other(), 3600}, waiter{process::current_process(), 3600};
+    db::Store a(db()), b(db());
+    const db::StoredTrial t = trial(20);
+    const db::Lease holder{live_other(), 3600}, waiter{process::current_process(), 3600};
     const long sweep_a = a.create_sweep("a", "", "exhaustive", holder);
     ASSERT_EQ(a.claim_trial(t.key(), sweep_a, holder).outcome, Outcome::Claimed);
-    const TrialClaim seen = b.claim_trial(t.key(), 0, waiter);
+    const db::TrialClaim seen = b.claim_trial(t.key(), 0, waiter);
     EXPECT_EQ(seen.outcome, Outcome::HeldByOther);
     EXPECT_EQ(seen.holder_sweep_id, sweep_a);
     EXPECT_EQ(seen.holder.pid, holder.owner.pid);
@@ -102,23 +102,23 @@ TEST_F(Ownership, ALiveClaimMakesOthersWaitUntilTheTrialIsRecorded) {
 }
 
 TEST_F(Ownership, StaleClaimsAreTakenOver) {
-    Store s(db());
-    const Lease me{process::current_process(), 60};
-    ASSERT_EQ(s.claim_trial(trial(1).key(), 0, Lease{dead_process(), 3600}).outcome, Outcome::Claimed);
+    db::Store s(db());
+    const db::Lease me{process::current_process(), 60};
+    ASSERT_EQ(s.claim_trial(trial(1).key(), 0, db::Lease{dead_process(), 3600}).outcome, Outcome::Claimed);
     EXPECT_EQ(s.claim_trial(trial(1).key(), 0, me).outcome, Outcome::TakenOver);
     // Another host: only the heartbeat tells.
-    ASSERT_EQ(s.claim_trial(trial(2).key(), 0, Lease{on_another_host(), 3600}).outcome, Outcome::Claimed);
+    ASSERT_EQ(s.claim_trial(trial(2).key(), 0, db::Lease{on_another_host(), 3600}).outcome, Outcome::Claimed);
     EXPECT_EQ(s.claim_trial(trial(2).key(), 0, me).outcome, Outcome::HeldByOther);
-    ASSERT_EQ(s.claim_trial(trial(3).key(), 0, Lease{on_another_host(), 0.05}).outcome, Outcome::Claimed);
+    ASSERT_EQ(s.claim_trial(trial(3).key(), 0, db::Lease{on_another_host(), 0.05}).outcome, Outcome::Claimed);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    const TrialClaim late = s.claim_trial(trial(3).key(), 0, me);
+    const db::TrialClaim late = s.claim_trial(trial(3).key(), 0, me);
     EXPECT_EQ(late.outcome, Outcome::TakenOver);
     EXPECT_EQ(late.holder.host, "another-host.example");
 }
 
 TEST_F(Ownership, ReleasedAndFinishedClaimsFreeTheTrial) {
-    Store s(db());
-    const Lease other{live_other(), 3600}, me{process::current_process(), 60};
+    db::Store s(db());
+    const db::Lease other{live_other(), 3600}, me{process::current_process(), 60};
     const long sweep = s.create_sweep("other", "", "exhaustive", other);
     ASSERT_EQ(s.claim_trial(trial(1).key(), sweep, other).outcome, Outcome::Claimed);
     ASSERT_EQ(s.claim_trial(trial(2).key(), sweep, other).outcome, Outcome::Claimed);
@@ -132,24 +132,24 @@ TEST_F(Ownership, ReleasedAndFinishedClaimsFreeTheTrial) {
 
 // A recorded failure is claimable again only when failures are retried, and not by the sweep that recorded it.
 TEST_F(Ownership, ARecordedFailureIsClaimableWhenFailuresAreRetried) {
-    Store s(db());
-    const Lease me{process::current_process(), 60};
+    db::Store s(db());
+    const db::Lease me{process::current_process(), 60};
     const long first = s.create_sweep("first", "", "exhaustive", me);
     const long second = s.create_sweep("second", "", "exhaustive", me);
-    StoredTrial failed = trial(30, first);
+    db::StoredTrial failed = trial(30, first);
     failed.result.status = TrialStatus::Crashed;
     ASSERT_TRUE(s.insert_trial(failed));
     EXPECT_EQ(s.claim_trial(failed.key(), second, me).outcome, Outcome::Recorded);
-    EXPECT_EQ(s.claim_trial(failed.key(), first, me, Store::OnExisting::ReplaceFailed).outcome, Outcome::Recorded);
-    EXPECT_EQ(s.claim_trial(failed.key(), second, me, Store::OnExisting::ReplaceFailed).outcome, Outcome::Claimed);
-    ASSERT_TRUE(s.insert_trial(trial(30, second), Store::OnExisting::ReplaceFailed));
-    EXPECT_EQ(s.claim_trial(failed.key(), 0, me, Store::OnExisting::ReplaceFailed).outcome, Outcome::Recorded);
+    EXPECT_EQ(s.claim_trial(failed.key(), first, me, db::Store::OnExisting::ReplaceFailed).outcome, Outcome::Recorded);
+    EXPECT_EQ(s.claim_trial(failed.key(), second, me, db::Store::OnExisting::ReplaceFailed).outcome, Outcome::Claimed);
+    ASSERT_TRUE(s.insert_trial(trial(30, second), db::Store::OnExisting::ReplaceFailed));
+    EXPECT_EQ(s.claim_trial(failed.key(), 0, me, db::Store::OnExisting::ReplaceFailed).outcome, Outcome::Recorded);
 }
 
 // Two processes claim the same 30 trials through their own connections: each is
 // measured (inserted) by exactly one of them, and each sees every trial.
 TEST_F(Ownership, TwoProcessesNeverMeasureTheSameTrial) {
-    { Store init(db()); }
+    { db::Store init(db()); }
     constexpr int kTrials = 30;
     std::vector<pid_t> workers;
     for (int w = 0; w < 2; ++w) {
@@ -158,10 +158,10 @@ TEST_F(Ownership, TwoProcessesNeverMeasureTheSameTrial) {
         if (pid == 0) {
             int measured = 0, seen = 0;
             try {
-                Store s(db());
-                const Lease me{process::current_process(), 60};
+                db::Store s(db());
+                const db::Lease me{process::current_process(), 60};
                 for (int k = 0; k < kTrials; ++k) {
-                    const StoredTrial t = trial(100 + k);
+                    const db::StoredTrial t = trial(100 + k);
                     for (;;) {
                         const Outcome o = s.claim_trial(t.key(), 0, me).outcome;
                         if (o == Outcome::Claimed || o == Outcome::TakenOver) {
@@ -190,7 +190,7 @@ TEST_F(Ownership, TwoProcessesNeverMeasureTheSameTrial) {
         total += WEXITSTATUS(status);
     }
     EXPECT_EQ(total, kTrials);
-    EXPECT_EQ(Store(db(), Store::Mode::ReadOnly).trials().size(), static_cast<std::size_t>(kTrials));
+    EXPECT_EQ(db::Store(db(), db::Store::Mode::ReadOnly).trials().size(), static_cast<std::size_t>(kTrials));
 }
 
 }  // namespace

@@ -73,9 +73,9 @@ mdcore::RunReport report_of(long nstlist) {
     return rep;
 }
 
-StoredTrial make_trial(long nstlist, TrialStatus status = TrialStatus::Ok, const std::string& hw = "hw-a",
+db::StoredTrial make_trial(long nstlist, TrialStatus status = TrialStatus::Ok, const std::string& hw = "hw-a",
                        long sweep = 0, const std::string& kind = "water", long natoms = 3000) {
-    StoredTrial t;
+    db::StoredTrial t;
     t.sweep_id = sweep;
     t.hardware_id = hw;
     t.system = SystemDescriptor{kind, natoms, 7};
@@ -101,7 +101,7 @@ StoredTrial make_trial(long nstlist, TrialStatus status = TrialStatus::Ok, const
     return t;
 }
 
-void expect_same(const StoredTrial& a, const StoredTrial& b) {
+void expect_same(const db::StoredTrial& a, const db::StoredTrial& b) {
     EXPECT_EQ(a.sweep_id, b.sweep_id);
     EXPECT_EQ(a.hardware_id, b.hardware_id);
     EXPECT_EQ(a.system.canonical(), b.system.canonical());
@@ -127,7 +127,7 @@ void expect_same(const StoredTrial& a, const StoredTrial& b) {
 }
 
 // Inserts `t` with plain SQL into a schema-1 database, as an old mdtune would have.
-void raw_insert_v1(RawDb& raw, const StoredTrial& t) {
+void raw_insert_v1(RawDb& raw, const db::StoredTrial& t) {
     const TrialKey k = t.key();
     raw.exec("INSERT INTO systems VALUES('" + k.system + "', '" + t.system.kind + "', " +
              std::to_string(t.system.natoms) + ", " + std::to_string(t.system.seed) + ")");
@@ -141,8 +141,8 @@ void raw_insert_v1(RawDb& raw, const StoredTrial& t) {
 }
 
 struct FailingMigration {
-    explicit FailingMigration(int v) { set_failing_migration_for_tests(v); }
-    ~FailingMigration() { set_failing_migration_for_tests(0); }
+    explicit FailingMigration(int v) { db::set_failing_migration_for_tests(v); }
+    ~FailingMigration() { db::set_failing_migration_for_tests(0); }
 };
 
 class StoreTest : public ::testing::Test {
@@ -163,11 +163,11 @@ protected:
 
 TEST_F(StoreTest, CreateAndReopenPersists) {
     const std::string p = file("a.db");
-    StoredTrial t = make_trial(20);
+    db::StoredTrial t = make_trial(20);
     long sweep = 0;
     {
-        Store s(p);
-        EXPECT_EQ(s.schema_version(), kSchemaVersion);
+        db::Store s(p);
+        EXPECT_EQ(s.schema_version(), db::kSchemaVersion);
         s.put_hardware("hw-a", R"({"cpu":"x"})");
         s.put_hardware("hw-a", R"({"cpu":"y"})");  // upsert: the latest json wins
         s.put_build("build-1", R"({"flags":"-O3"})");
@@ -175,10 +175,10 @@ TEST_F(StoreTest, CreateAndReopenPersists) {
         t.sweep_id = sweep;
         EXPECT_TRUE(s.insert_trial(t));
         s.finish_sweep(sweep, "done");
-        EXPECT_THROW(s.finish_sweep(sweep + 100, "done"), DbError);
+        EXPECT_THROW(s.finish_sweep(sweep + 100, "done"), db::DbError);
     }
-    Store s(p);
-    EXPECT_EQ(s.schema_version(), kSchemaVersion);
+    db::Store s(p);
+    EXPECT_EQ(s.schema_version(), db::kSchemaVersion);
     EXPECT_EQ(s.hardware_json("hw-a").value_or(""), R"({"cpu":"y"})");
     EXPECT_FALSE(s.hardware_json("hw-zzz"));
     const auto sweeps = s.sweeps();
@@ -199,10 +199,10 @@ TEST_F(StoreTest, CreateAndReopenPersists) {
 }
 
 TEST_F(StoreTest, SecondInsertOfSameKeyIsIgnored) {
-    Store s(file("a.db"));
-    const StoredTrial t = make_trial(20);
+    db::Store s(file("a.db"));
+    const db::StoredTrial t = make_trial(20);
     EXPECT_TRUE(s.insert_trial(t));
-    StoredTrial again = t;
+    db::StoredTrial again = t;
     again.result.ms_median = 99;  // same key, different outcome: the first one stays
     EXPECT_FALSE(s.insert_trial(again));
     const auto all = s.trials();
@@ -211,8 +211,8 @@ TEST_F(StoreTest, SecondInsertOfSameKeyIsIgnored) {
 }
 
 TEST_F(StoreTest, FindTrialByKey) {
-    Store s(file("a.db"));
-    const StoredTrial a = make_trial(10), b = make_trial(20);
+    db::Store s(file("a.db"));
+    const db::StoredTrial a = make_trial(10), b = make_trial(20);
     s.insert_trial(a);
     s.insert_trial(b);
     const auto found = s.find_trial(b.key());
@@ -220,14 +220,14 @@ TEST_F(StoreTest, FindTrialByKey) {
     expect_same(*found, b);
     EXPECT_EQ(found->key().str(), b.key().str());
     EXPECT_FALSE(s.find_trial(make_trial(30).key()));
-    StoredTrial other_build = b;
+    db::StoredTrial other_build = b;
     other_build.build_id = "build-2";
     EXPECT_FALSE(s.find_trial(other_build.key()));
 }
 
 TEST_F(StoreTest, DefaultConfigAndEmptyFieldsRoundTrip) {
-    Store s(file("a.db"));
-    StoredTrial t = make_trial(10, TrialStatus::Crashed);
+    db::Store s(file("a.db"));
+    db::StoredTrial t = make_trial(10, TrialStatus::Crashed);
     t.config = Config{};  // canonical text ""
     t.result.timings.clear();
     t.result.report.reset();
@@ -238,7 +238,7 @@ TEST_F(StoreTest, DefaultConfigAndEmptyFieldsRoundTrip) {
 }
 
 TEST_F(StoreTest, FiltersSelectAndOrderById) {
-    Store s(file("a.db"));
+    db::Store s(file("a.db"));
     const long sw = s.create_sweep("s", "", "random");
     s.insert_trial(make_trial(1, TrialStatus::Ok, "hw-a", sw, "water", 3000));
     s.insert_trial(make_trial(2, TrialStatus::Invalid, "hw-a", sw, "water", 3000));
@@ -246,7 +246,7 @@ TEST_F(StoreTest, FiltersSelectAndOrderById) {
     s.insert_trial(make_trial(4, TrialStatus::Ok, "hw-a", 0, "lj", 1000));
     s.insert_trial(make_trial(5, TrialStatus::Ok, "hw-a", sw, "water", 6000));
 
-    auto ids_of = [](const std::vector<StoredTrial>& v) {
+    auto ids_of = [](const std::vector<db::StoredTrial>& v) {
         std::vector<long> out;
         for (const auto& t : v) out.push_back(std::get<long>(*t.config.get(Param::Nstlist)));
         return out;
@@ -270,14 +270,14 @@ TEST_F(StoreTest, EveryStatusRoundTrips) {
     const std::vector<TrialStatus> statuses{TrialStatus::Ok, TrialStatus::Invalid, TrialStatus::Failed,
                                             TrialStatus::Timeout, TrialStatus::Crashed};
     {
-        Store s(p);
+        db::Store s(p);
         long n = 0;
         for (TrialStatus st : statuses) ASSERT_TRUE(s.insert_trial(make_trial(++n, st)));
     }
-    Store s(p, Store::Mode::ReadOnly);
+    db::Store s(p, db::Store::Mode::ReadOnly);
     long n = 0;
     for (TrialStatus st : statuses) {
-        const StoredTrial want = make_trial(++n, st);
+        const db::StoredTrial want = make_trial(++n, st);
         const auto got = s.find_trial(want.key());
         ASSERT_TRUE(got) << to_string(st);
         expect_same(*got, want);
@@ -287,14 +287,14 @@ TEST_F(StoreTest, EveryStatusRoundTrips) {
 
 TEST_F(StoreTest, ReadOnlyModeNeitherCreatesNorWrites) {
     const std::string missing = file("missing.db");
-    EXPECT_THROW(Store(missing, Store::Mode::ReadOnly), DbError);
+    EXPECT_THROW(db::Store(missing, db::Store::Mode::ReadOnly), db::DbError);
     EXPECT_FALSE(fs::exists(missing));
 
     const std::string p = file("a.db");
-    { Store s(p); s.insert_trial(make_trial(1)); }
-    Store ro(p, Store::Mode::ReadOnly);
+    { db::Store s(p); s.insert_trial(make_trial(1)); }
+    db::Store ro(p, db::Store::Mode::ReadOnly);
     EXPECT_EQ(ro.trials().size(), 1u);
-    EXPECT_THROW(ro.insert_trial(make_trial(2)), DbError);
+    EXPECT_THROW(ro.insert_trial(make_trial(2)), db::DbError);
     EXPECT_EQ(ro.trials().size(), 1u);
 }
 
@@ -303,11 +303,11 @@ TEST_F(StoreTest, TextFileIsRefusedAndLeftAlone) {
     const std::string text = "this is not a database, it is a note about one\n"
                              "with more than one line of text so the header is long enough to look at\n";
     write_bytes(p, text);
-    for (Store::Mode mode : {Store::Mode::ReadWrite, Store::Mode::ReadOnly}) {
+    for (db::Store::Mode mode : {db::Store::Mode::ReadWrite, db::Store::Mode::ReadOnly}) {
         try {
-            Store s(p, mode);
+            db::Store s(p, mode);
             FAIL() << "opened a text file";
-        } catch (const DbError& e) {
+        } catch (const db::DbError& e) {
             EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
         }
     }
@@ -319,7 +319,7 @@ TEST_F(StoreTest, TextFileIsRefusedAndLeftAlone) {
 TEST_F(StoreTest, CorruptDatabaseIsRefusedAndLeftAlone) {
     const std::string p = file("a.db");
     {
-        Store s(p);
+        db::Store s(p);
         for (long i = 1; i <= 20; ++i) s.put_hardware("hw-" + std::to_string(i), R"({"cores":16})");
         s.insert_trial(make_trial(1));
     }
@@ -330,9 +330,9 @@ TEST_F(StoreTest, CorruptDatabaseIsRefusedAndLeftAlone) {
     for (long i = page; i < 2 * page; ++i) bytes[static_cast<std::size_t>(i)] = static_cast<char>((i * 37 + 11) & 0xff);
     write_bytes(p, bytes);
     try {
-        Store s(p);
+        db::Store s(p);
         FAIL() << "opened a corrupt database";
-    } catch (const DbError& e) {
+    } catch (const db::DbError& e) {
         EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
     }
     EXPECT_EQ(read_bytes(p), bytes);
@@ -340,14 +340,14 @@ TEST_F(StoreTest, CorruptDatabaseIsRefusedAndLeftAlone) {
 
 TEST_F(StoreTest, NewerSchemaIsRefusedAndLeftAlone) {
     const std::string p = file("a.db");
-    { Store s(p); s.insert_trial(make_trial(1)); }
+    { db::Store s(p); s.insert_trial(make_trial(1)); }
     { RawDb raw(p); raw.exec("PRAGMA user_version = 99"); }
     const std::string before = read_bytes(p);
     try {
-        Store s(p);
+        db::Store s(p);
         FAIL() << "opened a newer database";
-    } catch (const DbError& e) {
-        const std::string expected = "written by a newer mdtune (schema 99 > " + std::to_string(kSchemaVersion) + ")";
+    } catch (const db::DbError& e) {
+        const std::string expected = "written by a newer mdtune (schema 99 > " + std::to_string(db::kSchemaVersion) + ")";
         EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
     }
@@ -356,22 +356,22 @@ TEST_F(StoreTest, NewerSchemaIsRefusedAndLeftAlone) {
 }
 
 TEST_F(StoreTest, MigratesFromEveryOlderVersion) {
-    for (int from = 0; from < kSchemaVersion; ++from) {
+    for (int from = 0; from < db::kSchemaVersion; ++from) {
         SCOPED_TRACE("from schema " + std::to_string(from));
         const std::string p = file("v" + std::to_string(from) + ".db");
-        const StoredTrial t = make_trial(42);
+        const db::StoredTrial t = make_trial(42);
         {
             RawDb raw(p);
-            migrate_to(raw.db, from);
-            ASSERT_EQ(user_version(raw.db), from);
+            db::migrate_to(raw.db, from);
+            ASSERT_EQ(db::user_version(raw.db), from);
             EXPECT_EQ(raw.has_table("trials"), from >= 1);
             EXPECT_EQ(raw.has_table("models"), from >= 2);
             EXPECT_EQ(raw.has_table("bench_runs"), from >= 3);
             if (from >= 1) raw_insert_v1(raw, t);
         }
         {
-            Store s(p);
-            EXPECT_EQ(s.schema_version(), kSchemaVersion);
+            db::Store s(p);
+            EXPECT_EQ(s.schema_version(), db::kSchemaVersion);
             if (from >= 1) {
                 const auto got = s.find_trial(t.key());
                 ASSERT_TRUE(got);
@@ -395,24 +395,24 @@ TEST_F(StoreTest, MigratesFromEveryOlderVersion) {
 
 TEST_F(StoreTest, FailingMigrationLeavesThePreviousVersion) {
     const std::string p = file("a.db");
-    const StoredTrial t = make_trial(7);
+    const db::StoredTrial t = make_trial(7);
     {
         RawDb raw(p);
-        migrate_to(raw.db, 2);
+        db::migrate_to(raw.db, 2);
         raw_insert_v1(raw, t);
     }
     {
         FailingMigration hook(3);
         try {
-            Store s(p);
+            db::Store s(p);
             FAIL() << "migration 3 should have failed";
-        } catch (const DbError& e) {
+        } catch (const db::DbError& e) {
             EXPECT_NE(std::string(e.what()).find("migration to schema 3"), std::string::npos) << e.what();
         }
     }
     {
         RawDb raw(p, SQLITE_OPEN_READONLY);
-        EXPECT_EQ(user_version(raw.db), 2);
+        EXPECT_EQ(db::user_version(raw.db), 2);
         EXPECT_FALSE(raw.has_table("bench_runs"));
         EXPECT_FALSE(raw.has_table("bench_results"));
         EXPECT_EQ(raw.count("SELECT count(*) FROM sqlite_master WHERE name = 'bench_results_by_name'"), 0);
@@ -422,31 +422,31 @@ TEST_F(StoreTest, FailingMigrationLeavesThePreviousVersion) {
     const std::string fresh = file("fresh.db");
     {
         FailingMigration hook(1);
-        EXPECT_THROW(Store s(fresh), DbError);
+        EXPECT_THROW(db::Store s(fresh), db::DbError);
     }
     {
         RawDb raw(fresh, SQLITE_OPEN_READONLY);
-        EXPECT_EQ(user_version(raw.db), 0);
+        EXPECT_EQ(db::user_version(raw.db), 0);
         EXPECT_EQ(raw.count("SELECT count(*) FROM sqlite_master"), 0);
     }
     // Without the failure the same files migrate and keep their data.
-    Store s(p);
-    EXPECT_EQ(s.schema_version(), kSchemaVersion);
+    db::Store s(p);
+    EXPECT_EQ(s.schema_version(), db::kSchemaVersion);
     EXPECT_TRUE(s.find_trial(t.key()));
-    EXPECT_EQ(Store(fresh).schema_version(), kSchemaVersion);
+    EXPECT_EQ(db::Store(fresh).schema_version(), db::kSchemaVersion);
 }
 
 TEST_F(StoreTest, MergeIsAUnionAndIdempotent) {
     const std::string a = file("a.db"), b = file("b.db");
     long a_sweep = 0;
     {
-        Store s(a);
+        db::Store s(a);
         s.put_hardware("hw-a", R"({"host":"a"})");
         a_sweep = s.create_sweep("sweep-a", "a", "exhaustive");
         for (long n = 1; n <= 3; ++n) s.insert_trial(make_trial(n, TrialStatus::Ok, "hw-a", a_sweep));
     }
     {
-        Store s(b);
+        db::Store s(b);
         s.put_hardware("hw-a", R"({"host":"changed"})");
         s.put_hardware("hw-b", R"({"host":"b"})");
         s.put_build("build-1", "{}");
@@ -456,7 +456,7 @@ TEST_F(StoreTest, MergeIsAUnionAndIdempotent) {
         for (long n = 2; n <= 5; ++n) s.insert_trial(make_trial(n, TrialStatus::Ok, "hw-a", sw));
         s.insert_trial(make_trial(6, TrialStatus::Timeout, "hw-b", 0));
     }
-    Store s(a);
+    db::Store s(a);
     EXPECT_EQ(s.merge_from(b), 3);  // 4, 5 and 6; 2 and 3 were already here
     EXPECT_EQ(s.trials().size(), 6u);
     EXPECT_EQ(s.merge_from(b), 0);
@@ -489,8 +489,8 @@ TEST_F(StoreTest, MergeIsAUnionAndIdempotent) {
 
 TEST_F(StoreTest, MergeAgainBringsTheSweepsLaterOutcome) {
     const std::string a = file("a.db"), shard = file("shard.db");
-    Store s(a);
-    Store w(shard);
+    db::Store s(a);
+    db::Store w(shard);
     const long sw = w.create_sweep("nightly", "", "random");
     w.insert_trial(make_trial(1, TrialStatus::Ok, "hw-a", sw));
     EXPECT_EQ(s.merge_from(shard), 1);
@@ -508,17 +508,17 @@ TEST_F(StoreTest, MergeAgainBringsTheSweepsLaterOutcome) {
 
 TEST_F(StoreTest, MergeOfBadInputChangesNothing) {
     const std::string a = file("a.db");
-    { Store s(a); s.insert_trial(make_trial(1)); }
+    { db::Store s(a); s.insert_trial(make_trial(1)); }
     const std::string text = file("notes.txt");
     write_bytes(text, "not a database at all, just some words in a text file that is long enough\n");
     const std::string newer = file("newer.db");
-    { Store s(newer); s.insert_trial(make_trial(2)); }
+    { db::Store s(newer); s.insert_trial(make_trial(2)); }
     { RawDb raw(newer); raw.exec("PRAGMA user_version = 99"); }
     const std::string empty = file("empty.db");
     write_bytes(empty, "");
     const std::string corrupt = file("corrupt.db");
     {
-        Store s(corrupt);
+        db::Store s(corrupt);
         for (long i = 1; i <= 20; ++i) s.put_hardware("hw-" + std::to_string(i), "{}");
     }
     std::string bytes = read_bytes(corrupt);
@@ -527,12 +527,12 @@ TEST_F(StoreTest, MergeOfBadInputChangesNothing) {
 
     const std::string before = read_bytes(a);
     {
-        Store s(a);
+        db::Store s(a);
         for (const std::string& bad : {text, newer, empty, corrupt, file("missing.db")}) {
             try {
                 s.merge_from(bad);
                 ADD_FAILURE() << "merged " << bad;
-            } catch (const DbError& e) {
+            } catch (const db::DbError& e) {
                 EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
             }
         }
@@ -555,7 +555,7 @@ TEST_F(StoreTest, ConcurrentWritersLoseNothing) {
         if (pid == 0) {
             int rc = 0;
             try {
-                Store s(p);
+                db::Store s(p);
                 for (int i = 0; i < kEach; ++i)
                     if (!s.insert_trial(make_trial(i, TrialStatus::Ok, "hw-" + std::to_string(w)))) rc = 2;
             } catch (const std::exception& e) {
@@ -571,19 +571,19 @@ TEST_F(StoreTest, ConcurrentWritersLoseNothing) {
         ASSERT_EQ(::waitpid(pid, &status, 0), pid);
         EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "writer status " << status;
     }
-    Store s(p);
+    db::Store s(p);
     EXPECT_EQ(s.trials().size(), static_cast<std::size_t>(kWriters * kEach));
     for (int w = 0; w < kWriters; ++w)
         EXPECT_EQ(s.trials({.hardware_id = "hw-" + std::to_string(w)}).size(), static_cast<std::size_t>(kEach));
 }
 
 TEST_F(StoreTest, ExportCsvQuotesPerRfc4180) {
-    Store s(file("a.db"));
-    StoredTrial t = make_trial(10);
+    db::Store s(file("a.db"));
+    db::StoredTrial t = make_trial(10);
     t.hardware_id = "node,1 \"big\"\nrack 2";
     s.insert_trial(t);
     s.insert_trial(make_trial(20));
-    const std::string csv = export_trials_csv(s.trials());
+    const std::string csv = db::export_trials_csv(s.trials());
     const std::string header =
         "id,sweep_id,hardware_id,system_kind,natoms,seed,config,build_id,steps,warmup,repeats,status,"
         "ms_median,ms_min,ms_max,ns_per_day,drift,load_avg,created_at\r\n";
@@ -598,18 +598,18 @@ TEST_F(StoreTest, ExportCsvQuotesPerRfc4180) {
     std::size_t crlf = 0;
     for (std::size_t i = csv.find("\r\n"); i != std::string::npos; i = csv.find("\r\n", i + 2)) ++crlf;
     EXPECT_EQ(crlf, 3u);
-    EXPECT_EQ(export_trials_csv({}), header);
+    EXPECT_EQ(db::export_trials_csv({}), header);
 }
 
 TEST_F(StoreTest, ExportJsonParsesBack) {
-    Store s(file("a.db"));
-    StoredTrial t = make_trial(10, TrialStatus::Invalid);
+    db::Store s(file("a.db"));
+    db::StoredTrial t = make_trial(10, TrialStatus::Invalid);
     t.hardware_id = "quote \" and \\ backslash";
     s.insert_trial(t);
-    StoredTrial plain = make_trial(20);
+    db::StoredTrial plain = make_trial(20);
     plain.result.report.reset();
     s.insert_trial(plain);
-    const auto rows = nlohmann::json::parse(export_trials_json(s.trials()));
+    const auto rows = nlohmann::json::parse(db::export_trials_json(s.trials()));
     ASSERT_TRUE(rows.is_array());
     ASSERT_EQ(rows.size(), 2u);
     const auto& r = rows[0];
@@ -626,5 +626,5 @@ TEST_F(StoreTest, ExportJsonParsesBack) {
     EXPECT_EQ(r.at("pairlist").at("list_pairs"), 12345);
     EXPECT_EQ(r.at("pairlist").at("nstlist"), 10);
     EXPECT_TRUE(rows[1].at("pairlist").is_null());
-    EXPECT_EQ(nlohmann::json::parse(export_trials_json({})).size(), 0u);
+    EXPECT_EQ(nlohmann::json::parse(db::export_trials_json({})).size(), 0u);
 }

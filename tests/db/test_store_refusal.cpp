@@ -44,8 +44,8 @@ struct Snapshot {
     long mtime_ns = 0;
 };
 
-StoredTrial a_trial() {
-    StoredTrial t;
+db::StoredTrial a_trial() {
+    db::StoredTrial t;
     t.hardware_id = "hw-a";
     t.system = SystemDescriptor{"water", 3000, 7};
     t.config.set(Param::Nstlist, 20L);
@@ -57,10 +57,10 @@ StoredTrial a_trial() {
     return t;
 }
 
-std::string refusal_of(const std::string& path, Store::Mode mode) {
+std::string refusal_of(const std::string& path, db::Store::Mode mode) {
     try {
-        Store s(path, mode);
-    } catch (const DbRefusedError& e) {
+        db::Store s(path, mode);
+    } catch (const db::DbRefusedError& e) {
         return e.what();
     } catch (const std::exception& e) {
         return std::string("not a DbRefusedError: ") + e.what();
@@ -113,7 +113,7 @@ TEST_F(StoreRefusal, AnotherProgramsDatabaseIsRefusedNamingItsTables) {
     exec_raw(p, "CREATE TABLE places(id INTEGER PRIMARY KEY, url TEXT); INSERT INTO places(url) VALUES('x');"
                 "CREATE TABLE bookmarks(id INTEGER);");
     const Snapshot before(p);
-    for (Store::Mode mode : {Store::Mode::ReadWrite, Store::Mode::ReadOnly}) {
+    for (db::Store::Mode mode : {db::Store::Mode::ReadWrite, db::Store::Mode::ReadOnly}) {
         const std::string e = refusal_of(p, mode);
         EXPECT_NE(e.find(p + ": not an mdtune database"), std::string::npos) << e;
         EXPECT_NE(e.find("bookmarks, places"), std::string::npos) << e;
@@ -125,8 +125,8 @@ TEST_F(StoreRefusal, AnotherProgramsDatabaseIsRefusedNamingItsTables) {
 
     // Merging it is refused too, and merging into it.
     const std::string ours = file("ours.db");
-    { Store s(ours); s.insert_trial(a_trial()); }
-    EXPECT_THROW(Store(ours).merge_from(p), DbRefusedError);
+    { db::Store s(ours); s.insert_trial(a_trial()); }
+    EXPECT_THROW(db::Store(ours).merge_from(p), db::DbRefusedError);
     EXPECT_EQ(Snapshot(p), before);
 }
 
@@ -134,13 +134,13 @@ TEST_F(StoreRefusal, ForeignUserVersionIsNotMistakenForANewerMdtune) {
     // Firefox's places.sqlite has user_version 70 and no mdtune tables.
     const std::string p = file("places.sqlite");
     exec_raw(p, "CREATE TABLE moz_places(id INTEGER); PRAGMA user_version = 70;");
-    const std::string e = refusal_of(p, Store::Mode::ReadWrite);
+    const std::string e = refusal_of(p, db::Store::Mode::ReadWrite);
     EXPECT_NE(e.find("not an mdtune database: user_version is 70"), std::string::npos) << e;
     EXPECT_NE(e.find("it has moz_places"), std::string::npos) << e;
     // At a version mdtune knows, its tables must be there.
     const std::string q = file("v2.db");
     exec_raw(q, "CREATE TABLE trials(x); PRAGMA user_version = 2;");
-    const std::string f = refusal_of(q, Store::Mode::ReadOnly);
+    const std::string f = refusal_of(q, db::Store::Mode::ReadOnly);
     EXPECT_NE(f.find("mdtune's table(s) builds, configs, hardware, models, sweeps and 1 more are missing"),
               std::string::npos) << f;
 }
@@ -148,10 +148,10 @@ TEST_F(StoreRefusal, ForeignUserVersionIsNotMistakenForANewerMdtune) {
 TEST_F(StoreRefusal, EmptyAndMdtuneFilesStillOpen) {
     const std::string empty = file("empty.db");
     std::ofstream(empty).flush();
-    EXPECT_EQ(Store(empty).schema_version(), kSchemaVersion);
+    EXPECT_EQ(db::Store(empty).schema_version(), db::kSchemaVersion);
     // A user's own extra table beside mdtune's does not make it foreign.
     exec_raw(empty, "CREATE TABLE my_notes(t TEXT);");
-    EXPECT_EQ(Store(empty, Store::Mode::ReadOnly).schema_version(), kSchemaVersion);
+    EXPECT_EQ(db::Store(empty, db::Store::Mode::ReadOnly).schema_version(), db::kSchemaVersion);
 }
 
 TEST_F(StoreRefusal, FailedOpensLeaveTheFileByteIdentical) {
@@ -161,21 +161,21 @@ TEST_F(StoreRefusal, FailedOpensLeaveTheFileByteIdentical) {
     {
         sqlite3* db = nullptr;
         ASSERT_EQ(sqlite3_open(old.c_str(), &db), SQLITE_OK);
-        migrate_to(db, 2);
+        db::migrate_to(db, 2);
         sqlite3_close(db);
     }
     const std::string newer = file("newer.db");
-    { Store s(newer); s.insert_trial(a_trial()); }
+    { db::Store s(newer); s.insert_trial(a_trial()); }
     exec_raw(newer, "PRAGMA user_version = 99");
     const std::string foreign = file("foreign.db");
     exec_raw(foreign, "CREATE TABLE places(id INTEGER)");
 
     const Snapshot old_before(old), newer_before(newer), foreign_before(foreign);
-    set_failing_migration_for_tests(3);
-    EXPECT_THROW(Store s(old), DbError);
-    set_failing_migration_for_tests(0);
-    EXPECT_THROW(Store s(newer), DbRefusedError);
-    EXPECT_THROW(Store s(foreign), DbRefusedError);
+    db::set_failing_migration_for_tests(3);
+    EXPECT_THROW(db::Store s(old), db::DbError);
+    db::set_failing_migration_for_tests(0);
+    EXPECT_THROW(db::Store s(newer), db::DbRefusedError);
+    EXPECT_THROW(db::Store s(foreign), db::DbRefusedError);
     EXPECT_TRUE(Snapshot(old) == old_before) << "a failed migration changed the file";
     EXPECT_TRUE(Snapshot(newer) == newer_before);
     EXPECT_TRUE(Snapshot(foreign) == foreign_before);
@@ -184,14 +184,14 @@ TEST_F(StoreRefusal, FailedOpensLeaveTheFileByteIdentical) {
         EXPECT_FALSE(fs::exists(p + "-shm")) << p;
     }
     // The same file opens, migrates and only then switches to WAL.
-    Store s(old);
-    EXPECT_EQ(s.schema_version(), kSchemaVersion);
+    db::Store s(old);
+    EXPECT_EQ(s.schema_version(), db::kSchemaVersion);
     EXPECT_EQ(read_bytes(old)[18], 2) << "not in WAL mode after a successful open";
 }
 
 TEST_F(StoreRefusal, WalDatabaseInAReadOnlyFolderIsReadWithoutWriting) {
     const std::string p = file("trials.db");
-    { Store s(p); s.insert_trial(a_trial()); }
+    { db::Store s(p); s.insert_trial(a_trial()); }
     ASSERT_EQ(read_bytes(p)[18], 2) << "expected a WAL file";
     ASSERT_FALSE(fs::exists(p + "-wal"));
     fs::permissions(p, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
@@ -199,8 +199,8 @@ TEST_F(StoreRefusal, WalDatabaseInAReadOnlyFolderIsReadWithoutWriting) {
                     fs::perm_options::remove);
     const Snapshot before(p);
     const int rc = as_unprivileged_user([&] {
-        const Store ro(p, Store::Mode::ReadOnly);
-        return ro.trials().size() == 1 && ro.schema_version() == kSchemaVersion;
+        const db::Store ro(p, db::Store::Mode::ReadOnly);
+        return ro.trials().size() == 1 && ro.schema_version() == db::kSchemaVersion;
     });
     EXPECT_EQ(rc, 0) << "the read-only open failed (see the child's message above)";
     EXPECT_TRUE(Snapshot(p) == before) << "a read changed the file";
@@ -214,7 +214,7 @@ TEST_F(StoreRefusal, PendingWalInAReadOnlyFolderIsAClearError) {
     // A -wal file with commits not yet in the main file (a writer killed before its
     // checkpoint, copied here without its -shm): an immutable read would miss them.
     const std::string src = file("src.db");
-    { Store s(src); }
+    { db::Store s(src); }
     sqlite3* writer = nullptr;
     ASSERT_EQ(sqlite3_open(src.c_str(), &writer), SQLITE_OK);
     sqlite3_exec(writer, "PRAGMA wal_autocheckpoint = 0; INSERT INTO configs(id) VALUES('x');", nullptr, nullptr, nullptr);
@@ -229,8 +229,8 @@ TEST_F(StoreRefusal, PendingWalInAReadOnlyFolderIsAClearError) {
     const std::string p = (ro_dir / "trials.db").string();
     const int rc = as_unprivileged_user([&] {
         try {
-            Store ro(p, Store::Mode::ReadOnly);
-        } catch (const DbError& e) {
+            db::Store ro(p, db::Store::Mode::ReadOnly);
+        } catch (const db::DbError& e) {
             return std::string(e.what()).find("-wal holds changes not yet in the file") != std::string::npos;
         }
         return false;

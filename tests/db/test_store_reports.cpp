@@ -50,7 +50,7 @@ protected:
 };
 
 // An ok trial whose median repeat's report has a few fields set.
-StoredTrial trial_with_report() {
+db::StoredTrial trial_with_report() {
     mdcore::RunReport rep;
     rep.build.git_commit = "fedcba987654";
     rep.config.cluster = mdcore::ClusterShape::k8x4;
@@ -60,7 +60,7 @@ StoredTrial trial_with_report() {
     rep.pairlist.list_pairs = 4321;
     rep.pairlist.searches = 25;
     rep.ms_per_step = 2.5;
-    StoredTrial t;
+    db::StoredTrial t;
     t.system = SystemDescriptor{"water-ions", 6000, 3};
     t.config.set(Param::Nstlist, 40L);
     t.hardware_id = "hw-reports";
@@ -73,8 +73,8 @@ StoredTrial trial_with_report() {
 }
 
 TEST_F(StoreReports, ColumnsHoldWhatTheEngineWrites) {
-    const StoredTrial t = trial_with_report();
-    Store(db()).insert_trial(t);
+    const db::StoredTrial t = trial_with_report();
+    db::Store(db()).insert_trial(t);
     const mdcore::RunReport& rep = *t.result.report;
     EXPECT_EQ(nlohmann::json::parse(column("config_json")),
               nlohmann::json::parse(mdcore::effective_config_to_json(rep.config)));
@@ -82,7 +82,7 @@ TEST_F(StoreReports, ColumnsHoldWhatTheEngineWrites) {
               nlohmann::json::parse(mdcore::pairlist_to_json(rep.pairlist, rep.config)));
     EXPECT_EQ(nlohmann::json::parse(column("report_json")), nlohmann::json::parse(mdcore::run_report_to_json(rep)));
 
-    const auto found = Store(db(), Store::Mode::ReadOnly).find_trial(t.key());
+    const auto found = db::Store(db(), db::Store::Mode::ReadOnly).find_trial(t.key());
     ASSERT_TRUE(found && found->result.report);
     EXPECT_EQ(found->result.report->build.git_commit, "fedcba987654");  // the commit of the binary that ran
     EXPECT_EQ(found->result.report->config.pme_grid, rep.config.pme_grid);
@@ -90,27 +90,27 @@ TEST_F(StoreReports, ColumnsHoldWhatTheEngineWrites) {
 }
 
 TEST_F(StoreReports, ATrialWithoutAReportHasEmptyColumns) {
-    StoredTrial t = trial_with_report();
+    db::StoredTrial t = trial_with_report();
     t.result.status = TrialStatus::Crashed;
     t.result.report.reset();
-    Store(db()).insert_trial(t);
+    db::Store(db()).insert_trial(t);
     EXPECT_EQ(column("config_json"), "");
     EXPECT_EQ(column("pairlist_json"), "");
     EXPECT_EQ(column("report_json"), "");
-    const auto found = Store(db()).find_trial(t.key());
+    const auto found = db::Store(db()).find_trial(t.key());
     ASSERT_TRUE(found);
     EXPECT_FALSE(found->result.report);
 }
 
 TEST_F(StoreReports, AnUnreadableReportNamesTheTrialAndTheField) {
-    const StoredTrial t = trial_with_report();
-    Store(db()).insert_trial(t);
+    const db::StoredTrial t = trial_with_report();
+    db::Store(db()).insert_trial(t);
     exec(R"(UPDATE trials SET report_json = '{"ms_per_step":1,"ns_per_day":1,"drift_per_atom_per_ps":0,)"
          R"("config":{"cluster":"8x4","simd":"none","threads":1,"nstlist":"twenty"}}')");
     try {
-        Store(db()).find_trial(t.key());
+        db::Store(db()).find_trial(t.key());
         FAIL() << "an unreadable report was accepted";
-    } catch (const DbError& e) {
+    } catch (const db::DbError& e) {
         const std::string what = e.what();
         EXPECT_NE(what.find("trial 1"), std::string::npos) << what;
         EXPECT_NE(what.find("report_json"), std::string::npos) << what;

@@ -13,7 +13,7 @@
 #include "io/gromacs_io.h"
 #include "mdtune/bench/gbench_json.h"
 #include "mdtune/mpi/rules_file.h"
-#include "mdtune/space.h"
+#include "mdtune/tuner/space.h"
 
 namespace mdtest::fuzz {
 namespace {
@@ -65,7 +65,7 @@ std::string check_system(const mdcore::System& s) {
     return "";
 }
 
-std::string check_space(const mdtune::SearchSpace& s) {
+std::string check_space(const mdtune::tuner::SearchSpace& s) {
     if (s.systems.empty()) return "no systems";
     const mdtune::MeasureSettings& m = s.measure;
     if (m.steps < 1 || m.steps > 1'000'000'000 || m.warmup < 0 || m.warmup >= m.steps) return "steps/warmup out of range";
@@ -181,8 +181,8 @@ Target toml_space_target(const std::string& corpus) {
               "["},
              nullptr};
     t.run = [](const std::string& input) {
-        return classify<mdtune::SpaceError>({"fuzz.toml"},
-                                            [&] { return check_space(mdtune::parse_space(input, "fuzz.toml")); });
+        return classify<mdtune::tuner::SpaceError>({"fuzz.toml"},
+                                            [&] { return check_space(mdtune::tuner::parse_space(input, "fuzz.toml")); });
     };
     return t;
 }

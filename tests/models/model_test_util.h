@@ -13,8 +13,8 @@
 
 namespace mdtune::test {
 
-inline HardwareFeatures test_hardware(const std::string& id = "hw-test", int cores = 4) {
-    HardwareFeatures hw;
+inline models::HardwareFeatures test_hardware(const std::string& id = "hw-test", int cores = 4) {
+    models::HardwareFeatures hw;
     hw.id = id;
     hw.cores = cores;
     hw.physical_cores = cores;
@@ -23,7 +23,7 @@ inline HardwareFeatures test_hardware(const std::string& id = "hw-test", int cor
     return hw;
 }
 
-inline std::string hardware_json(const HardwareFeatures& hw) {
+inline std::string hardware_json(const models::HardwareFeatures& hw) {
     HardwareInfo info;
     info.id = hw.id;
     info.hardware_threads = hw.cores;
@@ -43,10 +43,10 @@ inline double unit_noise(const std::string& s) {
 // Known coefficients per task: a plausible machine (seconds per unit of work).
 inline std::vector<Eigen::VectorXd> true_cost_coefficients(double speed = 1.0) {
     std::vector<Eigen::VectorXd> c;
-    for (const CostTask& t : cost_tasks()) c.push_back(Eigen::VectorXd::Zero(static_cast<Eigen::Index>(t.terms.size())));
+    for (const models::CostTask& t : models::cost_tasks()) c.push_back(Eigen::VectorXd::Zero(static_cast<Eigen::Index>(t.terms.size())));
     auto set = [&](std::string_view task, int term, double v) {
-        for (std::size_t k = 0; k < cost_tasks().size(); ++k)
-            if (cost_tasks()[k].name == task) c[k](term) = v / speed;
+        for (std::size_t k = 0; k < models::cost_tasks().size(); ++k)
+            if (models::cost_tasks()[k].name == task) c[k](term) = v / speed;
     };
     set("search", 0, 4e-8);
     set("search", 3, 2e-7);
@@ -88,10 +88,10 @@ struct SyntheticSpec {
 };
 
 // Stored trials whose timings follow the true coefficients exactly (plus optional noise).
-inline std::vector<StoredTrial> synthetic_trials(const HardwareFeatures& hw, const SyntheticSpec& spec = {},
+inline std::vector<db::StoredTrial> synthetic_trials(const models::HardwareFeatures& hw, const SyntheticSpec& spec = {},
                                                  long first_id = 1) {
     // Memoised: resolving a few hundred configs through mdcore is the slow part of these tests.
-    static std::map<std::string, std::vector<StoredTrial>> memo;
+    static std::map<std::string, std::vector<db::StoredTrial>> memo;
     std::string key = hw.id + "|" + std::to_string(hw.cores) + "|" + std::to_string(spec.noise) + "|" +
                       std::to_string(spec.speed) + "|" + std::to_string(first_id);
     for (const auto& d : spec.systems) key += d.canonical() + ",";
@@ -101,10 +101,10 @@ inline std::vector<StoredTrial> synthetic_trials(const HardwareFeatures& hw, con
     for (double s : spec.pme_scales) key += std::to_string(s) + ",";
     if (const auto it = memo.find(key); it != memo.end()) return it->second;
     const auto coef = true_cost_coefficients(spec.speed);
-    std::vector<StoredTrial> out;
+    std::vector<db::StoredTrial> out;
     long id = first_id;
     for (const SystemDescriptor& d : spec.systems) {
-        const SystemModel sys(d);
+        const models::SystemModel sys(d);
         const bool charged = sys.features().charged_fraction > 0;
         for (const auto& cluster : spec.clusters)
             for (long nstlist : spec.nstlists)
@@ -115,8 +115,8 @@ inline std::vector<StoredTrial> synthetic_trials(const HardwareFeatures& hw, con
                         c.set(Param::Nstlist, nstlist);
                         if (scale > 0) c.set(Param::PmeScale, scale);
                         c.set(Param::Threads, t);
-                        const Features f = compute_features(hw, sys.features(), sys.resolve(c, hw));
-                        StoredTrial tr;
+                        const models::Features f = models::compute_features(hw, sys.features(), sys.resolve(c, hw));
+                        db::StoredTrial tr;
                         tr.id = id++;
                         tr.hardware_id = hw.id;
                         tr.system = d;
@@ -124,9 +124,9 @@ inline std::vector<StoredTrial> synthetic_trials(const HardwareFeatures& hw, con
                         tr.build_id = "build-test";
                         tr.result.status = TrialStatus::Ok;
                         double total = 0;
-                        for (std::size_t k = 0; k < cost_tasks().size(); ++k) {
-                            const double s = coef[k].dot(cost_terms(k, f));
-                            if (s > 0) tr.result.timings[std::string(cost_tasks()[k].name)] = s;
+                        for (std::size_t k = 0; k < models::cost_tasks().size(); ++k) {
+                            const double s = coef[k].dot(models::cost_terms(k, f));
+                            if (s > 0) tr.result.timings[std::string(models::cost_tasks()[k].name)] = s;
                             total += s;
                         }
                         const double factor = 1.0 + spec.noise * unit_noise(hw.id + d.canonical() + c.canonical());
@@ -142,8 +142,8 @@ inline std::vector<StoredTrial> synthetic_trials(const HardwareFeatures& hw, con
     return out;
 }
 
-inline std::vector<Sample> synthetic_samples(const HardwareFeatures& hw, const SyntheticSpec& spec = {}) {
-    return make_samples(synthetic_trials(hw, spec), {{hw.id, hw}});
+inline std::vector<models::Sample> synthetic_samples(const models::HardwareFeatures& hw, const SyntheticSpec& spec = {}) {
+    return models::make_samples(synthetic_trials(hw, spec), {{hw.id, hw}});
 }
 
 }  // namespace mdtune::test

@@ -13,10 +13,10 @@ class SyntheticDbTest : public mdtest::TempDirTest {
 protected:
     std::string db() const { return path("trials.db"); }
     void fill() {
-        Store store(db());
+        db::Store store(db());
         const auto hw = test_hardware();
         store.put_hardware(hw.id, hardware_json(hw));
-        for (StoredTrial t : synthetic_trials(hw, SyntheticSpec{})) {
+        for (db::StoredTrial t : synthetic_trials(hw, SyntheticSpec{})) {
             t.id = 0;
             store.insert_trial(t);
         }

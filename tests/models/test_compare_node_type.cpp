@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "../common/run_command.h"
-#include "mdtune/hardware.h"
+#include "mdtune/core/hardware.h"
 #include "mdtune/db/store.h"
 
 namespace mdtune {
@@ -15,7 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void add_node(Store& store, const std::string& id, const std::string& node_type, double ns_per_day) {
+void add_node(db::Store& store, const std::string& id, const std::string& node_type, double ns_per_day) {
     HardwareInfo hw;
     hw.id = id;
     hw.cpu_model = "Test CPU";
@@ -23,7 +23,7 @@ void add_node(Store& store, const std::string& id, const std::string& node_type,
     hw.simd = {"avx2"};
     hw.node_type = node_type;
     store.put_hardware(id, hw.to_json());
-    StoredTrial t;
+    db::StoredTrial t;
     t.hardware_id = id;
     t.system = {"water", 3000, 1};
     t.build_id = "build-test";
@@ -37,7 +37,7 @@ TEST(CompareNodeType, NodeTypesLabelTheRowsAndNameTheHardware) {
     const fs::path db = fs::temp_directory_path() / ("mdtune_compare_node_" + std::to_string(getpid()) + ".db");
     fs::remove(db);
     {
-        Store store(db.string());
+        db::Store store(db.string());
         add_node(store, "hw-aaaa000000000001", "features: icelake+ib", 40.0);
         add_node(store, "hw-bbbb000000000002", "features: milan", 55.0);
     }

@@ -36,12 +36,12 @@ protected:
     }
     std::string db() const { return (dir_ / "trials.db").string(); }
     void fill(double noise = 0.03) {
-        Store store(db());
+        db::Store store(db());
         const auto hw = test::test_hardware();
         store.put_hardware(hw.id, test::hardware_json(hw));
         test::SyntheticSpec spec;
         spec.noise = noise;
-        for (StoredTrial t : test::synthetic_trials(hw, spec)) {
+        for (db::StoredTrial t : test::synthetic_trials(hw, spec)) {
             t.id = 0;
             store.insert_trial(t);
         }
@@ -54,7 +54,7 @@ TEST_F(ModelCli, FitOnAMissingOrEmptyDatabaseFailsClearly) {
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_TRUE(contains(r.output, "no such database")) << r.output;
     EXPECT_FALSE(fs::exists(db()));  // reading never creates a file
-    { Store store(db()); }
+    { db::Store store(db()); }
     r = run("fit --db " + db());
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_TRUE(contains(r.output, "need at least 10 ok trials to fit a model, found 0")) << r.output;
@@ -64,7 +64,7 @@ TEST_F(ModelCli, FitOnAMissingOrEmptyDatabaseFailsClearly) {
 }
 
 TEST_F(ModelCli, BadFlagsAreUsageErrors) {
-    { Store store(db()); }
+    { db::Store store(db()); }
     EXPECT_EQ(run("fit --db " + db() + " --model forest").exit_code, 2);
     EXPECT_EQ(run("predict --db " + db() + " --system soup --natoms 3000").exit_code, 2);
     EXPECT_EQ(run("predict --db " + db() + " --system water --natoms 3001").exit_code, 2);
@@ -81,8 +81,8 @@ TEST_F(ModelCli, FitPredictAndCompare) {
     for (const char* kind : {"ridge", "cost", "knn"}) EXPECT_TRUE(contains(r.output, kind)) << r.output;
     EXPECT_TRUE(contains(r.output, "stored as model #1")) << r.output;
     {
-        const Store store(db(), Store::Mode::ReadOnly);
-        ASSERT_TRUE(ModelStore(store).latest());
+        const db::Store store(db(), db::Store::Mode::ReadOnly);
+        ASSERT_TRUE(db::ModelStore(store).latest());
     }
 
     r = run("predict --db " + db() + " --system water --natoms 6000 --hardware hw-test --top 3");
@@ -124,11 +124,11 @@ TEST_F(ModelCli, HoldoutSizesAreScoredNotFitted) {
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_TRUE(contains(r.output, "held-out sizes (never in fitting)")) << r.output;
     EXPECT_TRUE(contains(r.output, "water:natoms=6000")) << r.output;
-    const Store store(db(), Store::Mode::ReadOnly);
-    const auto row = ModelStore(store).latest();
+    const db::Store store(db(), db::Store::Mode::ReadOnly);
+    const auto row = db::ModelStore(store).latest();
     ASSERT_TRUE(row);
     const auto ids = nlohmann::json::parse(row->training_trial_ids_json).get<std::vector<long>>();
-    for (const StoredTrial& t : store.trials())
+    for (const db::StoredTrial& t : store.trials())
         if (t.system.natoms == 6000) EXPECT_EQ(std::count(ids.begin(), ids.end(), t.id), 0);
 }
 

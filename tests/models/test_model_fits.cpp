@@ -21,7 +21,7 @@ TEST(Nnls, RecoversANonNegativeSolutionExactly) {
         for (Eigen::Index j = 0; j < A.cols(); ++j) A(i, j) = u(rng) * std::pow(10.0, static_cast<double>(j));
     Eigen::VectorXd x_true(6);
     x_true << 2.0, 0.0, 0.5, 0.0, 3e-3, 1e-5;
-    const NnlsResult r = nnls(A, A * x_true);
+    const models::NnlsResult r = models::nnls(A, A * x_true);
     EXPECT_TRUE(r.converged);
     for (Eigen::Index j = 0; j < 6; ++j) EXPECT_NEAR(r.x(j), x_true(j), 1e-9 * std::max(1.0, x_true(j))) << j;
 }
@@ -36,7 +36,7 @@ TEST(Nnls, ClampsAtZeroAndSatisfiesKuhnTucker) {
     x_ls << 1.0, -2.0, 0.5, -0.1, 3.0;  // the unconstrained optimum has negative entries
     Eigen::VectorXd b = A * x_ls;
     for (Eigen::Index i = 0; i < b.size(); ++i) b(i) += 0.01 * g(rng);
-    const Eigen::VectorXd x = nnls(A, b).x;
+    const Eigen::VectorXd x = models::nnls(A, b).x;
     const Eigen::VectorXd w = A.transpose() * (b - A * x);
     for (Eigen::Index j = 0; j < 5; ++j) {
         EXPECT_GE(x(j), 0.0);
@@ -55,11 +55,11 @@ TEST(Ridge, RecoversLinearCoefficients) {
     Eigen::VectorXd beta(4);
     beta << 0.7, -1.3, 0.05, 2.0;
     const Eigen::VectorXd y = (X * beta).array() + 1.5;
-    const RidgeFit fixed = fit_ridge(X, y, 1e-10);
+    const models::RidgeFit fixed = models::fit_ridge(X, y, 1e-10);
     EXPECT_TRUE(fixed.raw_coefficients().isApprox(beta, 1e-6));
     EXPECT_NEAR(fixed.raw_intercept(), 1.5, 1e-6);
     // GCV on noise-free data picks a negligible penalty.
-    const RidgeFit gcv = fit_ridge(X, y);
+    const models::RidgeFit gcv = models::fit_ridge(X, y);
     EXPECT_TRUE(gcv.raw_coefficients().isApprox(beta, 1e-3)) << gcv.raw_coefficients().transpose();
     EXPECT_LT(gcv.sigma_loo, 1e-3);
 }
@@ -72,42 +72,42 @@ TEST(Ridge, PenaltyShrinksAndConstantColumnsAreIgnored) {
         X(i, 1) = 3.0;  // constant: one hardware, say
         y(i) = 2.0 * i + 1.0;
     }
-    const RidgeFit f = fit_ridge(X, y, 1e-9);
+    const models::RidgeFit f = models::fit_ridge(X, y, 1e-9);
     EXPECT_NEAR(f.raw_coefficients()(0), 2.0, 1e-6);
     EXPECT_EQ(f.beta(1), 0.0);
     EXPECT_NEAR(f.predict(Eigen::Vector2d(7.0, 3.0)), 15.0, 1e-6);
-    const RidgeFit shrunk = fit_ridge(X, y, 1e3);
+    const models::RidgeFit shrunk = models::fit_ridge(X, y, 1e3);
     EXPECT_LT(std::abs(shrunk.raw_coefficients()(0)), 1.0);
 }
 
 TEST(RidgeModel, FitsLogTimeThatIsLinearInItsFeatures) {
     const auto hw = test::test_hardware();
     auto samples = test::synthetic_samples(hw);
-    Eigen::VectorXd w = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(RidgeModel::feature_names().size()));
+    Eigen::VectorXd w = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(models::RidgeModel::feature_names().size()));
     w(0) = 0.9;    // log_natoms
     w(6) = -0.2;   // log_nstlist
     w(12) = -0.6;  // log_threads
     w(9) = 0.1;    // cluster_4x8
-    for (Sample& s : samples) s.ms = std::exp(-6.0 + w.dot(RidgeModel::feature_vector(s.features)));
-    RidgeModel m;
+    for (models::Sample& s : samples) s.ms = std::exp(-6.0 + w.dot(models::RidgeModel::feature_vector(s.features)));
+    models::RidgeModel m;
     m.fit(samples);
-    for (const Sample& s : samples) EXPECT_NEAR(m.predict(s.features).ms / s.ms, 1.0, 0.01);
+    for (const models::Sample& s : samples) EXPECT_NEAR(m.predict(s.features).ms / s.ms, 1.0, 0.01);
 }
 
 TEST(CostModel, RecoversKnownPerTaskCoefficients) {
     const auto hw = test::test_hardware();
     const auto samples = test::synthetic_samples(hw);
-    CostModel m;
+    models::CostModel m;
     m.fit(samples);
     ASSERT_TRUE(m.has_own_fit(hw.id));
-    const CostFit& fit = m.fit_for(hw.id);
+    const models::CostFit& fit = m.fit_for(hw.id);
     const auto truth = test::true_cost_coefficients();
     for (std::size_t t = 0; t < truth.size(); ++t)
         for (Eigen::Index k = 0; k < truth[t].size(); ++k)
             EXPECT_NEAR(fit.coefficients[t](k), truth[t](k), 1e-6 * truth[t].cwiseAbs().maxCoeff() + 1e-15)
-                << cost_tasks()[t].name << " term " << cost_tasks()[t].terms[static_cast<std::size_t>(k)];
+                << models::cost_tasks()[t].name << " term " << models::cost_tasks()[t].terms[static_cast<std::size_t>(k)];
     EXPECT_NEAR(fit.calibration, 1.0, 1e-12);
-    for (const Sample& s : samples) EXPECT_NEAR(m.predict(s.features).ms / s.ms, 1.0, 1e-6);
+    for (const models::Sample& s : samples) EXPECT_NEAR(m.predict(s.features).ms / s.ms, 1.0, 1e-6);
 }
 
 TEST(CostModel, FitsEachHardwareSeparatelyAndPoolsForUnknownOnes) {
@@ -117,13 +117,13 @@ TEST(CostModel, FitsEachHardwareSeparatelyAndPoolsForUnknownOnes) {
     spec.speed = 0.5;  // twice the time for the same work
     auto more = test::synthetic_samples(slow, spec);
     samples.insert(samples.end(), more.begin(), more.end());
-    CostModel m;
+    models::CostModel m;
     m.fit(samples);
     ASSERT_TRUE(m.has_own_fit("hw-fast") && m.has_own_fit("hw-slow"));
-    for (const Sample& s : samples) EXPECT_NEAR(m.predict(s.features).ms / s.ms, 1.0, 1e-6);
-    Features unknown = samples.front().features;
+    for (const models::Sample& s : samples) EXPECT_NEAR(m.predict(s.features).ms / s.ms, 1.0, 1e-6);
+    models::Features unknown = samples.front().features;
     unknown.hardware_id = "hw-never-seen";
-    const Prediction p = m.predict(unknown);
+    const models::Prediction p = m.predict(unknown);
     EXPECT_TRUE(p.extrapolated);
     EXPECT_GT(p.ms, 0.0);
 }
@@ -131,13 +131,13 @@ TEST(CostModel, FitsEachHardwareSeparatelyAndPoolsForUnknownOnes) {
 TEST(Intervals, WidenOutsideTheTrainedSizes) {
     const auto hw = test::test_hardware();
     const auto samples = test::synthetic_samples(hw);
-    for (ModelKind kind : kModelKinds) {
-        auto m = make_model(kind);
+    for (models::ModelKind kind : models::kModelKinds) {
+        auto m = models::make_model(kind);
         m->fit(samples);
-        Features inside = samples.back().features;  // water 6000
-        Features outside = inside;
+        models::Features inside = samples.back().features;  // water 6000
+        models::Features outside = inside;
         outside.natoms *= 8;
-        const Prediction pi = m->predict(inside), po = m->predict(outside);
+        const models::Prediction pi = m->predict(inside), po = m->predict(outside);
         EXPECT_FALSE(pi.extrapolated) << to_string(kind);
         EXPECT_TRUE(po.extrapolated) << to_string(kind);
         EXPECT_LT(pi.lo, pi.ms);
@@ -151,16 +151,16 @@ TEST(Serialisation, EveryKindRoundTripsThroughJsonText) {
     test::SyntheticSpec spec;
     spec.noise = 0.05;
     const auto samples = test::synthetic_samples(hw, spec);
-    for (ModelKind kind : kModelKinds) {
-        auto m = make_model(kind);
+    for (models::ModelKind kind : models::kModelKinds) {
+        auto m = models::make_model(kind);
         m->fit(samples);
         const std::string text = m->to_json().dump();
-        const auto back = Model::from_json(nlohmann::json::parse(text));
+        const auto back = models::Model::from_json(nlohmann::json::parse(text));
         EXPECT_EQ(back->kind(), kind);
         EXPECT_EQ(back->feature_set(), m->feature_set());
         EXPECT_EQ(back->to_json().dump(), text);
         for (std::size_t i = 0; i < samples.size(); i += 7) {
-            const Prediction a = m->predict(samples[i].features), b = back->predict(samples[i].features);
+            const models::Prediction a = m->predict(samples[i].features), b = back->predict(samples[i].features);
             EXPECT_DOUBLE_EQ(a.ms, b.ms) << to_string(kind);
             EXPECT_DOUBLE_EQ(a.lo, b.lo);
             EXPECT_DOUBLE_EQ(a.hi, b.hi);
@@ -169,17 +169,17 @@ TEST(Serialisation, EveryKindRoundTripsThroughJsonText) {
 }
 
 TEST(Serialisation, RejectsUnknownKindsAndForeignFeatureSets) {
-    EXPECT_THROW(Model::from_json(nlohmann::json{{"kind", "forest"}}), ModelError);
-    EXPECT_THROW(Model::from_json(nlohmann::json::parse("[1,2]")), ModelError);
+    EXPECT_THROW(models::Model::from_json(nlohmann::json{{"kind", "forest"}}), models::ModelError);
+    EXPECT_THROW(models::Model::from_json(nlohmann::json::parse("[1,2]")), models::ModelError);
     const auto samples = test::synthetic_samples(test::test_hardware());
-    RidgeModel m;
+    models::RidgeModel m;
     m.fit(samples);
     auto j = m.to_json();
     j["feature_set"] = "ridge-v1:old";
-    EXPECT_THROW(Model::from_json(j), ModelError);
+    EXPECT_THROW(models::Model::from_json(j), models::ModelError);
     j = m.to_json();
     j["params"]["beta"] = std::vector<double>{1.0, 2.0};
-    EXPECT_THROW(Model::from_json(j), ModelError);
+    EXPECT_THROW(models::Model::from_json(j), models::ModelError);
 }
 
 TEST(Knn, ExactNeighbourAndSpreadInterval) {
@@ -187,23 +187,23 @@ TEST(Knn, ExactNeighbourAndSpreadInterval) {
     test::SyntheticSpec spec;
     spec.noise = 0.1;
     const auto samples = test::synthetic_samples(hw, spec);
-    KnnModel m(1);
+    models::KnnModel m(1);
     m.fit(samples);
     // k = 1: a training point predicts itself.
     for (std::size_t i = 0; i < samples.size(); i += 5)
         EXPECT_NEAR(m.predict(samples[i].features).ms / samples[i].ms, 1.0, 1e-9);
-    KnnModel m5;
+    models::KnnModel m5;
     m5.fit(samples);
-    const Prediction p = m5.predict(samples[10].features);
+    const models::Prediction p = m5.predict(samples[10].features);
     EXPECT_GT(p.hi / p.lo, 1.0);
 }
 
 TEST(Fitting, TooFewSamplesIsAModelError) {
     const auto samples = test::synthetic_samples(test::test_hardware());
-    const std::vector<Sample> two(samples.begin(), samples.begin() + 2);
-    EXPECT_THROW(RidgeModel().fit(two), ModelError);
-    EXPECT_THROW(CostModel().fit(two), ModelError);
-    EXPECT_THROW(KnnModel().fit({}), ModelError);
+    const std::vector<models::Sample> two(samples.begin(), samples.begin() + 2);
+    EXPECT_THROW(models::RidgeModel().fit(two), models::ModelError);
+    EXPECT_THROW(models::CostModel().fit(two), models::ModelError);
+    EXPECT_THROW(models::KnnModel().fit({}), models::ModelError);
 }
 
 }  // namespace

@@ -19,13 +19,13 @@ namespace fs = std::filesystem;
 
 class ModelQueries : public test::SyntheticDbTest {
 protected:
-    FitResult fit_cost() { return fit_and_store({db(), ModelKind::Cost, {}}); }
+    models::FitResult fit_cost() { return models::fit_and_store({db(), models::ModelKind::Cost, {}}); }
 };
 
 TEST_F(ModelQueries, FitStoresTheModelAndScoresHeldOutSizesWithoutFittingThem) {
     fill();
     std::size_t loaded_calls = 0, loaded_train = 0;
-    const FitResult r = fit_and_store({db(), ModelKind::Cost, {6000}}, [&](const FitResult& loaded) {
+    const models::FitResult r = models::fit_and_store({db(), models::ModelKind::Cost, {6000}}, [&](const models::FitResult& loaded) {
         ++loaded_calls;
         loaded_train = loaded.train.size();
         EXPECT_TRUE(loaded.selection.cv.empty());  // called before cross-validation
@@ -33,24 +33,24 @@ TEST_F(ModelQueries, FitStoresTheModelAndScoresHeldOutSizesWithoutFittingThem) {
     EXPECT_EQ(loaded_calls, 1u);
     EXPECT_EQ(loaded_train, r.train.size());
     ASSERT_FALSE(r.test.empty());
-    for (const Sample& s : r.test) EXPECT_EQ(s.system.natoms, 6000);
-    for (const Sample& s : r.train) EXPECT_NE(s.system.natoms, 6000);
+    for (const models::Sample& s : r.test) EXPECT_EQ(s.system.natoms, 6000);
+    for (const models::Sample& s : r.train) EXPECT_NE(s.system.natoms, 6000);
     EXPECT_EQ(r.machines, 1u);
     EXPECT_EQ(r.systems, 5u);  // six synthetic systems, one held out
-    EXPECT_EQ(r.selection.chosen, ModelKind::Cost);
+    EXPECT_EQ(r.selection.chosen, models::ModelKind::Cost);
     ASSERT_TRUE(r.model);
     ASSERT_TRUE(r.holdout);
     EXPECT_EQ(r.holdout->n, r.test.size());
-    ASSERT_EQ(r.holdout_by_kind.size(), kModelKinds.size());
+    ASSERT_EQ(r.holdout_by_kind.size(), models::kModelKinds.size());
     EXPECT_LT(r.holdout->mape, 0.05);  // exact synthetic timings: the cost model recovers them
 
-    const Store store(db(), Store::Mode::ReadOnly);
-    const auto row = ModelStore(store).get(r.model_id);
+    const db::Store store(db(), db::Store::Mode::ReadOnly);
+    const auto row = db::ModelStore(store).get(r.model_id);
     ASSERT_TRUE(row);
     EXPECT_EQ(row->kind, "cost");
     const auto ids = nlohmann::json::parse(row->training_trial_ids_json).get<std::vector<long>>();
     EXPECT_EQ(ids.size(), r.train.size());
-    for (const Sample& s : r.test) EXPECT_EQ(std::count(ids.begin(), ids.end(), s.trial_id), 0);
+    for (const models::Sample& s : r.test) EXPECT_EQ(std::count(ids.begin(), ids.end(), s.trial_id), 0);
 }
 
 TEST_F(ModelQueries, FitRefusesAMissingDatabaseAndUnknownHeldOutSizes) {
@@ -58,7 +58,7 @@ TEST_F(ModelQueries, FitRefusesAMissingDatabaseAndUnknownHeldOutSizes) {
     EXPECT_FALSE(fs::exists(db()));  // reading never creates a file
     fill();
     try {
-        fit_and_store({db(), std::nullopt, {7}});
+        models::fit_and_store({db(), std::nullopt, {7}});
         FAIL() << "a held-out size without trials must be refused";
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("--holdout-natoms: no ok trials of those sizes"), std::string::npos);
@@ -67,50 +67,50 @@ TEST_F(ModelQueries, FitRefusesAMissingDatabaseAndUnknownHeldOutSizes) {
 
 TEST_F(ModelQueries, PredictRanksFeasibleConfigsFastestFirst) {
     fill();
-    PredictRequest request{db(), {"water", 6000, 1}, "hw-test", std::nullopt};
-    EXPECT_THROW(predict_configs(request), std::runtime_error);  // no model yet
+    models::PredictRequest request{db(), {"water", 6000, 1}, "hw-test", std::nullopt};
+    EXPECT_THROW(models::predict_configs(request), std::runtime_error);  // no model yet
     const long id = fit_cost().model_id;
-    const PredictResult p = predict_configs(request);
+    const models::PredictResult p = models::predict_configs(request);
     EXPECT_EQ(p.hardware.id, "hw-test");
     EXPECT_EQ(p.model.id, id);
     ASSERT_GE(p.ranking.ranked.size(), 4u);
     for (std::size_t k = 1; k < p.ranking.ranked.size(); ++k)
         EXPECT_LE(p.ranking.ranked[k - 1].prediction.ms, p.ranking.ranked[k].prediction.ms);
-    for (const RankedConfig& c : p.ranking.ranked) EXPECT_LE(std::get<long>(*c.config.get(Param::Threads)), 4);
+    for (const models::RankedConfig& c : p.ranking.ranked) EXPECT_LE(std::get<long>(*c.config.get(Param::Threads)), 4);
     ASSERT_TRUE(p.ranking.default_config);
 
-    const auto j = predict_json(request, p, 3);
+    const auto j = models::predict_json(request, p, 3);
     ASSERT_EQ(j.at("ranked").size(), 3u);
     EXPECT_EQ(j.at("ranked")[0].at("config"), p.ranking.ranked[0].config.canonical());
     EXPECT_EQ(j.at("candidates"), p.ranking.ranked.size());
     EXPECT_EQ(j.at("model").at("id"), id);
 
     request.hardware = "hw-nowhere";
-    EXPECT_THROW(predict_configs(request), InputError);
+    EXPECT_THROW(models::predict_configs(request), InputError);
     request.hardware = "hw-test";
-    request.kind = ModelKind::Knn;  // only a cost model is stored
-    EXPECT_THROW(predict_configs(request), std::runtime_error);
+    request.kind = models::ModelKind::Knn;  // only a cost model is stored
+    EXPECT_THROW(models::predict_configs(request), std::runtime_error);
 }
 
 TEST_F(ModelQueries, CompareTakesMeasuredPointsFromTrialsAndPredictsTheRest) {
     fill();
     fit_cost();
-    CompareRequest request;
+    models::CompareRequest request;
     request.db = db();
     request.hardware = {"hw-test"};
     request.systems = {{"water", 12000, 1}, {"water", 3000, 1}};
     request.price = {{"hw-test", 5000}};
     request.watts = {{"hw-test", 250}};
-    const CompareResult r = compare_hardware(request);
+    const models::CompareResult r = models::compare_hardware(request);
     ASSERT_EQ(r.cells.size(), 2u);
     ASSERT_TRUE(r.model);
     EXPECT_FALSE(r.model_missing);
-    const CompareCell& measured = r.cells[0];  // sorted by size: 3,000 first
-    const CompareCell& predicted = r.cells[1];
+    const models::CompareCell& measured = r.cells[0];  // sorted by size: 3,000 first
+    const models::CompareCell& predicted = r.cells[1];
     EXPECT_EQ(measured.system.natoms, 3000);
     EXPECT_TRUE(measured.measured);
     double best = 0;  // equal steps everywhere: the fastest ok trial
-    for (const StoredTrial& t : Store(db(), Store::Mode::ReadOnly).trials())
+    for (const db::StoredTrial& t : db::Store(db(), db::Store::Mode::ReadOnly).trials())
         if (t.system.natoms == 3000 && t.system.kind == "water") best = std::max(best, t.result.ns_per_day);
     EXPECT_DOUBLE_EQ(measured.ns_per_day, best);
     ASSERT_TRUE(measured.per_kilo_price && measured.per_kilowatt);
@@ -120,21 +120,21 @@ TEST_F(ModelQueries, CompareTakesMeasuredPointsFromTrialsAndPredictsTheRest) {
     EXPECT_GT(predicted.ns_per_day, 0);
     EXPECT_LE(predicted.lo, predicted.ns_per_day);
     EXPECT_GE(predicted.hi, predicted.ns_per_day);
-    EXPECT_NE(compare_plot_svg(r).find("<polyline"), std::string::npos);
+    EXPECT_NE(models::compare_plot_svg(r).find("<polyline"), std::string::npos);
 
     request.price = {{"nowhere", 5}};
-    EXPECT_THROW(compare_hardware(request), InputError);
+    EXPECT_THROW(models::compare_hardware(request), InputError);
 }
 
 TEST(ModelLookup, SystemsAreCheckedAndNamedAsTyped) {
-    EXPECT_EQ(checked_system("water", 3000, "3000").natoms, 3000);
+    EXPECT_EQ(models::checked_system("water", 3000, "3000").natoms, 3000);
     try {
-        checked_system("water", 3001, "03001");
+        models::checked_system("water", 3001, "03001");
         FAIL();
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("--natoms: 03001 is not a multiple of 3"), std::string::npos) << e.what();
     }
-    EXPECT_THROW(checked_system("soup", 3000, "3000"), InputError);
+    EXPECT_THROW(models::checked_system("soup", 3000, "3000"), InputError);
 }
 
 }  // namespace

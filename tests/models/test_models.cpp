@@ -6,11 +6,11 @@
 #include <set>
 
 #include "model_test_util.h"
-#include "mdtune/models/model_guided.h"
+#include "mdtune/tuner/model_guided.h"
 #include "mdtune/models/model_record.h"
-#include "mdtune/runner.h"
+#include "mdtune/tuner/runner.h"
 #include "mdtune/models/selection.h"
-#include "mdtune/sweep.h"
+#include "mdtune/tuner/sweep.h"
 #include "mdtune/models/validation.h"
 
 namespace mdtune {
@@ -33,10 +33,10 @@ protected:
 };
 
 TEST(GroupedCv, SizeBucketsAreOctaves) {
-    EXPECT_EQ(size_bucket(1500), "1024-2047");
-    EXPECT_EQ(size_bucket(2000), "1024-2047");
-    EXPECT_EQ(size_bucket(3000), "2048-4095");
-    EXPECT_EQ(size_bucket(48000), "32768-65535");
+    EXPECT_EQ(models::size_bucket(1500), "1024-2047");
+    EXPECT_EQ(models::size_bucket(2000), "1024-2047");
+    EXPECT_EQ(models::size_bucket(3000), "2048-4095");
+    EXPECT_EQ(models::size_bucket(48000), "32768-65535");
 }
 
 TEST(GroupedCv, NoHeldOutGroupLeaksIntoTraining) {
@@ -44,21 +44,21 @@ TEST(GroupedCv, NoHeldOutGroupLeaksIntoTraining) {
     auto samples = test::synthetic_samples(a);
     const auto more = test::synthetic_samples(b);
     samples.insert(samples.end(), more.begin(), more.end());
-    for (Grouping g : {Grouping::BySize, Grouping::ByHardware}) {
-        const auto folds = leave_one_group_out(samples, g);
+    for (models::Grouping g : {models::Grouping::BySize, models::Grouping::ByHardware}) {
+        const auto folds = models::leave_one_group_out(samples, g);
         ASSERT_GE(folds.size(), 2u);
         std::set<std::size_t> tested;
-        for (const Fold& f : folds) {
+        for (const models::Fold& f : folds) {
             EXPECT_EQ(f.train.size() + f.test.size(), samples.size());
-            for (std::size_t i : f.train) EXPECT_NE(group_of(samples[i], g), f.group) << to_string(g);
+            for (std::size_t i : f.train) EXPECT_NE(models::group_of(samples[i], g), f.group) << to_string(g);
             for (std::size_t i : f.test) {
-                EXPECT_EQ(group_of(samples[i], g), f.group);
+                EXPECT_EQ(models::group_of(samples[i], g), f.group);
                 EXPECT_TRUE(tested.insert(i).second) << "sample tested twice";
             }
         }
         EXPECT_EQ(tested.size(), samples.size());
         // cross_validate trains each fold on exactly the other groups.
-        const CvResult cv = cross_validate(ModelKind::Knn, samples, g);
+        const models::CvResult cv = models::cross_validate(models::ModelKind::Knn, samples, g);
         ASSERT_EQ(cv.groups.size(), folds.size());
         for (std::size_t k = 0; k < folds.size(); ++k) EXPECT_EQ(cv.groups[k].train_n, folds[k].train.size());
     }
@@ -69,11 +69,11 @@ TEST(GroupedCv, HeldOutPredictionsNeverSeeTheirGroup) {
     // it would predict it well; one that did not must miss by far.
     const auto hw = test::test_hardware();
     auto samples = test::synthetic_samples(hw);
-    const std::string odd = size_bucket(4000);
-    for (Sample& s : samples)
-        if (size_bucket(s.features.natoms) == odd) s.ms *= 10;
-    const CvResult cv = cross_validate(ModelKind::Knn, samples, Grouping::BySize);
-    for (const GroupResult& g : cv.groups) {
+    const std::string odd = models::size_bucket(4000);
+    for (models::Sample& s : samples)
+        if (models::size_bucket(s.features.natoms) == odd) s.ms *= 10;
+    const models::CvResult cv = models::cross_validate(models::ModelKind::Knn, samples, models::Grouping::BySize);
+    for (const models::GroupResult& g : cv.groups) {
         ASSERT_TRUE(g.skipped.empty()) << g.skipped;
         if (g.group == odd) EXPECT_GT(g.scores.mape, 0.5);
     }
@@ -84,10 +84,10 @@ TEST(Regret, MeasuresHowMuchSlowerTheChosenConfigIs) {
     test::SyntheticSpec spec;
     spec.systems = {{"lj", 2000, 1}};
     auto samples = test::synthetic_samples(hw, spec);
-    CostModel m;
+    models::CostModel m;
     m.fit(samples);
     // The model is exact: zero regret, zero error, full coverage.
-    Scores s = evaluate(m, samples);
+    models::Scores s = models::evaluate(m, samples);
     ASSERT_EQ(s.regrets.size(), 1u);
     EXPECT_NEAR(s.regret_median, 0.0, 1e-9);
     EXPECT_NEAR(s.mape, 0.0, 1e-6);
@@ -95,13 +95,13 @@ TEST(Regret, MeasuresHowMuchSlowerTheChosenConfigIs) {
     // Make the model's favourite 20 % slower in reality: regret = the gap to the new best.
     const std::string pick = s.regrets[0].predicted_config;
     std::vector<double> others;
-    for (Sample& x : samples) {
+    for (models::Sample& x : samples) {
         if (x.config.canonical() == pick) x.ms *= 1.2;
         else others.push_back(x.ms);
     }
     const double best = *std::min_element(others.begin(), others.end());
-    s = evaluate(m, samples);
-    const auto it = std::find_if(samples.begin(), samples.end(), [&](const Sample& x) { return x.config.canonical() == pick; });
+    s = models::evaluate(m, samples);
+    const auto it = std::find_if(samples.begin(), samples.end(), [&](const models::Sample& x) { return x.config.canonical() == pick; });
     EXPECT_EQ(s.regrets[0].predicted_config, pick);
     EXPECT_NEAR(s.regrets[0].regret, it->ms / std::min(it->ms, best) - 1.0, 1e-12);
     EXPECT_GT(s.regrets[0].regret, 0.0);
@@ -110,25 +110,25 @@ TEST(Regret, MeasuresHowMuchSlowerTheChosenConfigIs) {
 TEST(Selection, AutoPicksTheLowestCrossValidatedRegret) {
     const auto hw = test::test_hardware();
     const auto samples = test::synthetic_samples(hw);  // generated by the cost model's own physics
-    const Selection sel = select_model(samples, std::nullopt);
-    EXPECT_EQ(sel.chosen, ModelKind::Cost) << sel.reason;
-    const KindSummary cost = summarise(sel, ModelKind::Cost);
-    for (ModelKind k : kModelKinds) EXPECT_LE(cost.regret_median, summarise(sel, k).regret_median + 1e-12);
+    const models::Selection sel = models::select_model(samples, std::nullopt);
+    EXPECT_EQ(sel.chosen, models::ModelKind::Cost) << sel.reason;
+    const models::KindSummary cost = models::summarise(sel, models::ModelKind::Cost);
+    for (models::ModelKind k : models::kModelKinds) EXPECT_LE(cost.regret_median, models::summarise(sel, k).regret_median + 1e-12);
     EXPECT_LT(cost.mape, 1e-6);
     // --model ridge: only ridge is validated and chosen.
-    const Selection only = select_model(samples, ModelKind::Ridge);
-    EXPECT_EQ(only.chosen, ModelKind::Ridge);
-    for (const CvResult& cv : only.cv) EXPECT_EQ(cv.kind, ModelKind::Ridge);
+    const models::Selection only = models::select_model(samples, models::ModelKind::Ridge);
+    EXPECT_EQ(only.chosen, models::ModelKind::Ridge);
+    for (const models::CvResult& cv : only.cv) EXPECT_EQ(cv.kind, models::ModelKind::Ridge);
 }
 
 TEST_F(TempDb, EmptyOrTooSmallDatabaseIsAClearError) {
-    Store store(path());
-    const auto none = load_samples(store);
+    db::Store store(path());
+    const auto none = models::load_samples(store);
     EXPECT_TRUE(none.empty());
     try {
-        require_enough_samples(none, store.path());
+        models::require_enough_samples(none, store.path());
         FAIL() << "no error on an empty database";
-    } catch (const ModelError& e) {
+    } catch (const models::ModelError& e) {
         EXPECT_NE(std::string(e.what()).find("need at least 10 ok trials"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("found 0"), std::string::npos) << e.what();
     }
@@ -143,31 +143,31 @@ TEST_F(TempDb, EmptyOrTooSmallDatabaseIsAClearError) {
     trials[3].id = 0;
     trials[3].result.status = TrialStatus::Failed;
     store.insert_trial(trials[3]);
-    const auto few = load_samples(store);
+    const auto few = models::load_samples(store);
     EXPECT_EQ(few.size(), 3u);
-    EXPECT_THROW(require_enough_samples(few, store.path()), ModelError);
+    EXPECT_THROW(models::require_enough_samples(few, store.path()), models::ModelError);
 }
 
 TEST_F(TempDb, StoredModelRoundTripsWithItsTrainingSetAndScores) {
     const auto hw = test::test_hardware();
     {
-        Store store(path());
+        db::Store store(path());
         store.put_hardware(hw.id, test::hardware_json(hw));
         test::SyntheticSpec spec;
         spec.noise = 0.03;
-        for (StoredTrial t : test::synthetic_trials(hw, spec)) {
+        for (db::StoredTrial t : test::synthetic_trials(hw, spec)) {
             t.id = 0;
             store.insert_trial(t);
         }
     }
-    const Store store(path());
-    const auto samples = load_samples(store);
-    ASSERT_GE(samples.size(), kMinTrials);
-    const Selection sel = select_model(samples, ModelKind::Cost);
-    auto model = make_model(sel.chosen);
+    const db::Store store(path());
+    const auto samples = models::load_samples(store);
+    ASSERT_GE(samples.size(), models::kMinTrials);
+    const models::Selection sel = models::select_model(samples, models::ModelKind::Cost);
+    auto model = models::make_model(sel.chosen);
     model->fit(samples);
-    ModelStore models(store);
-    const long id = models.insert(to_stored_model(*model, samples, sel, "build-test"));
+    db::ModelStore models(store);
+    const long id = models.insert(models::to_stored_model(*model, samples, sel, "build-test"));
     const auto row = models.latest();
     ASSERT_TRUE(row);
     EXPECT_EQ(row->id, id);
@@ -176,12 +176,12 @@ TEST_F(TempDb, StoredModelRoundTripsWithItsTrainingSetAndScores) {
     EXPECT_FALSE(row->created_at.empty());
     EXPECT_EQ(row->feature_set, model->feature_set());
     EXPECT_EQ(nlohmann::json::parse(row->hardware_scope), nlohmann::json::array({hw.id}));
-    EXPECT_EQ(training_trial_ids(*row).size(), samples.size());
+    EXPECT_EQ(models::training_trial_ids(*row).size(), samples.size());
     const auto cv = nlohmann::json::parse(row->cv_json);
     EXPECT_EQ(cv.at("chosen"), "cost");
     EXPECT_FALSE(cv.at("results").empty());
-    const auto back = load_stored_model(*row);
-    for (const Sample& s : samples) EXPECT_DOUBLE_EQ(back->predict(s.features).ms, model->predict(s.features).ms);
+    const auto back = models::load_stored_model(*row);
+    for (const models::Sample& s : samples) EXPECT_DOUBLE_EQ(back->predict(s.features).ms, model->predict(s.features).ms);
     EXPECT_FALSE(models.latest("ridge"));
     EXPECT_EQ(models.list().size(), 1u);
     EXPECT_EQ(models.hardware_ids(), std::vector<std::string>{hw.id});
@@ -189,10 +189,10 @@ TEST_F(TempDb, StoredModelRoundTripsWithItsTrainingSetAndScores) {
 
 TEST_F(TempDb, SamplesUseRecordedEffectiveSettingsAndTheLongestMeasurement) {
     const auto hw = test::test_hardware();
-    Store store(path());
+    db::Store store(path());
     store.put_hardware(hw.id, test::hardware_json(hw));
     auto trials = test::synthetic_trials(hw);
-    StoredTrial shortrun = trials[0], longrun = trials[0];
+    db::StoredTrial shortrun = trials[0], longrun = trials[0];
     shortrun.id = longrun.id = 0;
     shortrun.measure.steps = 200;
     shortrun.result.ms_median = 99.0;
@@ -210,7 +210,7 @@ TEST_F(TempDb, SamplesUseRecordedEffectiveSettingsAndTheLongestMeasurement) {
     recorded.pme = false;
     store.insert_trial(shortrun);
     store.insert_trial(longrun);
-    const auto samples = load_samples(store);
+    const auto samples = models::load_samples(store);
     ASSERT_EQ(samples.size(), 1u);
     EXPECT_EQ(samples[0].ms, 1.5);
     EXPECT_EQ(samples[0].features.threads, 3);
@@ -219,12 +219,12 @@ TEST_F(TempDb, SamplesUseRecordedEffectiveSettingsAndTheLongestMeasurement) {
 }
 
 // A runner that answers from a formula: no MD.
-class FormulaRunner : public Runner {
+class FormulaRunner : public tuner::Runner {
 public:
-    RunOutcome run_once(const Proposal& p, int) override {
+    tuner::RunOutcome run_once(const tuner::Proposal& p, int) override {
         ++runs;
         const double ms = 1.0 + 0.1 * static_cast<double>(p.config.canonical().size() % 7);
-        RunOutcome out;
+        tuner::RunOutcome out;
         out.status = TrialStatus::Ok;
         out.report.ms_per_step = ms;
         out.report.ns_per_day = 86.4 / ms;
@@ -249,22 +249,22 @@ TEST_F(TempDb, ModelGuidedStrategyProposesTheTopConfigsOnceAndRecordsThem) {
         top.push_back(c);
     }
     top.push_back(Config{});  // the default: measured first by run_sweep as the baseline, not again
-    auto strategy = make_model_guided(sys, top, m);
+    auto strategy = tuner::make_model_guided(sys, top, m);
     EXPECT_EQ(strategy->name(), "model-guided");
     EXPECT_EQ(strategy->planned(), 4u);
 
-    SearchSpace space;
+    tuner::SearchSpace space;
     space.source = "test";
     space.text = "# model-guided test";
     space.systems = {sys};
     space.measure = m;
-    Store store(path());
+    db::Store store(path());
     FormulaRunner runner;
-    SweepContext ctx;
+    tuner::SweepContext ctx;
     ctx.hardware_id = "hw-test";
     ctx.build_id = "build-test";
     ctx.caps = test::test_hardware().caps();
-    const SweepSummary summary = run_sweep(space, store, runner, *strategy, ctx, "tune", nullptr, {});
+    const tuner::SweepSummary summary = tuner::run_sweep(space, store, runner, *strategy, ctx, "tune", nullptr, {});
     EXPECT_EQ(summary.measured, 4u);  // baseline + 3 top configs
     EXPECT_EQ(runner.runs, 4);
     ASSERT_TRUE(summary.systems[0].best);
@@ -272,8 +272,8 @@ TEST_F(TempDb, ModelGuidedStrategyProposesTheTopConfigsOnceAndRecordsThem) {
     EXPECT_FALSE(strategy->next({}));  // exhausted
 
     // Rerun: everything is reused, nothing measured again.
-    auto again = make_model_guided(sys, top, m);
-    const SweepSummary second = run_sweep(space, store, runner, *again, ctx, "tune", nullptr, {});
+    auto again = tuner::make_model_guided(sys, top, m);
+    const tuner::SweepSummary second = tuner::run_sweep(space, store, runner, *again, ctx, "tune", nullptr, {});
     EXPECT_EQ(second.measured, 0u);
     EXPECT_EQ(second.reused, 4u);
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "model_test_util.h"
+#include "mdtune/core/feasibility.h"
 #include "mdtune/models/gromacs_settings.h"
 #include "mdtune/models/predictor.h"
 #include "mdtune/models/svg_plot.h"
@@ -13,7 +14,7 @@ namespace {
 TEST(Features, StandInResolvesExactlyAsMdcoreRecords) {
     // mdcore run --system water --nwater 500 on AVX-512 recorded: 8x4, rlist 1.067,
     // rlist_inner 1.011, PME grid 21^3 (see docs/run_report.md for the fields).
-    const SystemModel sys({"water", 1500, 1});
+    const models::SystemModel sys({"water", 1500, 1});
     EXPECT_EQ(sys.features().natoms, 1500);
     EXPECT_NEAR(sys.features().number_density, 99.98, 0.05);
     EXPECT_DOUBLE_EQ(sys.features().charged_fraction, 1.0);
@@ -27,10 +28,10 @@ TEST(Features, StandInResolvesExactlyAsMdcoreRecords) {
     EXPECT_EQ(eff.threads, 4);  // the target machine's cores, not this one's
     EXPECT_EQ(eff.simd, mdcore::SimdLevel::Avx512);
 
-    HardwareFeatures avx2 = test::test_hardware();
+    models::HardwareFeatures avx2 = test::test_hardware();
     avx2.simd_levels = {"none", "avx2"};
     EXPECT_EQ(sys.resolve(Config{}, avx2).cluster, mdcore::ClusterShape::k4x4);
-    const SystemModel lj({"lj", 2000, 1});
+    const models::SystemModel lj({"lj", 2000, 1});
     EXPECT_DOUBLE_EQ(lj.features().charged_fraction, 0.0);
     EXPECT_FALSE(lj.resolve(Config{}, avx2).pme);
 }
@@ -41,46 +42,46 @@ TEST(Features, SimdLevelsFollowMdcoresRule) {
     info.id = "hw-f-only";
     info.hardware_threads = 4;
     info.simd = {"avx2", "fma", "avx512f"};
-    EXPECT_EQ(hardware_features(info).simd_levels, (std::vector<std::string>{"none", "avx2"}));
+    EXPECT_EQ(models::hardware_features(info).simd_levels, (std::vector<std::string>{"none", "avx2"}));
     info.simd = {"avx2", "fma", "avx512f", "avx512vl", "avx512dq"};
-    EXPECT_EQ(hardware_features(info).simd_levels, (std::vector<std::string>{"none", "avx2", "avx512"}));
+    EXPECT_EQ(models::hardware_features(info).simd_levels, (std::vector<std::string>{"none", "avx2", "avx512"}));
     info.simd = {"avx2"};
-    EXPECT_EQ(hardware_features(info).simd_levels, (std::vector<std::string>{"none"}));
+    EXPECT_EQ(models::hardware_features(info).simd_levels, (std::vector<std::string>{"none"}));
 }
 
 TEST(Features, WorkTermsScaleAsThePhysicsSays) {
     const auto hw = test::test_hardware();
-    const SystemModel small({"water", 3000, 1}), big({"water", 24000, 1});
+    const models::SystemModel small({"water", 3000, 1}), big({"water", 24000, 1});
     Config c;
     c.set(Param::Nstlist, 20L);
-    const Features fs = compute_features(hw, small.features(), small.resolve(c, hw));
-    const Features fb = compute_features(hw, big.features(), big.resolve(c, hw));
+    const models::Features fs = models::compute_features(hw, small.features(), small.resolve(c, hw));
+    const models::Features fb = models::compute_features(hw, big.features(), big.resolve(c, hw));
     EXPECT_NEAR(fb.pair_work / fs.pair_work, 8.0, 0.01);     // N rho V at equal density and rlist
     EXPECT_NEAR(fb.spread_work / fs.spread_work, 8.0, 1e-9);  // N order^3
     EXPECT_GT(fb.fft_work / fs.fft_work, 8.0);                // G log G
     Config longer = c;
     longer.set(Param::Nstlist, 80L);
-    const Features fl = compute_features(hw, small.features(), small.resolve(longer, hw));
+    const models::Features fl = models::compute_features(hw, small.features(), small.resolve(longer, hw));
     EXPECT_GT(fl.rlist, fs.rlist);             // a longer list lifetime needs a larger buffer
     EXPECT_LT(fl.search_work, fs.search_work);  // but searches less often
     // Cluster efficiency: a 4x8 list evaluates more pairs than 4x4 for the same
     // radius, a searched list more than a pruned one, and both more than the sphere.
-    for (ListKind k : {ListKind::Searched, ListKind::Pruned})
-        EXPECT_GT(cluster_list_volume(4, 8, 100, 1.0, k), cluster_list_volume(4, 4, 100, 1.0, k));
-    EXPECT_GT(cluster_list_volume(4, 4, 100, 1.0, ListKind::Searched), cluster_list_volume(4, 4, 100, 1.0, ListKind::Pruned));
-    EXPECT_GT(cluster_list_volume(4, 4, 100, 1.0, ListKind::Pruned), 4.18879);
+    for (models::ListKind k : {models::ListKind::Searched, models::ListKind::Pruned})
+        EXPECT_GT(models::cluster_list_volume(4, 8, 100, 1.0, k), models::cluster_list_volume(4, 4, 100, 1.0, k));
+    EXPECT_GT(models::cluster_list_volume(4, 4, 100, 1.0, models::ListKind::Searched), models::cluster_list_volume(4, 4, 100, 1.0, models::ListKind::Pruned));
+    EXPECT_GT(models::cluster_list_volume(4, 4, 100, 1.0, models::ListKind::Pruned), 4.18879);
     // Against mdcore's own counts (docs: SPC/E, 1,500 atoms, rlist 1.067 / 1.011):
     // 4x4 outer 833,088 and pruned 610,388 pairs; 8x4 outer 1,070,112, pruned 754,480.
     const double half_n_rho = 0.5 * 1500 * 99.98;
-    EXPECT_NEAR(half_n_rho * cluster_list_volume(4, 4, 99.98, 1.067, ListKind::Searched) / 833088, 1.0, 0.1);
-    EXPECT_NEAR(half_n_rho * cluster_list_volume(4, 4, 99.98, 1.011, ListKind::Pruned) / 610388, 1.0, 0.1);
-    EXPECT_NEAR(half_n_rho * cluster_list_volume(8, 4, 99.98, 1.067, ListKind::Searched) / 1070112, 1.0, 0.12);
-    EXPECT_NEAR(half_n_rho * cluster_list_volume(8, 4, 99.98, 1.011, ListKind::Pruned) / 754480, 1.0, 0.12);
+    EXPECT_NEAR(half_n_rho * models::cluster_list_volume(4, 4, 99.98, 1.067, models::ListKind::Searched) / 833088, 1.0, 0.1);
+    EXPECT_NEAR(half_n_rho * models::cluster_list_volume(4, 4, 99.98, 1.011, models::ListKind::Pruned) / 610388, 1.0, 0.1);
+    EXPECT_NEAR(half_n_rho * models::cluster_list_volume(8, 4, 99.98, 1.067, models::ListKind::Searched) / 1070112, 1.0, 0.12);
+    EXPECT_NEAR(half_n_rho * models::cluster_list_volume(8, 4, 99.98, 1.011, models::ListKind::Pruned) / 754480, 1.0, 0.12);
     // LJ without a buffer: no pruning, the kernels run on the searched list.
-    const SystemModel lj({"lj", 4000, 1});
+    const models::SystemModel lj({"lj", 4000, 1});
     Config c20;
     c20.set(Param::Nstlist, 20L);
-    const Features flj = compute_features(hw, lj.features(), lj.resolve(c20, hw));
+    const models::Features flj = models::compute_features(hw, lj.features(), lj.resolve(c20, hw));
     if (flj.rlist_inner >= flj.rlist) {
         EXPECT_FALSE(flj.pruned);
         EXPECT_EQ(flj.prune_work, 0.0);
@@ -92,19 +93,19 @@ TEST(Features, WorkTermsScaleAsThePhysicsSays) {
 TEST(Predictor, NeverProposesAConfigThatBreaksAConstraint) {
     const auto hw = test::test_hardware("hw-test", 2);
     auto samples = test::synthetic_samples(test::test_hardware("hw-test", 4));
-    CostModel model;
+    models::CostModel model;
     model.fit(samples);
     // 1,500 water atoms: half the box is 1.233 nm, so pme_scale 1.3 (rc 1.3 nm) cannot run.
     const SystemDescriptor water{"water", 1500, 1};
-    CandidateGrid grid;
+    models::CandidateGrid grid;
     grid.threads = {1, 2, 4};  // 4 exceeds this machine
     const std::string bad = "cluster=4x8;nstlist=40;pme_scale=1.1;threads=2";
-    const Ranking r = rank_configs(model, water, hw, grid, {bad});
+    const models::Ranking r = models::rank_configs(model, water, hw, grid, {bad});
     ASSERT_FALSE(r.ranked.empty());
     EXPECT_EQ(r.ranked.size() + r.rejected.size(), grid.configs(r.system_features, hw).size());
-    const SearchSpace no_space;
-    for (const RankedConfig& c : r.ranked) {
-        EXPECT_EQ(no_space.infeasible_reason(water, c.config, hw.caps()), "") << c.config.canonical();
+    for (const models::RankedConfig& c : r.ranked) {
+        // The one feasibility check (mdtune/core/feasibility.h) sweeps use too.
+        EXPECT_EQ(infeasible_reason(water, c.config, hw.caps()), "") << c.config.canonical();
         EXPECT_LE(std::get<long>(*c.config.get(Param::Threads)), 2);
         EXPECT_LT(c.effective.rc, 0.5 * std::cbrt(r.system_features.volume));
         EXPECT_GE(c.effective.rlist, c.effective.rc);
@@ -115,7 +116,7 @@ TEST(Predictor, NeverProposesAConfigThatBreaksAConstraint) {
         EXPECT_GE(c.ns_hi, c.ns_per_day);
     }
     std::size_t too_big = 0, too_many_threads = 0, invalid = 0;
-    for (const RejectedConfig& x : r.rejected) {
+    for (const models::RejectedConfig& x : r.rejected) {
         too_big += x.reason.find("must be below half the shortest box edge") != std::string::npos;
         too_many_threads += x.reason.find("exceeds the 2 hardware threads") != std::string::npos;
         invalid += x.config.canonical() == bad;
@@ -131,15 +132,15 @@ TEST(Predictor, NeverProposesAConfigThatBreaksAConstraint) {
 
 TEST(Predictor, LjSystemsGetNoPmeBalanceAndTheDefaultThreadGrid) {
     const auto hw = test::test_hardware("hw-test", 3);
-    const SystemModel lj({"lj", 4000, 1});
-    const auto configs = CandidateGrid{}.configs(lj.features(), hw);
+    const models::SystemModel lj({"lj", 4000, 1});
+    const auto configs = models::CandidateGrid{}.configs(lj.features(), hw);
     EXPECT_EQ(configs.size(), 3u * 4u * 3u);
     for (const Config& c : configs) EXPECT_EQ(c.get(Param::PmeScale), nullptr);
-    HardwareFeatures many = hw;
+    models::HardwareFeatures many = hw;
     many.cores = 64;
     many.physical_cores = 32;
     std::set<long> threads;
-    for (const Config& c : CandidateGrid{}.configs(lj.features(), many)) threads.insert(std::get<long>(*c.get(Param::Threads)));
+    for (const Config& c : models::CandidateGrid{}.configs(lj.features(), many)) threads.insert(std::get<long>(*c.get(Param::Threads)));
     EXPECT_EQ(threads, (std::set<long>{1, 2, 4, 8, 16, 32, 64}));
 }
 
@@ -149,29 +150,29 @@ TEST(Predictor, RecordedInvalidConfigsAreCollectedPerMachineAndKind) {
     trials[0].result.status = TrialStatus::Invalid;
     trials[1].result.status = TrialStatus::Invalid;
     trials[1].hardware_id = "hw-other";
-    auto bad = invalid_configs(trials, hw.id, trials[0].system.kind);
+    auto bad = models::invalid_configs(trials, hw.id, trials[0].system.kind);
     EXPECT_EQ(bad, (std::set<std::string>{trials[0].config.canonical()}));
     // A longer Ok run of the same config (another size of the kind) clears it;
     // a shorter one does not.
-    StoredTrial longer = trials[0];
+    db::StoredTrial longer = trials[0];
     longer.system.natoms = 4000;
     longer.result.status = TrialStatus::Ok;
     longer.measure.steps = trials[0].measure.steps - 1;
     trials.push_back(longer);
-    EXPECT_EQ(invalid_configs(trials, hw.id, trials[0].system.kind).size(), 1u);
+    EXPECT_EQ(models::invalid_configs(trials, hw.id, trials[0].system.kind).size(), 1u);
     trials.back().measure.steps = trials[0].measure.steps * 5;
-    EXPECT_TRUE(invalid_configs(trials, hw.id, trials[0].system.kind).empty());
+    EXPECT_TRUE(models::invalid_configs(trials, hw.id, trials[0].system.kind).empty());
 }
 
 TEST(Output, GromacsSettingsFollowThePmeBalance) {
     const auto hw = test::test_hardware();
-    const SystemModel water({"water", 3000, 1});
+    const models::SystemModel water({"water", 3000, 1});
     Config c;
     c.set(Param::Cluster, std::string("4x8"));
     c.set(Param::Nstlist, 40L);
     c.set(Param::PmeScale, 1.2);
     c.set(Param::Threads, 2L);
-    const GromacsSettings g = gromacs_settings(water.features(), water.resolve(c, hw));
+    const models::GromacsSettings g = models::gromacs_settings(water.features(), water.resolve(c, hw));
     std::map<std::string, std::string> mdp(g.mdp.begin(), g.mdp.end());
     EXPECT_EQ(mdp["nstlist"], "40");
     EXPECT_EQ(mdp["rcoulomb"], "1.2");
@@ -179,10 +180,10 @@ TEST(Output, GromacsSettingsFollowThePmeBalance) {
     EXPECT_EQ(mdp["fourierspacing"], "0.144");
     EXPECT_EQ(mdp["coulombtype"], "PME");
     EXPECT_NE(g.mdrun.find("-ntomp 2"), std::string::npos);
-    EXPECT_EQ(mdcore_command({"water", 3000, 1}, c),
+    EXPECT_EQ(models::mdcore_command({"water", 3000, 1}, c),
               "mdcore run --system water --nwater 1000 --seed 1 --cluster 4x8 --nstlist 40 --pme-scale 1.2 --threads 2");
-    const SystemModel lj({"lj", 2000, 1});
-    const GromacsSettings gl = gromacs_settings(lj.features(), lj.resolve(Config{}, hw));
+    const models::SystemModel lj({"lj", 2000, 1});
+    const models::GromacsSettings gl = models::gromacs_settings(lj.features(), lj.resolve(Config{}, hw));
     for (const auto& [k, v] : gl.mdp) EXPECT_NE(k, "rcoulomb");
 }
 
@@ -223,11 +224,11 @@ TEST(Output, GromacsSettingsNameTheOffloadModes) {
 }
 
 TEST(Output, SvgHasOneLinePerSeriesAndFilledOrHollowMarkers) {
-    std::vector<PlotSeries> series{
+    std::vector<models::PlotSeries> series{
         {"hw-a (water)", {{1500, 200, true}, {3000, 110, true}, {48000, 7, false}}},
         {"hw-b <fast>", {{1500, 400, false}, {3000, 210, false}}},
     };
-    const std::string svg = render_svg(series, "ns/day by size");
+    const std::string svg = models::render_svg(series, "ns/day by size");
     EXPECT_EQ(svg.rfind("<svg", 0), 0u);
     auto count = [&](const std::string& what) {
         std::size_t n = 0;
@@ -239,7 +240,7 @@ TEST(Output, SvgHasOneLinePerSeriesAndFilledOrHollowMarkers) {
     EXPECT_EQ(count("(measured)</title>"), 2u);
     EXPECT_EQ(count("(predicted)</title>"), 3u);
     EXPECT_NE(svg.find("atoms (log scale)"), std::string::npos);
-    EXPECT_THROW(render_svg({}, "empty"), std::invalid_argument);
+    EXPECT_THROW(models::render_svg({}, "empty"), std::invalid_argument);
 }
 
 }  // namespace

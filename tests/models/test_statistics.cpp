@@ -39,7 +39,7 @@ TEST(MannWhitney, TextbookExample) {
     // scipy.stats.mannwhitneyu documentation: males vs females, U1 = 17,
     // exact p = 0.1111, asymptotic (continuity-corrected) p = 0.1113.
     const std::vector<double> males{19, 22, 16, 29, 24}, females{20, 11, 17, 12};
-    const MannWhitney r = mann_whitney_u(males, females);
+    const models::stats::MannWhitney r = models::stats::mann_whitney_u(males, females);
     EXPECT_DOUBLE_EQ(r.u, 17.0);
     EXPECT_TRUE(r.exact);
     EXPECT_NEAR(r.p_value, 14.0 / 126.0, 1e-12);
@@ -47,12 +47,12 @@ TEST(MannWhitney, TextbookExample) {
 
 TEST(MannWhitney, CompleteSeparationGivesTheSmallestPValue) {
     const std::vector<double> a{1, 2, 3, 4, 5}, b{6, 7, 8, 9, 10};
-    const MannWhitney r = mann_whitney_u(a, b);
+    const models::stats::MannWhitney r = models::stats::mann_whitney_u(a, b);
     EXPECT_DOUBLE_EQ(r.u, 0.0);
     EXPECT_NEAR(r.p_value, 2.0 / 252.0, 1e-12);
-    EXPECT_NEAR(mann_whitney_u(b, a).p_value, 2.0 / 252.0, 1e-12);  // two-sided: symmetric
+    EXPECT_NEAR(models::stats::mann_whitney_u(b, a).p_value, 2.0 / 252.0, 1e-12);  // two-sided: symmetric
     const std::vector<double> c{1, 2, 3}, d{4, 5, 6};
-    EXPECT_NEAR(mann_whitney_u(c, d).p_value, 0.1, 1e-12);  // 3 vs 3 can never reach 0.05
+    EXPECT_NEAR(models::stats::mann_whitney_u(c, d).p_value, 0.1, 1e-12);  // 3 vs 3 can never reach 0.05
 }
 
 TEST(MannWhitney, ExactDistributionMatchesEnumeration) {
@@ -62,9 +62,9 @@ TEST(MannWhitney, ExactDistributionMatchesEnumeration) {
     for (double u = 0; u <= 30; u += 1) {
         const double cdf = static_cast<double>(std::count_if(us.begin(), us.end(), [u](double x) { return x <= u; })) /
                            static_cast<double>(us.size());
-        EXPECT_NEAR(mann_whitney_exact_cdf(6, 5, u), cdf, 1e-12) << "u=" << u;
+        EXPECT_NEAR(models::stats::mann_whitney_exact_cdf(6, 5, u), cdf, 1e-12) << "u=" << u;
     }
-    const MannWhitney r = mann_whitney_u(a, b);
+    const models::stats::MannWhitney r = models::stats::mann_whitney_u(a, b);
     EXPECT_DOUBLE_EQ(r.u, u_by_pairs(a, b));
     const double mu = 15.0, dev = std::abs(r.u - mu);
     const double p = static_cast<double>(std::count_if(us.begin(), us.end(), [&](double x) {
@@ -77,7 +77,7 @@ TEST(MannWhitney, TiesUseTheTieCorrectedNormalApproximation) {
     // Quantised timings tie. The tie-corrected variance is the exact variance of
     // U over all rank assignments, so check it against enumeration.
     const std::vector<double> a{10, 11, 11, 12, 12, 12, 13}, b{11, 12, 13, 13, 14, 14};
-    const MannWhitney r = mann_whitney_u(a, b);
+    const models::stats::MannWhitney r = models::stats::mann_whitney_u(a, b);
     EXPECT_TRUE(r.ties);
     EXPECT_FALSE(r.exact);
     EXPECT_DOUBLE_EQ(r.u, u_by_pairs(a, b));
@@ -93,10 +93,10 @@ TEST(MannWhitney, TiesUseTheTieCorrectedNormalApproximation) {
 
 TEST(MannWhitney, DegenerateInputs) {
     const std::vector<double> same{1, 1, 1, 1, 1}, empty;
-    EXPECT_DOUBLE_EQ(mann_whitney_u(same, same).p_value, 1.0);
-    EXPECT_DOUBLE_EQ(mann_whitney_u(same, empty).p_value, 1.0);
+    EXPECT_DOUBLE_EQ(models::stats::mann_whitney_u(same, same).p_value, 1.0);
+    EXPECT_DOUBLE_EQ(models::stats::mann_whitney_u(same, empty).p_value, 1.0);
     const std::vector<double> one{5}, other{6};
-    EXPECT_DOUBLE_EQ(mann_whitney_u(one, other).p_value, 1.0);
+    EXPECT_DOUBLE_EQ(models::stats::mann_whitney_u(one, other).p_value, 1.0);
 }
 
 TEST(MannWhitney, LargeSamplesUseTheNormalApproximation) {
@@ -105,7 +105,7 @@ TEST(MannWhitney, LargeSamplesUseTheNormalApproximation) {
         a.push_back(i);
         b.push_back(i + 0.5 + 10);
     }
-    const MannWhitney r = mann_whitney_u(a, b);
+    const models::stats::MannWhitney r = models::stats::mann_whitney_u(a, b);
     EXPECT_FALSE(r.exact);
     EXPECT_LT(r.p_value, 0.01);
     EXPECT_GT(r.p_value, 0.0);
@@ -113,31 +113,31 @@ TEST(MannWhitney, LargeSamplesUseTheNormalApproximation) {
 
 TEST(OrderStatistics, MediansAndSpread) {
     const std::vector<double> v{5, 1, 3, 2, 4};
-    EXPECT_DOUBLE_EQ(median(v), 3.0);
-    EXPECT_DOUBLE_EQ(relative_spread(v), 2.0 / 3.0);  // IQR 4 - 2
+    EXPECT_DOUBLE_EQ(models::stats::median(v), 3.0);
+    EXPECT_DOUBLE_EQ(models::stats::relative_spread(v), 2.0 / 3.0);  // IQR 4 - 2
     const std::vector<double> even{1, 2, 3, 4};
-    EXPECT_DOUBLE_EQ(median(even), 2.5);
-    EXPECT_NEAR(normal_two_sided_quantile(0.05), 1.959964, 1e-5);
+    EXPECT_DOUBLE_EQ(models::stats::median(even), 2.5);
+    EXPECT_NEAR(models::stats::normal_two_sided_quantile(0.05), 1.959964, 1e-5);
 }
 
 TEST(MannWhitney, SmallestPValueIsCompleteSeparation) {
     const std::vector<double> a{1, 2, 3, 4, 5}, b{6, 7, 8, 9, 10};
-    EXPECT_NEAR(mann_whitney_min_p(5, 5), mann_whitney_u(a, b).p_value, 1e-12);
-    EXPECT_DOUBLE_EQ(mann_whitney_min_p(1, 1), 1.0);
+    EXPECT_NEAR(models::stats::mann_whitney_min_p(5, 5), models::stats::mann_whitney_u(a, b).p_value, 1e-12);
+    EXPECT_DOUBLE_EQ(models::stats::mann_whitney_min_p(1, 1), 1.0);
 }
 
 // Holm by hand: sorted 0.01, 0.02, 0.04 (x3, x2, x1) -> 0.03, 0.04, 0.04 (kept
 // non-decreasing), returned in the input's order; capped at 1.
 TEST(Holm, StepDownAdjustmentInInputOrder) {
     const std::vector<double> p{0.04, 0.01, 0.02};
-    const std::vector<double> adjusted = holm_adjust(p);
+    const std::vector<double> adjusted = models::stats::holm_adjust(p);
     ASSERT_EQ(adjusted.size(), 3u);
     EXPECT_NEAR(adjusted[0], 0.04, 1e-15);
     EXPECT_NEAR(adjusted[1], 0.03, 1e-15);
     EXPECT_NEAR(adjusted[2], 0.04, 1e-15);
     const std::vector<double> big{0.6, 0.5};
-    EXPECT_EQ(holm_adjust(big), (std::vector<double>{1.0, 1.0}));
-    EXPECT_TRUE(holm_adjust(std::vector<double>{}).empty());
+    EXPECT_EQ(models::stats::holm_adjust(big), (std::vector<double>{1.0, 1.0}));
+    EXPECT_TRUE(models::stats::holm_adjust(std::vector<double>{}).empty());
 }
 
 }  // namespace

@@ -13,14 +13,14 @@
 namespace mdtest {
 
 inline void write_synthetic_mpi_db(const std::string& db) {
-    mdtune::Store store(db);
-    mdtune::MpiStore ms(store);
-    std::vector<mdtune::MpiMeasurement> rows;
+    mdtune::db::Store store(db);
+    mdtune::db::MpiStore ms(store);
+    std::vector<mdtune::db::MpiMeasurement> rows;
     for (const char* coll : {"allreduce", "alltoall"})
         for (int ppn : {2, 3, 4, 6, 8})
             for (long b = 8; b <= (4L << 20); b *= 4)
                 for (int alg : {0, 3, 4}) {
-                    mdtune::MpiMeasurement m;
+                    mdtune::db::MpiMeasurement m;
                     m.hardware_id = "hw-test";
                     m.mpi_library = "Open MPI 4.1.4";
                     m.nodes = 1;

@@ -42,27 +42,27 @@ private:
 // Throws RulesError whose message must contain `needle`.
 void expect_rejected(const std::string& text, const std::string& needle) {
     try {
-        parse_rules(text, "t.conf");
+        mpi::parse_rules(text, "t.conf");
         ADD_FAILURE() << "accepted:\n" << text;
-    } catch (const RulesError& e) {
+    } catch (const mpi::RulesError& e) {
         EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "message: " << e.what();
     }
 }
 
-RulesFile sample_rules() {
-    RulesFile f;
+mpi::RulesFile sample_rules() {
+    mpi::RulesFile f;
     f.header = {"test file", "second line"};
-    CollectiveRules allreduce{2, {{2, {{0, 3, 0, 0, "small"}, {8192, 4, 0, 0, ""}, {1 << 20, 5, 0, 65536, ""}}, ""},
+    mpi::CollectiveRules allreduce{2, {{2, {{0, 3, 0, 0, "small"}, {8192, 4, 0, 0, ""}, {1 << 20, 5, 0, 65536, ""}}, ""},
                                   {5, {{0, 6, 0, 0, ""}}, "five"}}};
-    CollectiveRules bcast{7, {{0, {{0, 2, 4, 0, ""}, {100, 0, 0, 0, ""}}, ""}}};
-    CollectiveRules alltoall{3, {}};  // no communicator rules at all
+    mpi::CollectiveRules bcast{7, {{0, {{0, 2, 4, 0, ""}, {100, 0, 0, 0, ""}}, ""}}};
+    mpi::CollectiveRules alltoall{3, {}};  // no communicator rules at all
     f.collectives = {allreduce, bcast, alltoall};
     return f;
 }
 
 // Synthetic latencies: algorithm 1 is cheap for small messages, algorithm 2 for
 // large ones (crossover at 2^14 B at 4 ranks per node), the default in between.
-double synthetic_us(int alg, const Site& s) {
+double synthetic_us(int alg, const models::mpi::Site& s) {
     const double x = std::log2(double(s.bytes)), q = std::log2(double(s.ppn));
     switch (alg) {
         case 1: return 2.0 * (1 + q) + double(s.bytes) * 0.004 * (1 + q);
@@ -71,14 +71,14 @@ double synthetic_us(int alg, const Site& s) {
     }
 }
 
-std::vector<Observation> synthetic_data(Collective c, double noise, unsigned seed = 7) {
+std::vector<models::mpi::Observation> synthetic_data(models::mpi::Collective c, double noise, unsigned seed = 7) {
     std::mt19937 rng(seed);
     std::normal_distribution<double> n(0.0, noise);
-    std::vector<Observation> data;
+    std::vector<models::mpi::Observation> data;
     for (int ppn : {2, 3, 4, 6, 8})
         for (std::uint64_t b = 8; b <= (4u << 20); b *= 4)
             for (int alg : {0, 1, 2}) {
-                Observation o;
+                models::mpi::Observation o;
                 o.collective = c;
                 o.variant = {alg, 0, 0};
                 o.site = {1, ppn, b};
@@ -94,48 +94,48 @@ std::vector<Observation> synthetic_data(Collective c, double noise, unsigned see
 
 TEST(MpiCatalog, MatchesOpenMpi41) {
     // ompi_info --param coll tuned --level 9 (Open MPI 4.1.4) and enum COLLTYPE.
-    EXPECT_EQ(info(Collective::Allgather).rules_id, 0);
-    EXPECT_EQ(info(Collective::Allreduce).rules_id, 2);
-    EXPECT_EQ(info(Collective::Alltoall).rules_id, 3);
-    EXPECT_EQ(info(Collective::Bcast).rules_id, 7);
-    EXPECT_EQ(info(Collective::ReduceScatter).rules_id, 12);
-    EXPECT_EQ(algorithm_name(Collective::Allreduce, 6), "rabenseifner");
-    EXPECT_EQ(algorithm_name(Collective::Alltoall, 3), "modified_bruck");
-    EXPECT_EQ(algorithm_name(Collective::Bcast, 6), "binomial");
-    EXPECT_EQ(algorithm_name(Collective::Bcast, 9), "scatter_allgather_ring");
-    EXPECT_EQ(algorithm_name(Collective::Allgather, 5), "neighbor");
-    EXPECT_EQ(algorithm_name(Collective::Allgather, 0), "default");
-    EXPECT_EQ(max_algorithm(Collective::Bcast), 9);
-    EXPECT_EQ(max_algorithm(Collective::Allreduce), 6);
-    EXPECT_TRUE(valid_for_ranks(Collective::Alltoall, 5, 2));
-    EXPECT_FALSE(valid_for_ranks(Collective::Alltoall, 5, 3));
-    EXPECT_FALSE(valid_for_ranks(Collective::Allgather, 6, 4));
-    EXPECT_FALSE(valid_for_ranks(Collective::Allgather, 7, 2));
+    EXPECT_EQ(info(models::mpi::Collective::Allgather).rules_id, 0);
+    EXPECT_EQ(info(models::mpi::Collective::Allreduce).rules_id, 2);
+    EXPECT_EQ(info(models::mpi::Collective::Alltoall).rules_id, 3);
+    EXPECT_EQ(info(models::mpi::Collective::Bcast).rules_id, 7);
+    EXPECT_EQ(info(models::mpi::Collective::ReduceScatter).rules_id, 12);
+    EXPECT_EQ(models::mpi::algorithm_name(models::mpi::Collective::Allreduce, 6), "rabenseifner");
+    EXPECT_EQ(models::mpi::algorithm_name(models::mpi::Collective::Alltoall, 3), "modified_bruck");
+    EXPECT_EQ(models::mpi::algorithm_name(models::mpi::Collective::Bcast, 6), "binomial");
+    EXPECT_EQ(models::mpi::algorithm_name(models::mpi::Collective::Bcast, 9), "scatter_allgather_ring");
+    EXPECT_EQ(models::mpi::algorithm_name(models::mpi::Collective::Allgather, 5), "neighbor");
+    EXPECT_EQ(models::mpi::algorithm_name(models::mpi::Collective::Allgather, 0), "default");
+    EXPECT_EQ(models::mpi::max_algorithm(models::mpi::Collective::Bcast), 9);
+    EXPECT_EQ(models::mpi::max_algorithm(models::mpi::Collective::Allreduce), 6);
+    EXPECT_TRUE(models::mpi::valid_for_ranks(models::mpi::Collective::Alltoall, 5, 2));
+    EXPECT_FALSE(models::mpi::valid_for_ranks(models::mpi::Collective::Alltoall, 5, 3));
+    EXPECT_FALSE(models::mpi::valid_for_ranks(models::mpi::Collective::Allgather, 6, 4));
+    EXPECT_FALSE(models::mpi::valid_for_ranks(models::mpi::Collective::Allgather, 7, 2));
     // Open MPI sizes allgather/alltoall rules by the whole receive buffer.
-    EXPECT_EQ(rule_message_size(Collective::Alltoall, 1024, 4), 4096u);
-    EXPECT_EQ(rule_message_size(Collective::Allgather, 8, 3), 24u);
-    EXPECT_EQ(rule_message_size(Collective::Allreduce, 1024, 4), 1024u);
-    EXPECT_EQ(parse_collectives("allreduce,bcast,allreduce").size(), 2u);
-    EXPECT_THROW(parse_collectives("allreduce,gather"), std::invalid_argument);
+    EXPECT_EQ(models::mpi::rule_message_size(models::mpi::Collective::Alltoall, 1024, 4), 4096u);
+    EXPECT_EQ(models::mpi::rule_message_size(models::mpi::Collective::Allgather, 8, 3), 24u);
+    EXPECT_EQ(models::mpi::rule_message_size(models::mpi::Collective::Allreduce, 1024, 4), 1024u);
+    EXPECT_EQ(models::mpi::parse_collectives("allreduce,bcast,allreduce").size(), 2u);
+    EXPECT_THROW(models::mpi::parse_collectives("allreduce,gather"), std::invalid_argument);
 }
 
 // ---- rules file -------------------------------------------------------------
 
 TEST(MpiRulesFile, RoundTripsThroughTheParser) {
-    const RulesFile f = sample_rules();
-    const std::string text = write_rules(f);
+    const mpi::RulesFile f = sample_rules();
+    const std::string text = mpi::write_rules(f);
     EXPECT_EQ(text.rfind("# test file\n# second line\n3 # number of collectives", 0), 0u) << text;
-    const RulesFile back = parse_rules(text);
+    const mpi::RulesFile back = mpi::parse_rules(text);
     EXPECT_EQ(back, f);
     // Comments are not read back; everything else is written identically.
-    RulesFile bare = f;
+    mpi::RulesFile bare = f;
     bare.header.clear();
     for (auto& c : bare.collectives)
         for (auto& cr : c.comm_rules) {
             cr.comment.clear();
             for (auto& m : cr.rules) m.comment.clear();
         }
-    EXPECT_EQ(write_rules(back), write_rules(bare));
+    EXPECT_EQ(mpi::write_rules(back), mpi::write_rules(bare));
     // Comments name the collective and the algorithm, so people can read the file.
     EXPECT_NE(text.find("collective id: allreduce"), std::string::npos);
     EXPECT_NE(text.find("from 8 KiB: ring"), std::string::npos);
@@ -153,7 +153,7 @@ TEST(MpiRulesFile, ReadsHandWrittenOpenMpiStyle) {
         "16\t2\n"
         "0 4 0 0\n"
         "65536 5 0 32768#comment right after\n";
-    const RulesFile f = parse_rules(text);
+    const mpi::RulesFile f = mpi::parse_rules(text);
     ASSERT_EQ(f.collectives.size(), 1u);
     ASSERT_EQ(f.collectives[0].comm_rules.size(), 2u);
     EXPECT_EQ(f.collectives[0].comm_rules[1].comm_size, 16);
@@ -162,19 +162,19 @@ TEST(MpiRulesFile, ReadsHandWrittenOpenMpiStyle) {
 }
 
 TEST(MpiRulesFile, LookupFollowsOpenMpi) {
-    const RulesFile f = sample_rules();
+    const mpi::RulesFile f = sample_rules();
     // Below the first communicator size, Open MPI still uses the first rule.
-    EXPECT_EQ(lookup(f, 2, 1, 10)->algorithm, 3);
-    EXPECT_EQ(lookup(f, 2, 4, 8191)->algorithm, 3);
-    EXPECT_EQ(lookup(f, 2, 4, 8192)->algorithm, 4);
-    EXPECT_EQ(lookup(f, 2, 4, 5u << 20)->algorithm, 5);
-    EXPECT_EQ(lookup(f, 2, 4, 5u << 20)->segsize, 65536);
-    EXPECT_EQ(lookup(f, 2, 5, 5u << 20)->algorithm, 6);
-    EXPECT_EQ(lookup(f, 2, 64, 0)->algorithm, 6);
-    EXPECT_EQ(lookup(f, 7, 8, 99)->faninout, 4);
-    EXPECT_EQ(lookup(f, 7, 8, 100)->algorithm, 0);
-    EXPECT_FALSE(lookup(f, 3, 8, 100));  // collective listed without rules
-    EXPECT_FALSE(lookup(f, 0, 8, 100));  // not listed
+    EXPECT_EQ(mpi::lookup(f, 2, 1, 10)->algorithm, 3);
+    EXPECT_EQ(mpi::lookup(f, 2, 4, 8191)->algorithm, 3);
+    EXPECT_EQ(mpi::lookup(f, 2, 4, 8192)->algorithm, 4);
+    EXPECT_EQ(mpi::lookup(f, 2, 4, 5u << 20)->algorithm, 5);
+    EXPECT_EQ(mpi::lookup(f, 2, 4, 5u << 20)->segsize, 65536);
+    EXPECT_EQ(mpi::lookup(f, 2, 5, 5u << 20)->algorithm, 6);
+    EXPECT_EQ(mpi::lookup(f, 2, 64, 0)->algorithm, 6);
+    EXPECT_EQ(mpi::lookup(f, 7, 8, 99)->faninout, 4);
+    EXPECT_EQ(mpi::lookup(f, 7, 8, 100)->algorithm, 0);
+    EXPECT_FALSE(mpi::lookup(f, 3, 8, 100));  // collective listed without rules
+    EXPECT_FALSE(mpi::lookup(f, 0, 8, 100));  // not listed
 }
 
 TEST(MpiRulesFile, RejectsMalformedInputWithTheLine) {
@@ -195,56 +195,56 @@ TEST(MpiRulesFile, RejectsMalformedInputWithTheLine) {
     expect_rejected("1\n2 1\n4 1\n0 3 0 99999999999999999999\n", "is too large");
     expect_rejected("1\n2 1\n99999999999 1\n", "communicator size 99999999999 is too large");
     // Unknown collectives keep their algorithm ids unchecked (Open MPI knows more than mdtune).
-    EXPECT_NO_THROW(parse_rules("1\n11 1\n0 1\n0 9 0 0\n"));
-    EXPECT_THROW(read_rules_file("/nonexistent/rules.conf"), RulesError);
+    EXPECT_NO_THROW(mpi::parse_rules("1\n11 1\n0 1\n0 9 0 0\n"));
+    EXPECT_THROW(mpi::read_rules_file("/nonexistent/rules.conf"), mpi::RulesError);
 }
 
 TEST(MpiRulesFile, WriterRefusesWhatOpenMpiWouldDrop) {
-    RulesFile f = sample_rules();
+    mpi::RulesFile f = sample_rules();
     f.collectives[0].comm_rules[0].rules[0].msg_size = 1;
-    EXPECT_THROW(write_rules(f), RulesError);
+    EXPECT_THROW(mpi::write_rules(f), mpi::RulesError);
     f = sample_rules();
     std::swap(f.collectives[0].comm_rules[0], f.collectives[0].comm_rules[1]);
-    EXPECT_THROW(write_rules(f), RulesError);
+    EXPECT_THROW(mpi::write_rules(f), mpi::RulesError);
     f = sample_rules();
     f.collectives[1].collective_id = 2;
-    EXPECT_THROW(write_rules(f), RulesError);
+    EXPECT_THROW(mpi::write_rules(f), mpi::RulesError);
     f = sample_rules();
     f.collectives[0].comm_rules[0].rules[1].algorithm = 42;
-    EXPECT_THROW(write_rules(f), RulesError);
+    EXPECT_THROW(mpi::write_rules(f), mpi::RulesError);
     // A newline in a comment must not leak a number out of the comment.
     f = sample_rules();
     f.header = {"line one\n12 34"};
-    EXPECT_EQ(parse_rules(write_rules(f)), f);
+    EXPECT_EQ(mpi::parse_rules(mpi::write_rules(f)), f);
 }
 
 // ---- sizes and launch commands ----------------------------------------------
 
 TEST(MpiSweep, ParsesSizes) {
-    const auto s = parse_sizes("8-4M");
+    const auto s = mpi::parse_sizes("8-4M");
     ASSERT_EQ(s.front(), 8u);
     EXPECT_EQ(s.back(), 4u << 20);
     EXPECT_EQ(s[1], 32u);
-    EXPECT_EQ(parse_sizes("8-64:2").size(), 4u);
-    EXPECT_EQ(parse_sizes("64K,8,8"), (std::vector<std::uint64_t>{8, 65536}));
-    EXPECT_THROW(parse_sizes("8,abc"), std::invalid_argument);
-    EXPECT_THROW(parse_sizes("1"), std::invalid_argument);
-    EXPECT_THROW(parse_sizes("64-8"), std::invalid_argument);
-    EXPECT_THROW(parse_sizes("8-64:1"), std::invalid_argument);
-    const auto d = default_measure(false);
+    EXPECT_EQ(mpi::parse_sizes("8-64:2").size(), 4u);
+    EXPECT_EQ(mpi::parse_sizes("64K,8,8"), (std::vector<std::uint64_t>{8, 65536}));
+    EXPECT_THROW(mpi::parse_sizes("8,abc"), std::invalid_argument);
+    EXPECT_THROW(mpi::parse_sizes("1"), std::invalid_argument);
+    EXPECT_THROW(mpi::parse_sizes("64-8"), std::invalid_argument);
+    EXPECT_THROW(mpi::parse_sizes("8-64:1"), std::invalid_argument);
+    const auto d = mpi::default_measure(false);
     EXPECT_EQ(d.sizes.front(), 8u);
     EXPECT_EQ(d.sizes.back(), 4u << 20);
-    EXPECT_LT(default_measure(true).sizes.size(), d.sizes.size());
+    EXPECT_LT(mpi::default_measure(true).sizes.size(), d.sizes.size());
 }
 
 TEST(MpiSweep, BuildsLauncherCommands) {
-    LaunchContext ctx;
+    mpi::LaunchContext ctx;
     ctx.local_cores = 2;
     ctx.as_root = true;
-    BenchSettings m;
+    mpi::BenchSettings m;
     m.sizes = {8, 1024};
-    const Job forced{4, Collective::Bcast, Selection::Forced, {2, 8192, 4}, ""};
-    const Command c = make_command(ctx, "/bin/mpi_collectives", forced, m);
+    const mpi::Job forced{4, models::mpi::Collective::Bcast, mpi::Selection::Forced, {2, 8192, 4}, ""};
+    const mpi::Command c = mpi::make_command(ctx, "/bin/mpi_collectives", forced, m);
     const std::string s = c.display();
     EXPECT_NE(s.find("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -np 4 --oversubscribe"),
               std::string::npos) << s;
@@ -255,17 +255,17 @@ TEST(MpiSweep, BuildsLauncherCommands) {
               std::string::npos) << s;
 
     ctx.as_root = false;
-    const Job dflt{2, Collective::Allreduce, Selection::Default, {}, ""};
-    const std::string d = make_command(ctx, "b", dflt, m).display();
+    const mpi::Job dflt{2, models::mpi::Collective::Allreduce, mpi::Selection::Default, {}, ""};
+    const std::string d = mpi::make_command(ctx, "b", dflt, m).display();
     EXPECT_EQ(d.find("OMPI_ALLOW"), std::string::npos);
     EXPECT_EQ(d.find("--oversubscribe"), std::string::npos);
     EXPECT_NE(d.find("--mca coll_tuned_use_dynamic_rules 0"), std::string::npos);
 
-    ctx.kind = LauncherKind::Srun;
+    ctx.kind = mpi::LauncherKind::Srun;
     ctx.launcher = "srun";
     ctx.ppn = 4;
-    const Job rules{8, Collective::Alltoall, Selection::Rules, {}, "/tmp/r.conf"};
-    const Command r = make_command(ctx, "b", rules, m);
+    const mpi::Job rules{8, models::mpi::Collective::Alltoall, mpi::Selection::Rules, {}, "/tmp/r.conf"};
+    const mpi::Command r = mpi::make_command(ctx, "b", rules, m);
     EXPECT_NE(r.display().find("srun -n 8 --ntasks-per-node=4 b --collective alltoall"), std::string::npos) << r.display();
     EXPECT_EQ(r.display().find("--mca"), std::string::npos);
     bool have_file = false;
@@ -274,22 +274,22 @@ TEST(MpiSweep, BuildsLauncherCommands) {
 }
 
 TEST(MpiSweep, PlansOneLaunchPerVariant) {
-    const auto v2 = sweep_variants(Collective::Alltoall, 2, {0});
-    const auto v3 = sweep_variants(Collective::Alltoall, 3, {0});
+    const auto v2 = mpi::sweep_variants(models::mpi::Collective::Alltoall, 2, {0});
+    const auto v3 = mpi::sweep_variants(models::mpi::Collective::Alltoall, 3, {0});
     EXPECT_EQ(v2.size(), 6u);  // default + 5 algorithms
     EXPECT_EQ(v3.size(), 5u);  // two_proc only at 2 ranks
     EXPECT_TRUE(v2.front().is_default());
-    const auto b = sweep_variants(Collective::Bcast, 4, {0, 65536});
+    const auto b = mpi::sweep_variants(models::mpi::Collective::Bcast, 4, {0, 65536});
     EXPECT_EQ(b.size(), 1u + 1u + 8u * 2u);  // basic_linear unsegmented, the others twice
 }
 
 TEST(MpiSweep, ParsesBenchmarkOutput) {
-    LaunchOutput out;
-    parse_output_line("not json", out);
-    parse_output_line(R"({"type":"header","mpi_version":"Open MPI 4.1.4","nodes":1,"ppn":4,"ranks":4,"mca_check":"ok"})", out);
-    parse_output_line(R"({"type":"result","collective":"allreduce","selection":"forced","algorithm":3,"ranks":4,"nodes":1,"ppn":4,"bytes":64,"iterations":100,"warmup":10,"lat_min_us":1,"lat_avg_us":2,"lat_max_us":3,"lat_median_us":1.5,"status":"ok","error":""})", out);
-    parse_output_line(R"({"type":"result","collective":"allreduce","selection":"forced","algorithm":3,"bytes":128,"status":"failed","error":"MPI_ERR_ARG"})", out);
-    parse_output_line(R"({"type":"done","seconds":1})", out);
+    mpi::LaunchOutput out;
+    mpi::parse_output_line("not json", out);
+    mpi::parse_output_line(R"({"type":"header","mpi_version":"Open MPI 4.1.4","nodes":1,"ppn":4,"ranks":4,"mca_check":"ok"})", out);
+    mpi::parse_output_line(R"({"type":"result","collective":"allreduce","selection":"forced","algorithm":3,"ranks":4,"nodes":1,"ppn":4,"bytes":64,"iterations":100,"warmup":10,"lat_min_us":1,"lat_avg_us":2,"lat_max_us":3,"lat_median_us":1.5,"status":"ok","error":""})", out);
+    mpi::parse_output_line(R"({"type":"result","collective":"allreduce","selection":"forced","algorithm":3,"bytes":128,"status":"failed","error":"MPI_ERR_ARG"})", out);
+    mpi::parse_output_line(R"({"type":"done","seconds":1})", out);
     EXPECT_TRUE(out.have_header && out.done);
     EXPECT_EQ(out.mpi_library, "Open MPI 4.1.4");
     ASSERT_EQ(out.results.size(), 2u);
@@ -302,11 +302,11 @@ TEST(MpiSweep, ParsesBenchmarkOutput) {
 // ---- selection model --------------------------------------------------------
 
 TEST(MpiSelection, PredictsTheCrossoverAndValidates) {
-    const auto data = synthetic_data(Collective::Allreduce, 0.02);
-    const SelectionModel m = SelectionModel::fit(data);
-    EXPECT_EQ(m.best(Collective::Allreduce, {1, 4, 64})->variant.algorithm, 1);
-    EXPECT_EQ(m.best(Collective::Allreduce, {1, 4, 1u << 20})->variant.algorithm, 2);
-    const CvReport cv = cross_validate(data, CvGroup::Layout);
+    const auto data = synthetic_data(models::mpi::Collective::Allreduce, 0.02);
+    const models::mpi::SelectionModel m = models::mpi::SelectionModel::fit(data);
+    EXPECT_EQ(m.best(models::mpi::Collective::Allreduce, {1, 4, 64})->variant.algorithm, 1);
+    EXPECT_EQ(m.best(models::mpi::Collective::Allreduce, {1, 4, 1u << 20})->variant.algorithm, 2);
+    const models::mpi::CvReport cv = models::mpi::cross_validate(data, models::mpi::CvGroup::Layout);
     EXPECT_EQ(cv.folds, 5u);
     EXPECT_GT(cv.overall.points, 40u);
     EXPECT_GE(cv.overall.share_within5(), 0.9);
@@ -314,42 +314,42 @@ TEST(MpiSelection, PredictsTheCrossoverAndValidates) {
     // Open MPI's default is 15 % off everywhere in this synthetic world.
     EXPECT_EQ(cv.overall.default_within5, 0u);
     EXPECT_NEAR(cv.overall.default_geomean_regret, 1.15, 0.05);
-    const CvReport by_size = cross_validate(data, CvGroup::Size);
+    const models::mpi::CvReport by_size = models::mpi::cross_validate(data, models::mpi::CvGroup::Size);
     EXPECT_EQ(by_size.folds, 10u);  // 8 B .. 2 MiB in factors of 4
     EXPECT_GT(by_size.overall.share_within5(), 0.7);
     EXPECT_NE(cv.to_json().find("\"share_within_5pct\""), std::string::npos);
 }
 
 TEST(MpiSelection, NeverPicksAVariantThatFailedOrCannotRun) {
-    auto data = synthetic_data(Collective::Allgather, 0.0);
+    auto data = synthetic_data(models::mpi::Collective::Allgather, 0.0);
     // two_proc (6) is the fastest wherever it was measured (2 ranks only) ...
-    for (std::uint64_t b = 8; b <= (4u << 20); b *= 4) data.push_back({Collective::Allgather, {6, 0, 0}, {1, 2, b}, 0.5, true});
+    for (std::uint64_t b = 8; b <= (4u << 20); b *= 4) data.push_back({models::mpi::Collective::Allgather, {6, 0, 0}, {1, 2, b}, 0.5, true});
     // ... and algorithm 1 failed at 6 ranks.
     for (auto& o : data)
         if (o.variant.algorithm == 1 && o.site.ppn == 6) o.ok = false;
-    const SelectionModel m = SelectionModel::fit(data);
-    EXPECT_EQ(m.best(Collective::Allgather, {1, 2, 64})->variant.algorithm, 6);
-    EXPECT_NE(m.best(Collective::Allgather, {1, 3, 64})->variant.algorithm, 6);
-    EXPECT_NE(m.best(Collective::Allgather, {1, 6, 64})->variant.algorithm, 1);
-    EXPECT_EQ(m.best(Collective::Allgather, {1, 8, 64})->variant.algorithm, 1);
+    const models::mpi::SelectionModel m = models::mpi::SelectionModel::fit(data);
+    EXPECT_EQ(m.best(models::mpi::Collective::Allgather, {1, 2, 64})->variant.algorithm, 6);
+    EXPECT_NE(m.best(models::mpi::Collective::Allgather, {1, 3, 64})->variant.algorithm, 6);
+    EXPECT_NE(m.best(models::mpi::Collective::Allgather, {1, 6, 64})->variant.algorithm, 1);
+    EXPECT_EQ(m.best(models::mpi::Collective::Allgather, {1, 8, 64})->variant.algorithm, 1);
     // A prediction that fails where it was measured counts as a miss, not a skip.
-    std::vector<Observation> bad = synthetic_data(Collective::Allreduce, 0.0);
+    std::vector<models::mpi::Observation> bad = synthetic_data(models::mpi::Collective::Allreduce, 0.0);
     for (auto& o : bad)
         if (o.variant.algorithm == 1 && o.site.ppn == 3) o.ok = false;
-    const CvReport cv = cross_validate(bad, CvGroup::Layout);
+    const models::mpi::CvReport cv = models::mpi::cross_validate(bad, models::mpi::CvGroup::Layout);
     EXPECT_GT(cv.overall.failed, 0u);
     EXPECT_TRUE(std::isinf(cv.overall.max_regret));
 }
 
 TEST(MpiSelection, OneBurstOfLoadDoesNotBendTheCurve) {
-    auto data = synthetic_data(Collective::Allreduce, 0.0);
+    auto data = synthetic_data(models::mpi::Collective::Allreduce, 0.0);
     for (auto& o : data)
         if (o.variant.algorithm == 1 && o.site.ppn == 4 && o.site.bytes == 2048) o.latency_us *= 100;
-    const Site next{1, 4, 8192};
+    const models::mpi::Site next{1, 4, 8192};
     const auto predicted = [&](int passes) {
-        FitOptions opt;
+        models::mpi::FitOptions opt;
         opt.robust_passes = passes;
-        for (const auto& p : SelectionModel::fit(data, opt).rank(Collective::Allreduce, next))
+        for (const auto& p : models::mpi::SelectionModel::fit(data, opt).rank(models::mpi::Collective::Allreduce, next))
             if (p.variant.algorithm == 1) return p.latency_us;
         return 0.0;
     };
@@ -359,18 +359,18 @@ TEST(MpiSelection, OneBurstOfLoadDoesNotBendTheCurve) {
 }
 
 TEST(MpiSelection, PrefersTheDefaultInANearTie) {
-    auto data = synthetic_data(Collective::Allreduce, 0.0);
+    auto data = synthetic_data(models::mpi::Collective::Allreduce, 0.0);
     for (auto& o : data)
         if (o.variant.is_default()) o.latency_us /= 1.12;  // now 3 % behind the best
-    FitOptions opt;
+    models::mpi::FitOptions opt;
     opt.prefer_default = 0;
-    EXPECT_FALSE(SelectionModel::fit(data, opt).best(Collective::Allreduce, {1, 4, 64})->variant.is_default());
+    EXPECT_FALSE(models::mpi::SelectionModel::fit(data, opt).best(models::mpi::Collective::Allreduce, {1, 4, 64})->variant.is_default());
     opt.prefer_default = 0.05;
-    EXPECT_TRUE(SelectionModel::fit(data, opt).best(Collective::Allreduce, {1, 4, 64})->variant.is_default());
+    EXPECT_TRUE(models::mpi::SelectionModel::fit(data, opt).best(models::mpi::Collective::Allreduce, {1, 4, 64})->variant.is_default());
 }
 
 TEST(MpiSelection, ReadsDatabaseRows) {
-    MpiMeasurement ok;
+    db::MpiMeasurement ok;
     ok.collective = "bcast";
     ok.selection = "forced";
     ok.algorithm = 6;
@@ -380,51 +380,51 @@ TEST(MpiSelection, ReadsDatabaseRows) {
     ok.bytes = 512;
     ok.lat_median_us = 3.5;
     ok.status = "ok";
-    MpiMeasurement dflt = ok;
+    db::MpiMeasurement dflt = ok;
     dflt.selection = "default";
     dflt.algorithm = 0;
     dflt.segsize = 0;
-    MpiMeasurement bad = ok;
+    db::MpiMeasurement bad = ok;
     bad.status = "incorrect";
-    MpiMeasurement unknown = ok;
+    db::MpiMeasurement unknown = ok;
     unknown.collective = "gather";
-    const auto obs = observations_from({ok, dflt, bad, unknown});
+    const auto obs = models::mpi::observations_from({ok, dflt, bad, unknown});
     ASSERT_EQ(obs.size(), 3u);
     EXPECT_EQ(obs[0].site.ranks(), 8);
-    EXPECT_EQ(obs[0].variant, (Variant{6, 8192, 0}));
+    EXPECT_EQ(obs[0].variant, (models::mpi::Variant{6, 8192, 0}));
     EXPECT_TRUE(obs[1].variant.is_default());
     EXPECT_FALSE(obs[2].ok);
-    EXPECT_EQ(variant_label(Collective::Bcast, obs[0].variant), "binomial/seg 8 KiB");
+    EXPECT_EQ(models::mpi::variant_label(models::mpi::Collective::Bcast, obs[0].variant), "binomial/seg 8 KiB");
 }
 
 TEST(MpiRulesBuilder, ThresholdsFollowThePredictions) {
-    auto data = synthetic_data(Collective::Allreduce, 0.0);
-    auto more = synthetic_data(Collective::Alltoall, 0.0);
+    auto data = synthetic_data(models::mpi::Collective::Allreduce, 0.0);
+    auto more = synthetic_data(models::mpi::Collective::Alltoall, 0.0);
     data.insert(data.end(), more.begin(), more.end());
-    const SelectionModel m = SelectionModel::fit(data);
-    RulesOptions opt;
+    const models::mpi::SelectionModel m = models::mpi::SelectionModel::fit(data);
+    mpi::RulesOptions opt;
     opt.header = {"unit test"};
-    const RulesFile f = build_rules(m, data, opt);
+    const mpi::RulesFile f = mpi::build_rules(m, data, opt);
     ASSERT_EQ(f.collectives.size(), 2u);
     EXPECT_EQ(f.collectives[0].collective_id, 2);  // sorted by id: allreduce, alltoall
     EXPECT_EQ(f.collectives[1].collective_id, 3);
-    EXPECT_NO_THROW(validate(f));
-    EXPECT_EQ(parse_rules(write_rules(f)), f);
+    EXPECT_NO_THROW(mpi::validate(f));
+    EXPECT_EQ(mpi::parse_rules(mpi::write_rules(f)), f);
     for (const int ranks : {2, 3, 4, 5, 6, 7, 8})
         for (std::uint64_t b = 8; b <= (4u << 20); b *= 2) {
-            const auto pred = m.best(Collective::Allreduce, {1, ranks, b});
-            const auto dec = lookup(f, 2, ranks, b);
+            const auto pred = m.best(models::mpi::Collective::Allreduce, {1, ranks, b});
+            const auto dec = mpi::lookup(f, 2, ranks, b);
             ASSERT_TRUE(pred && dec);
             // Thresholds sit on a quarter-octave grid: allow a mismatch only near the crossover.
             const double ratio = synthetic_us(dec->algorithm, {1, ranks, b}) / synthetic_us(pred->variant.algorithm, {1, ranks, b});
             EXPECT_LT(ratio, 1.2) << ranks << " ranks, " << b << " B";
             // alltoall thresholds are in Open MPI's unit (bytes per rank x ranks).
-            const auto a_pred = m.best(Collective::Alltoall, {1, ranks, b});
-            const auto a_dec = lookup(f, 3, ranks, rule_message_size(Collective::Alltoall, b, ranks));
+            const auto a_pred = m.best(models::mpi::Collective::Alltoall, {1, ranks, b});
+            const auto a_dec = mpi::lookup(f, 3, ranks, models::mpi::rule_message_size(models::mpi::Collective::Alltoall, b, ranks));
             EXPECT_LT(synthetic_us(a_dec->algorithm, {1, ranks, b}) / synthetic_us(a_pred->variant.algorithm, {1, ranks, b}), 1.2);
         }
-    EXPECT_EQ(layout_for(6, {{1, 6, 0}}, 8).ppn, 6);
-    const Site guess = layout_for(12, {{1, 6, 0}}, 8);
+    EXPECT_EQ(mpi::layout_for(6, {{1, 6, 0}}, 8).ppn, 6);
+    const models::mpi::Site guess = mpi::layout_for(12, {{1, 6, 0}}, 8);
     EXPECT_EQ(guess.nodes, 2);
     EXPECT_EQ(guess.ppn, 6);
 }
@@ -433,11 +433,11 @@ TEST(MpiRulesBuilder, ThresholdsFollowThePredictions) {
 
 TEST(MpiStoreTest, StoresReplacesAndFilters) {
     TempDir dir;
-    Store store(dir.file("m.db"));
-    EXPECT_EQ(store.schema_version(), kSchemaVersion);
-    MpiStore ms(store);
+    db::Store store(dir.file("m.db"));
+    EXPECT_EQ(store.schema_version(), db::kSchemaVersion);
+    db::MpiStore ms(store);
     const long sweep = ms.begin_sweep("hw1", "Open MPI 4.1.4", "mpirun", "{}");
-    MpiMeasurement m;
+    db::MpiMeasurement m;
     m.sweep_id = sweep;
     m.hardware_id = "hw1";
     m.mpi_library = "Open MPI 4.1.4";
@@ -451,7 +451,7 @@ TEST(MpiStoreTest, StoresReplacesAndFilters) {
     m.iterations = 100;
     m.lat_median_us = 2.5;
     m.status = "ok";
-    MpiMeasurement f = m;
+    db::MpiMeasurement f = m;
     f.algorithm = 6;
     f.status = "failed";
     f.error = "MPI_ERR_ARG";
@@ -464,44 +464,44 @@ TEST(MpiStoreTest, StoresReplacesAndFilters) {
     EXPECT_EQ(rows[0].lat_median_us, 2.0);
     EXPECT_EQ(rows[1].error, "MPI_ERR_ARG");
     EXPECT_EQ(rows[1].lat_median_us, 0.0);  // NULL for failures
-    MpiFilter filter;
+    db::MpiFilter filter;
     filter.collective = "bcast";
     EXPECT_TRUE(ms.measurements(filter).empty());
     filter.collective = "allreduce";
     filter.ranks = 4;
     EXPECT_EQ(ms.measurements(filter).size(), 2u);
     // A bad row leaves the database as it was.
-    MpiMeasurement broken = m;
+    db::MpiMeasurement broken = m;
     broken.bytes = 128;
-    MpiMeasurement worse = m;
+    db::MpiMeasurement worse = m;
     worse.status = "great";
-    EXPECT_THROW(ms.put_measurements({broken, worse}), DbError);
+    EXPECT_THROW(ms.put_measurements({broken, worse}), db::DbError);
     EXPECT_EQ(ms.measurements().size(), 2u);
-    EXPECT_THROW(ms.finish_sweep(sweep + 100, "done"), DbError);
+    EXPECT_THROW(ms.finish_sweep(sweep + 100, "done"), db::DbError);
 
     // Repeats keep the faster row; a failed repeat never replaces a success.
     m.lat_p10_us = 1.5;
     ms.put_measurements({m});
-    MpiMeasurement slower = m;
+    db::MpiMeasurement slower = m;
     slower.lat_p10_us = 1.8;
-    MpiMeasurement failed = m;
+    db::MpiMeasurement failed = m;
     failed.status = "failed";
-    ms.put_measurements({slower, failed}, MpiStore::Upsert::KeepFaster);
+    ms.put_measurements({slower, failed}, db::MpiStore::Upsert::KeepFaster);
     filter.selection = "forced";
     auto kept = ms.measurements(filter);
     EXPECT_EQ(kept[0].lat_p10_us, 1.5);
     EXPECT_EQ(kept[0].status, "ok");
-    MpiMeasurement faster = m;
+    db::MpiMeasurement faster = m;
     faster.lat_p10_us = 1.2;
-    MpiMeasurement now_ok = f;  // the failed algorithm 6 row, measured fine this time
+    db::MpiMeasurement now_ok = f;  // the failed algorithm 6 row, measured fine this time
     now_ok.status = "ok";
     now_ok.lat_p10_us = 9;
-    ms.put_measurements({faster, now_ok}, MpiStore::Upsert::KeepFaster);
+    ms.put_measurements({faster, now_ok}, db::MpiStore::Upsert::KeepFaster);
     kept = ms.measurements(filter);
     EXPECT_EQ(kept[0].lat_p10_us, 1.2);
     EXPECT_EQ(kept[1].status, "ok");
 
-    MpiRulesEval e;
+    db::MpiRulesEval e;
     e.hardware_id = "hw1";
     e.mpi_library = "Open MPI 4.1.4";
     e.collective = "bcast";
@@ -514,11 +514,11 @@ TEST(MpiStoreTest, StoresReplacesAndFilters) {
     ms.put_rules_evaluation("abc", "1\n", {e});  // same file again: its text is kept once
     EXPECT_EQ(ms.rules_evaluations("abc").size(), 3u);
 
-    MpiModelRow row;
+    db::MpiModelRow row;
     row.hardware_id = "hw1";
     row.mpi_library = "Open MPI 4.1.4";
     row.collective = "bcast";
-    row.feature_set = describe(FeatureSet::Spline);
+    row.feature_set = describe(models::mpi::FeatureSet::Spline);
     row.model_json = "[]";
     row.cv_json = "{}";
     ms.put_model(row);
@@ -546,8 +546,8 @@ TEST(MpiAcceptance, MpirunAppliesAGeneratedRulesFile) {
     const std::string bench = benchmark();
     if (bench.empty()) GTEST_SKIP() << "mpirun or mpi_collectives not available";
     TempDir dir;
-    const LaunchContext ctx = detect_launch_context("mpirun", "", 0);
-    BenchSettings m;
+    const mpi::LaunchContext ctx = mpi::detect_launch_context("mpirun", "", 0);
+    mpi::BenchSettings m;
     m.sizes = {8, 4096, 65536};
     m.budget_bytes = 1 << 16;
     m.min_iters = 2;
@@ -555,15 +555,15 @@ TEST(MpiAcceptance, MpirunAppliesAGeneratedRulesFile) {
     m.max_seconds = 0.05;
 
     // A file from the builder: Open MPI must run with it and give correct results.
-    auto data = synthetic_data(Collective::Allreduce, 0.0);
-    auto more = synthetic_data(Collective::Allgather, 0.0);
+    auto data = synthetic_data(models::mpi::Collective::Allreduce, 0.0);
+    auto more = synthetic_data(models::mpi::Collective::Allgather, 0.0);
     data.insert(data.end(), more.begin(), more.end());
-    RulesOptions opt;
+    mpi::RulesOptions opt;
     opt.header = {"generated by test_mpi"};
     const std::string rules = dir.file("rules.conf");
-    write_rules_file(rules, build_rules(SelectionModel::fit(data), data, opt));
-    for (const Collective c : {Collective::Allreduce, Collective::Allgather}) {
-        const LaunchResult r = launch(make_command(ctx, bench, {3, c, Selection::Rules, {}, rules}, m), 60);
+    mpi::write_rules_file(rules, mpi::build_rules(models::mpi::SelectionModel::fit(data), data, opt));
+    for (const models::mpi::Collective c : {models::mpi::Collective::Allreduce, models::mpi::Collective::Allgather}) {
+        const mpi::LaunchResult r = mpi::launch(mpi::make_command(ctx, bench, {3, c, mpi::Selection::Rules, {}, rules}, m), 60);
         ASSERT_TRUE(r.usable()) << r.stderr_tail << r.output.error;
         EXPECT_EQ(r.exit_code, 0) << r.stderr_tail;
         EXPECT_EQ(r.output.mca_check, "ok");
@@ -573,14 +573,14 @@ TEST(MpiAcceptance, MpirunAppliesAGeneratedRulesFile) {
 
     // Proof that Open MPI parsed it: the same writer's file forcing two_proc
     // allgather at 3 ranks must make the call fail (a dropped file would not).
-    RulesFile canary;
+    mpi::RulesFile canary;
     canary.header = {"canary"};
     canary.collectives.push_back({0, {{2, {{0, 6, 0, 0, "two_proc"}}, "from 2 ranks"}}});
     const std::string canary_path = dir.file("canary.conf");
-    write_rules_file(canary_path, canary);
+    mpi::write_rules_file(canary_path, canary);
     m.sizes = {8};
-    const LaunchResult c =
-        launch(make_command(ctx, bench, {3, Collective::Allgather, Selection::Rules, {}, canary_path}, m), 60);
+    const mpi::LaunchResult c =
+        mpi::launch(mpi::make_command(ctx, bench, {3, models::mpi::Collective::Allgather, mpi::Selection::Rules, {}, canary_path}, m), 60);
     ASSERT_TRUE(c.usable()) << c.stderr_tail;
     ASSERT_EQ(c.output.results.size(), 1u);
     EXPECT_EQ(c.output.results[0].status, "failed");
@@ -591,13 +591,13 @@ TEST(MpiAcceptance, MpirunAppliesAGeneratedRulesFile) {
 TEST(MpiAcceptance, ForcedAlgorithmIsCheckedAgainstItsLabel) {
     const std::string bench = benchmark();
     if (bench.empty()) GTEST_SKIP() << "mpirun or mpi_collectives not available";
-    LaunchContext ctx = detect_launch_context("mpirun", "", 0);
-    BenchSettings m;
+    mpi::LaunchContext ctx = mpi::detect_launch_context("mpirun", "", 0);
+    mpi::BenchSettings m;
     m.sizes = {64};
     m.max_iters = 10;
     m.max_seconds = 0.05;
-    Command cmd = make_command(ctx, bench, {2, Collective::Bcast, Selection::Forced, {6, 0, 0}, ""}, m);
-    const LaunchResult ok = launch(cmd, 60);
+    mpi::Command cmd = mpi::make_command(ctx, bench, {2, models::mpi::Collective::Bcast, mpi::Selection::Forced, {6, 0, 0}, ""}, m);
+    const mpi::LaunchResult ok = mpi::launch(cmd, 60);
     ASSERT_TRUE(ok.usable()) << ok.stderr_tail;
     EXPECT_EQ(ok.output.mca_check, "ok");
     ASSERT_EQ(ok.output.results.size(), 1u);
@@ -605,7 +605,7 @@ TEST(MpiAcceptance, ForcedAlgorithmIsCheckedAgainstItsLabel) {
     // Relabel the run: the program must refuse to measure under the wrong name.
     for (std::size_t k = 0; k + 1 < cmd.argv.size(); ++k)
         if (cmd.argv[k] == "--algorithm") cmd.argv[k + 1] = "5";
-    const LaunchResult wrong = launch(cmd, 60);
+    const mpi::LaunchResult wrong = mpi::launch(cmd, 60);
     EXPECT_NE(wrong.output.error.find("do not match the label"), std::string::npos) << wrong.output.error;
     EXPECT_TRUE(wrong.output.results.empty());
 }

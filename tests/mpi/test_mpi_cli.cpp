@@ -53,8 +53,8 @@ TEST_F(MpiCli, RulesFromTheDatabaseParseBackAndShowExplains) {
     EXPECT_EQ(mpi::lookup(f, 2, 4, 4 << 20)->algorithm, 4);
     EXPECT_EQ(mpi::lookup(f, 3, 4, 4 * (4 << 20))->algorithm, 4);  // alltoall: bytes per rank x ranks
     {
-        Store store(db);
-        EXPECT_TRUE(MpiStore(store).latest_model("hw-test", "allreduce"));
+        db::Store store(db);
+        EXPECT_TRUE(db::MpiStore(store).latest_model("hw-test", "allreduce"));
     }
 
     const Result s = run("mpi show --db " + db + " --hardware hw-test --collectives allreduce --np 4 --rules " + out);
@@ -84,7 +84,7 @@ TEST_F(MpiCli, BadInputIsAUsageError) {
         EXPECT_EQ(r.output, "mdtune: error: " + message + "\n") << args;
     }
     EXPECT_FALSE(fs::exists(path("missing.db")));
-    { Store created(path("empty.db")); }
+    { db::Store created(path("empty.db")); }
     const Result empty = run("mpi rules --out " + path("r.conf") + " --db " + path("empty.db") + " --hardware hw-x");
     EXPECT_EQ(empty.exit_code, 2);
     EXPECT_NE(empty.output.find("no MPI measurements for hardware hw-x"), std::string::npos) << empty.output;

@@ -28,25 +28,25 @@ protected:
         mdtest::write_synthetic_mpi_db(db);
         return db;
     }
-    RulesResult rules_for_test_hardware(Store& store) const {
-        RulesRequest request;
+    mpi::RulesResult rules_for_test_hardware(db::Store& store) const {
+        mpi::RulesRequest request;
         request.out = path("rules.conf");
-        request.collectives = {Collective::Allreduce, Collective::Alltoall};
+        request.collectives = {models::mpi::Collective::Allreduce, models::mpi::Collective::Alltoall};
         request.hardware = "hw-test";
-        return write_rules(store, machine("hw-elsewhere"), request);
+        return mpi::write_rules(store, machine("hw-elsewhere"), request);
     }
 };
 
 TEST_F(MpiCommands, WriteRulesFitsWritesAndStoresTheModels) {
-    Store store(synthetic_db());
-    const RulesResult r = rules_for_test_hardware(store);
+    db::Store store(synthetic_db());
+    const mpi::RulesResult r = rules_for_test_hardware(store);
     EXPECT_EQ(r.data.hardware_id, "hw-test");
     EXPECT_EQ(r.data.mpi_library, "Open MPI 4.1.4");
     EXPECT_EQ(r.data.rows.size(), 2u * 5 * 10 * 3);  // collectives x layouts x sizes x variants
     EXPECT_TRUE(r.data.note.empty());
     // Both models beat a default that is 10 % behind the best everywhere: both kept.
     ASSERT_EQ(r.guard.size(), 2u);
-    for (const GuardDecision& g : r.guard) {
+    for (const mpi::GuardDecision& g : r.guard) {
         EXPECT_TRUE(g.kept) << g.note();
         EXPECT_LT(g.held_out.geomean_regret, g.held_out.default_geomean_regret) << g.note();
     }
@@ -54,24 +54,24 @@ TEST_F(MpiCommands, WriteRulesFitsWritesAndStoresTheModels) {
     EXPECT_LT(r.cv.overall.geomean_regret, r.cv.overall.default_geomean_regret);
 
     // The file on disk is the one returned, and decides as the data says.
-    const RulesFile on_disk = read_rules_file(path("rules.conf"));
+    const mpi::RulesFile on_disk = mpi::read_rules_file(path("rules.conf"));
     ASSERT_EQ(on_disk.collectives.size(), 2u);
     ASSERT_EQ(r.file.collectives.size(), 2u);
     EXPECT_GT(r.comm_sizes, 0u);
     EXPECT_GE(r.message_rules, r.comm_sizes);
-    EXPECT_EQ(lookup(on_disk, 2, 4, 16)->algorithm, 3);
-    EXPECT_EQ(lookup(on_disk, 2, 4, 4 << 20)->algorithm, 4);
-    EXPECT_EQ(lookup(on_disk, 3, 4, 4 * (4 << 20))->algorithm, 4);  // alltoall: bytes per rank x ranks
-    EXPECT_NE(describe_ridge(r.model, {Collective::Allreduce}).find("allreduce"), std::string::npos);
+    EXPECT_EQ(mpi::lookup(on_disk, 2, 4, 16)->algorithm, 3);
+    EXPECT_EQ(mpi::lookup(on_disk, 2, 4, 4 << 20)->algorithm, 4);
+    EXPECT_EQ(mpi::lookup(on_disk, 3, 4, 4 * (4 << 20))->algorithm, 4);  // alltoall: bytes per rank x ranks
+    EXPECT_NE(mpi::describe_ridge(r.model, {models::mpi::Collective::Allreduce}).find("allreduce"), std::string::npos);
 
-    MpiStore ms(store);
+    db::MpiStore ms(store);
     EXPECT_TRUE(ms.latest_model("hw-test", "allreduce"));
     EXPECT_TRUE(ms.latest_model("hw-test", "alltoall"));
 }
 
 TEST_F(MpiCommands, ThisMachineFallsBackToTheOnlyHardwareWithANote) {
-    Store store(synthetic_db());
-    const Dataset d = load_dataset(store, machine("hw-elsewhere"), "this", {Collective::Allreduce});
+    db::Store store(synthetic_db());
+    const mpi::Dataset d = mpi::load_dataset(store, machine("hw-elsewhere"), "this", {models::mpi::Collective::Allreduce});
     EXPECT_EQ(d.hardware_id, "hw-test");
     EXPECT_NE(d.note.find("hw-elsewhere"), std::string::npos) << d.note;
     EXPECT_EQ(d.rows.size(), 5u * 10 * 3);  // allreduce only
@@ -79,32 +79,32 @@ TEST_F(MpiCommands, ThisMachineFallsBackToTheOnlyHardwareWithANote) {
 }
 
 TEST_F(MpiCommands, NoMeasurementsIsAnInputErrorAndWritesNothing) {
-    Store store(path("empty.db"));
-    RulesRequest request;
+    db::Store store(path("empty.db"));
+    mpi::RulesRequest request;
     request.out = path("r.conf");
     request.hardware = "hw-x";
     try {
-        write_rules(store, machine("hw-x"), request);
+        mpi::write_rules(store, machine("hw-x"), request);
         FAIL() << "no InputError";
-    } catch (const InputError& e) {
+    } catch (const mpi::InputError& e) {
         EXPECT_NE(std::string(e.what()).find("no MPI measurements for hardware hw-x"), std::string::npos) << e.what();
     }
     EXPECT_FALSE(fs::exists(path("r.conf")));
 }
 
 TEST_F(MpiCommands, ShowSelectionListsMeasuredPredictedDefaultAndTheRulesFile) {
-    Store store(synthetic_db());
+    db::Store store(synthetic_db());
     rules_for_test_hardware(store);
-    ShowRequest request;
-    request.collectives = {Collective::Allreduce};
+    mpi::ShowRequest request;
+    request.collectives = {models::mpi::Collective::Allreduce};
     request.hardware = "hw-test";
     request.only_ranks = std::vector<int>{4};
-    request.rules = read_rules_file(path("rules.conf"));
+    request.rules = mpi::read_rules_file(path("rules.conf"));
     request.worst = 3;
-    const ShowResult r = show_selection(store, machine("hw-elsewhere"), request);
+    const mpi::ShowResult r = mpi::show_selection(store, machine("hw-elsewhere"), request);
     ASSERT_EQ(r.rows.size(), 10u);  // one layout, ten sizes
-    for (const ShowRow& row : r.rows) {
-        EXPECT_EQ(row.collective, Collective::Allreduce);
+    for (const mpi::ShowRow& row : r.rows) {
+        EXPECT_EQ(row.collective, models::mpi::Collective::Allreduce);
         EXPECT_EQ(row.site.ranks(), 4);
         ASSERT_TRUE(row.best);
         EXPECT_NE(row.best->first.algorithm, 0);  // the default is never the best here
@@ -115,22 +115,22 @@ TEST_F(MpiCommands, ShowSelectionListsMeasuredPredictedDefaultAndTheRulesFile) {
     }
     EXPECT_EQ(r.rows.front().best->first.algorithm, 3);  // 8 B
     EXPECT_EQ(r.rows.back().best->first.algorithm, 4);   // 2 MiB
-    ASSERT_TRUE(r.measured_best.count(Collective::Allreduce));
-    EXPECT_NEAR(r.measured_best.at(Collective::Allreduce).geomean(), 1.1, 1e-9);
-    EXPECT_EQ(r.measured_best.at(Collective::Allreduce).sizes, 10u);
+    ASSERT_TRUE(r.measured_best.count(models::mpi::Collective::Allreduce));
+    EXPECT_NEAR(r.measured_best.at(models::mpi::Collective::Allreduce).geomean(), 1.1, 1e-9);
+    EXPECT_EQ(r.measured_best.at(models::mpi::Collective::Allreduce).sizes, 10u);
     ASSERT_LE(r.worst.size(), 3u);
     for (std::size_t i = 1; i < r.worst.size(); ++i) EXPECT_GE(r.worst[i - 1].regret, r.worst[i].regret);
     EXPECT_GT(r.cv.folds, 1u);
 }
 
 TEST_F(MpiCommands, EvaluateRefusesUnreadableAndMalformedRulesBeforeLaunching) {
-    Store store(path("e.db"));
-    LaunchContext launch;
-    EvalOptions options;
+    db::Store store(path("e.db"));
+    mpi::LaunchContext launch;
+    mpi::EvalOptions options;
     options.binary = path("no-such-binary");
-    EXPECT_THROW(evaluate_and_store(store, "hw-test", path("missing.conf"), launch, options, {}, {}), InputError);
+    EXPECT_THROW(mpi::evaluate_and_store(store, "hw-test", path("missing.conf"), launch, options, {}, {}), mpi::InputError);
     std::ofstream(path("bad.conf")) << "1\n2 1\n4 1\n8 3 0 0\n";
-    EXPECT_THROW(evaluate_and_store(store, "hw-test", path("bad.conf"), launch, options, {}, {}), RulesError);
+    EXPECT_THROW(mpi::evaluate_and_store(store, "hw-test", path("bad.conf"), launch, options, {}, {}), mpi::RulesError);
 }
 
 }  // namespace

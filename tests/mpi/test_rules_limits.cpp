@@ -9,8 +9,8 @@ namespace {
 
 std::string error_of(const std::string& text) {
     try {
-        parse_rules(text, "limits.rules");
-    } catch (const RulesError& e) {
+        mpi::parse_rules(text, "limits.rules");
+    } catch (const mpi::RulesError& e) {
         return e.what();
     }
     return "";

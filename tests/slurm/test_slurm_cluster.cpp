@@ -65,7 +65,7 @@ Submitted parse_submit(const std::string& out) {
 // sweep and the merged shards (times never do).
 std::multiset<std::string> rows(const std::string& db) {
     std::multiset<std::string> out;
-    const Store store(db, Store::Mode::ReadOnly);
+    const db::Store store(db, db::Store::Mode::ReadOnly);
     for (const auto& t : store.trials())
         out.insert(t.system.canonical() + "|" + t.config.canonical() + "|" + std::string(to_string(t.result.status)));
     return out;
@@ -120,7 +120,7 @@ TEST_F(SlurmCluster, ArrayOfThreeTasksMergesToTheRowsOfALocalSweep) {
     const auto st = run(mdtune() + " status --db " + db("main.db"));
     EXPECT_NE(st.output.find("main database: 7/7"), std::string::npos) << st.output;
     // The fingerprint recorded inside the job names the node type.
-    const Store store(db("main.db"), Store::Mode::ReadOnly);
+    const db::Store store(db("main.db"), db::Store::Mode::ReadOnly);
     const auto trials = store.trials();
     ASSERT_FALSE(trials.empty());
     EXPECT_NE(store.hardware_json(trials[0].hardware_id).value_or("").find("\"node_type\""), std::string::npos);
@@ -182,9 +182,9 @@ TEST_F(SlurmCluster, TwoRankMpiBenchmarkRunsThroughSrun) {
     const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
     EXPECT_NE(text.find("2 ranks, allreduce"), std::string::npos) << text;
     EXPECT_NE(text.find(", srun, db"), std::string::npos) << text;
-    Store store(db("mpi.db"), Store::Mode::ReadOnly);
+    db::Store store(db("mpi.db"), db::Store::Mode::ReadOnly);
     std::size_t ok_two_rank = 0;
-    for (const auto& r : MpiStore(store).measurements())
+    for (const auto& r : db::MpiStore(store).measurements())
         if (r.ranks == 2 && r.status == "ok") ++ok_two_rank;
     EXPECT_GT(ok_two_rank, 0u) << text;
 }

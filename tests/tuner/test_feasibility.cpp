@@ -2,8 +2,8 @@
 // a stand-in of the system; the tuner's parameters are the engine's tunables.
 #include <gtest/gtest.h>
 
-#include "mdtune/feasibility.h"
-#include "mdtune/space.h"
+#include "mdtune/core/feasibility.h"
+#include "mdtune/tuner/space.h"
 
 namespace mdtune {
 namespace {
@@ -122,12 +122,12 @@ TEST(Params, ConfigMapsThroughTheTable) {
 }
 
 TEST(Params, SpaceAcceptsEveryTunableIncludingTheGrid) {
-    const SearchSpace s = parse_space(
+    const tuner::SearchSpace s = tuner::parse_space(
         "[system]\nkind = \"water\"\nnatoms = 3000\n[space]\npme_grid = [\"28x28x28\", \"32x32x32\"]\n", "grid.toml");
     ASSERT_EQ(s.configs().size(), 2u);
     EXPECT_EQ(s.configs()[1].canonical(), "pme_grid=32x32x32");
-    EXPECT_THROW(parse_space("[system]\nkind = \"water\"\nnatoms = 3000\n[space]\npme_grid = \"32x32\"\n", "g.toml"),
-                 SpaceError);
+    EXPECT_THROW(tuner::parse_space("[system]\nkind = \"water\"\nnatoms = 3000\n[space]\npme_grid = \"32x32\"\n", "g.toml"),
+                 tuner::SpaceError);
 }
 
 }  // namespace

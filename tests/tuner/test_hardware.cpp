@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hardware_id.h"
-#include "mdtune/hardware.h"
+#include "mdtune/core/hardware.h"
 
 namespace mdtune {
 namespace {

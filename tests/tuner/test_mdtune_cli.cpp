@@ -54,7 +54,7 @@ TEST_F(MdtuneCli, CrashAndHangAreRecordedAndTheSweepContinues) {
     const Result r = run("MDCORE_TEST_FAULT=crash:nstlist=13,hang:nstlist=17 " + std::string(MDTUNE_BINARY) +
                          " sweep " + space + " --db " + db() + " --mdcore " + MDCORE_FAULTY_BINARY);
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    const Store store(db(), Store::Mode::ReadOnly);
+    const db::Store store(db(), db::Store::Mode::ReadOnly);
     std::map<long, TrialStatus> by_nstlist;
     for (const auto& t : store.trials())
         if (const auto* v = t.config.get(Param::Nstlist)) by_nstlist[std::get<long>(*v)] = t.result.status;
@@ -78,20 +78,20 @@ TEST_F(MdtuneCli, SigkillMidSweepThenRerunLosesAndDuplicatesNothing) {
     for (int k = 0; k < 600 && before < 3; ++k) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
         try {
-            before = Store(db(), Store::Mode::ReadOnly).trials().size();
-        } catch (const DbError&) {
+            before = db::Store(db(), db::Store::Mode::ReadOnly).trials().size();
+        } catch (const db::DbError&) {
         }
     }
     kill(pid, SIGKILL);
     int status = 0;
     waitpid(pid, &status, 0);
     ASSERT_TRUE(WIFSIGNALED(status)) << "sweep finished before it could be killed";
-    const std::size_t survived = Store(db(), Store::Mode::ReadOnly).trials().size();
+    const std::size_t survived = db::Store(db(), db::Store::Mode::ReadOnly).trials().size();
     ASSERT_GE(survived, before);
     const Result r = run(std::string(MDTUNE_BINARY) + " sweep " + space + " --db " + db());
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find(std::to_string(survived) + " reused"), std::string::npos) << r.output;
-    const auto trials = Store(db(), Store::Mode::ReadOnly).trials();
+    const auto trials = db::Store(db(), db::Store::Mode::ReadOnly).trials();
     EXPECT_EQ(trials.size(), 11u);  // baseline + 10 configs, each once
     std::set<std::string> keys;
     for (const auto& t : trials) keys.insert(t.key().str());
@@ -104,7 +104,7 @@ TEST_F(MdtuneCli, TwoConcurrentSweepsLoseNoRows) {
     const Result r = run(std::string(MDTUNE_BINARY) + " sweep " + a + " --db " + db() + " > /dev/null & " +
                          MDTUNE_BINARY + " sweep " + b + " --db " + db() + " > /dev/null & wait");
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_EQ(Store(db(), Store::Mode::ReadOnly).trials().size(), 10u);
+    EXPECT_EQ(db::Store(db(), db::Store::Mode::ReadOnly).trials().size(), 10u);
 }
 
 TEST_F(MdtuneCli, BadSpacesAreRejectedWithTheKey) {

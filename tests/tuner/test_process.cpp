@@ -1,4 +1,4 @@
-// The one child-process launcher (tuner/process): output caps that never block
+// The one child-process launcher (core/process): output caps that never block
 // the child, timeouts that take the whole group down, the death signal that ends
 // a child whose launcher was SIGKILLed; shell-like splitting of launcher
 // prefixes; process identity for sweep ownership.

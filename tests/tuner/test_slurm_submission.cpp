@@ -9,7 +9,7 @@
 #include "mdtune/slurm/batch_script.h"
 #include "mdtune/slurm/submission.h"
 #include "mdtune/db/store.h"
-#include "mdtune/sweep.h"
+#include "mdtune/tuner/sweep.h"
 
 namespace mdtune::slurm {
 namespace {
@@ -18,16 +18,16 @@ namespace fs = std::filesystem;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-ArrayScript array_script() {
-    return ArrayScript{"mdtune-x", "/opt/md tune/mdtune", "/opt/mdcore", "/d/space.toml", "/d", "x", 3, 1, 1};
+slurm::ArrayScript array_script() {
+    return slurm::ArrayScript{"mdtune-x", "/opt/md tune/mdtune", "/opt/mdcore", "/d/space.toml", "/d", "x", 3, 1, 1};
 }
 
 TEST(BatchScript, ArrayTaskSweepsItsSliceIntoItsShardUnderSrun) {
-    JobOptions o;
+    slurm::JobOptions o;
     o.partition = "short";
     o.time = "00:10:00";
     o.account = "proj1";
-    const std::string s = render_array_script(array_script(), o);
+    const std::string s = slurm::render_array_script(array_script(), o);
     EXPECT_TRUE(contains(s, "#SBATCH --exclusive\n")) << s;
     EXPECT_TRUE(contains(s, "#SBATCH --partition=short\n")) << s;
     EXPECT_TRUE(contains(s, "#SBATCH --time=00:10:00\n")) << s;
@@ -37,12 +37,12 @@ TEST(BatchScript, ArrayTaskSweepsItsSliceIntoItsShardUnderSrun) {
     EXPECT_TRUE(contains(s, "--slice \"${SLURM_ARRAY_TASK_ID}/3\"")) << s;
     EXPECT_TRUE(contains(s, "--db '/d'\"/task-${SLURM_ARRAY_TASK_ID}.db\"")) << s;
     EXPECT_TRUE(contains(s, "--launcher \"srun --nodes=1 --ntasks=1 --cpus-per-task=$cpus\"")) << s;
-    o.sharing = NodeSharing::Shared;
-    EXPECT_FALSE(contains(render_array_script(array_script(), o), "--exclusive"));
+    o.sharing = slurm::NodeSharing::Shared;
+    EXPECT_FALSE(contains(slurm::render_array_script(array_script(), o), "--exclusive"));
 }
 
 TEST(BatchScript, MergeJoinsOnlyTheShardsThatExist) {
-    const std::string s = render_merge_script({"mdtune-merge-x", "/b/mdtune", "/w/main.db", "/w/main.db.shards/x"}, {});
+    const std::string s = slurm::render_merge_script({"mdtune-merge-x", "/b/mdtune", "/w/main.db", "/w/main.db.shards/x"}, {});
     EXPECT_TRUE(contains(s, "shopt -s nullglob")) << s;
     EXPECT_TRUE(contains(s, "shards=('/w/main.db.shards/x'/task-*.db)")) << s;
     EXPECT_TRUE(contains(s, "exec '/b/mdtune' db merge '/w/main.db' \"${shards[@]}\"")) << s;
@@ -50,27 +50,27 @@ TEST(BatchScript, MergeJoinsOnlyTheShardsThatExist) {
 }
 
 TEST(BatchScript, ArrayRangesAndQuoting) {
-    EXPECT_EQ(array_ranges({0, 1, 2}), "0-2");
-    EXPECT_EQ(array_ranges({1, 4, 5, 7}), "1,4-5,7");
-    EXPECT_EQ(array_ranges({3}), "3");
-    EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+    EXPECT_EQ(slurm::array_ranges({0, 1, 2}), "0-2");
+    EXPECT_EQ(slurm::array_ranges({1, 4, 5, 7}), "1,4-5,7");
+    EXPECT_EQ(slurm::array_ranges({3}), "3");
+    EXPECT_EQ(slurm::shell_quote("it's"), "'it'\\''s'");
 }
 
 TEST(BatchScript, JobOptionsAreCheckedBeforeTheyReachAnSbatchLine) {
-    JobOptions o;
+    slurm::JobOptions o;
     for (const char* t : {"10", "00:10:00", "1-00:00:00", "90:00", "2-12"}) {
         o.time = t;
-        EXPECT_NO_THROW(validate_job_options(o)) << t;
+        EXPECT_NO_THROW(slurm::validate_job_options(o)) << t;
     }
     for (const char* t : {"ten", "1:2:3:4", "00:10:00\n#SBATCH --x", ""}) {
         o.time = t;
         if (o.time.empty()) continue;
-        EXPECT_THROW(validate_job_options(o), std::invalid_argument) << t;
+        EXPECT_THROW(slurm::validate_job_options(o), std::invalid_argument) << t;
     }
     o.time.clear();
     o.partition = "a b";
     try {
-        validate_job_options(o);
+        slurm::validate_job_options(o);
         FAIL();
     } catch (const std::invalid_argument& e) {
         EXPECT_TRUE(contains(e.what(), "--partition")) << e.what();
@@ -90,18 +90,18 @@ protected:
 
 TEST_F(Manifests, RoundTripAndBadFilesAreNamed) {
     const std::string main_db = (dir_ / "main.db").string();
-    const fs::path folder = sweep_folder(main_db, "lj-0123");
+    const fs::path folder = slurm::sweep_folder(main_db, "lj-0123");
     fs::create_directories(folder);
-    SweepManifest m{"lj-0123", "lj.toml", "0123", 3, 2, {{"17", "18", {0, 2}, "2026-01-01T00:00:00.000Z"}}};
-    save_manifest(folder, m);
-    const auto all = all_manifests(main_db);
+    slurm::SweepManifest m{"lj-0123", "lj.toml", "0123", 3, 2, {{"17", "18", {0, 2}, "2026-01-01T00:00:00.000Z"}}};
+    slurm::save_manifest(folder, m);
+    const auto all = slurm::all_manifests(main_db);
     ASSERT_EQ(all.size(), 1u);
     EXPECT_EQ(all[0].second.tasks, 3);
     EXPECT_EQ(all[0].second.submissions.at(0).slices, (std::vector<int>{0, 2}));
     EXPECT_EQ(all[0].second.submissions.at(0).merge_job, "18");
     std::ofstream(folder / "manifest.json") << "{\"key\": 1}";
     try {
-        load_manifest(folder);
+        slurm::load_manifest(folder);
         FAIL();
     } catch (const std::runtime_error& e) {
         EXPECT_TRUE(contains(e.what(), "manifest.json")) << e.what();
@@ -109,28 +109,28 @@ TEST_F(Manifests, RoundTripAndBadFilesAreNamed) {
 }
 
 TEST_F(Manifests, SweepKeyFollowsTheSpaceText) {
-    const SearchSpace a = parse_space("[system]\nkind = \"lj\"\nnatoms = 256\n", "dir/my space.toml");
-    const SearchSpace b = parse_space("[system]\nkind = \"lj\"\nnatoms = 500\n", "dir/my space.toml");
-    EXPECT_EQ(sweep_key(a).rfind("my_space-", 0), 0u) << sweep_key(a);
-    EXPECT_NE(sweep_key(a), sweep_key(b));
-    EXPECT_EQ(sweep_key(a), sweep_key(parse_space(a.text, "other/my space.toml")));
+    const tuner::SearchSpace a = tuner::parse_space("[system]\nkind = \"lj\"\nnatoms = 256\n", "dir/my space.toml");
+    const tuner::SearchSpace b = tuner::parse_space("[system]\nkind = \"lj\"\nnatoms = 500\n", "dir/my space.toml");
+    EXPECT_EQ(slurm::sweep_key(a).rfind("my_space-", 0), 0u) << slurm::sweep_key(a);
+    EXPECT_NE(slurm::sweep_key(a), slurm::sweep_key(b));
+    EXPECT_EQ(slurm::sweep_key(a), slurm::sweep_key(tuner::parse_space(a.text, "other/my space.toml")));
 }
 
 TEST_F(Manifests, SliceProgressCountsResultsOfAnyBuildButNotFailures) {
-    const SearchSpace space = parse_space(
+    const tuner::SearchSpace space = tuner::parse_space(
         "[system]\nkind = \"lj\"\nnatoms = 256\n[space]\nnstlist = [10, 20, 40, 80]\n[measure]\nsteps = 30\nwarmup = 10\n",
         "p.toml");
     HardwareCaps hw;
     hw.cores = 2;
     const fs::path shard = dir_ / "task-0.db";
-    const auto points = slice_points(space, {0, 2});  // default, nstlist 20, 80
+    const auto points = tuner::slice_points(space, {0, 2});  // default, nstlist 20, 80
     ASSERT_EQ(points.size(), 3u);
-    EXPECT_EQ(slice_progress(space, {0, 2}, shard, hw).present, 0u);  // no shard yet
+    EXPECT_EQ(slurm::slice_progress(space, {0, 2}, shard, hw).present, 0u);  // no shard yet
     {
-        Store store(shard.string());
+        db::Store store(shard.string());
         const TrialStatus statuses[] = {TrialStatus::Ok, TrialStatus::Invalid, TrialStatus::Failed};
         for (std::size_t k = 0; k < 3; ++k) {
-            StoredTrial t;
+            db::StoredTrial t;
             t.hardware_id = "hw-node";
             t.system = points[k].system;
             t.config = points[k].config;
@@ -141,7 +141,7 @@ TEST_F(Manifests, SliceProgressCountsResultsOfAnyBuildButNotFailures) {
             store.insert_trial(t);
         }
     }
-    const SliceProgress p = slice_progress(space, {0, 2}, shard, hw);
+    const slurm::SliceProgress p = slurm::slice_progress(space, {0, 2}, shard, hw);
     EXPECT_EQ(p.expected, 3u);
     EXPECT_EQ(p.present, 2u);
     EXPECT_FALSE(p.complete());

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "mdcore/generators.h"
-#include "mdtune/space.h"
+#include "mdtune/tuner/space.h"
 
 namespace mdtune {
 namespace {
@@ -35,8 +35,8 @@ timeout_s = 120
 // Parses `text` and returns the SpaceError message ("" when it parsed).
 std::string error_of(const std::string& text) {
     try {
-        parse_space(text, "space.txt");
-    } catch (const SpaceError& e) {
+        tuner::parse_space(text, "space.txt");
+    } catch (const tuner::SpaceError& e) {
         return e.what();
     }
     return "";
@@ -52,7 +52,7 @@ std::string error_of(const std::string& text) {
 const std::string kSystem = "[system]\nkind = \"lj\"\nnatoms = 4000\n";
 
 TEST(Space, ParsesTheExample) {
-    const SearchSpace s = parse_space(kExample, "space.txt");
+    const tuner::SearchSpace s = tuner::parse_space(kExample, "space.txt");
     EXPECT_EQ(s.source, "space.txt");
     EXPECT_EQ(s.text, kExample);
     ASSERT_EQ(s.systems.size(), 2u);
@@ -73,7 +73,7 @@ TEST(Space, ParsesTheExample) {
 }
 
 TEST(Space, ConfigsAreTheProductInFileOrder) {
-    const SearchSpace s = parse_space(kExample, "space.txt");
+    const tuner::SearchSpace s = tuner::parse_space(kExample, "space.txt");
     const std::vector<Config> c = s.configs();
     ASSERT_EQ(c.size(), 3u * 4 * 3 * 2);
     // First dim outermost, last dim fastest.
@@ -89,19 +89,19 @@ TEST(Space, ConfigsAreTheProductInFileOrder) {
 }
 
 TEST(Space, DefaultsAndScalars) {
-    const SearchSpace s = parse_space("[system]\nkind = \"argon\"\nnatoms = 500\n[space]\nsimd = \"avx2\"\n", "x");
+    const tuner::SearchSpace s = tuner::parse_space("[system]\nkind = \"argon\"\nnatoms = 500\n[space]\nsimd = \"avx2\"\n", "x");
     ASSERT_EQ(s.systems.size(), 1u);
     EXPECT_EQ(s.systems[0].seed, 1u);
     EXPECT_EQ(s.measure.steps, MeasureSettings{}.steps);
     ASSERT_EQ(s.configs().size(), 1u);
     EXPECT_EQ(s.configs()[0].canonical(), "simd=avx2");
-    const SearchSpace bare = parse_space(kSystem, "x");
+    const tuner::SearchSpace bare = tuner::parse_space(kSystem, "x");
     ASSERT_EQ(bare.configs().size(), 1u);
     EXPECT_EQ(bare.configs()[0].canonical(), "");
 }
 
 TEST(Space, IntegersAreAcceptedForReals) {
-    const SearchSpace s = parse_space(kSystem + "[space]\nrlist = [1, 1.2]\npme_spacing = 0.12\n", "x");
+    const tuner::SearchSpace s = tuner::parse_space(kSystem + "[space]\nrlist = [1, 1.2]\npme_spacing = 0.12\n", "x");
     EXPECT_EQ(std::get<double>(s.dims[0].second[0]), 1.0);
     EXPECT_EQ(s.configs()[1].canonical(), "rlist=1.2;pme_spacing=0.12");
 }
@@ -111,11 +111,11 @@ TEST(Space, LoadsFromAFile) {
     {
         std::ofstream(path) << kExample;
     }
-    const SearchSpace s = load_space(path);
+    const tuner::SearchSpace s = tuner::load_space(path);
     EXPECT_EQ(s.source, path);
     EXPECT_EQ(s.systems.size(), 2u);
     std::remove(path.c_str());
-    EXPECT_THROW(load_space(path), SpaceError);
+    EXPECT_THROW(tuner::load_space(path), tuner::SpaceError);
 }
 
 TEST(SpaceErrors, UnknownNames) {
@@ -196,7 +196,7 @@ Config config(std::initializer_list<std::pair<Param, ParamValue>> values) {
 }
 
 TEST(Feasibility, DefaultConfigOnAReasonableSystemIsFeasible) {
-    const SearchSpace s = parse_space(kExample, "space.txt");
+    const tuner::SearchSpace s = tuner::parse_space(kExample, "space.txt");
     for (const SystemDescriptor& sys : s.systems) {
         EXPECT_EQ(s.infeasible_reason(sys, Config{}, caps()), "");
         for (const Config& c : s.configs()) EXPECT_EQ(s.infeasible_reason(sys, c, caps()), "") << c.canonical();
@@ -204,7 +204,7 @@ TEST(Feasibility, DefaultConfigOnAReasonableSystemIsFeasible) {
 }
 
 TEST(Feasibility, CutoffMustBeBelowHalfTheBox) {
-    const SearchSpace s = parse_space(kExample, "space.txt");
+    const tuner::SearchSpace s = tuner::parse_space(kExample, "space.txt");
     // 1000 waters: (1000 x 18.0154 amu / 0.997 g/cm^3)^(1/3) = 3.108 nm, half 1.554 nm.
     const SystemDescriptor water{"water", 3000, 1};
     EXPECT_EQ(s.infeasible_reason(water, config({{Param::PmeScale, 1.5}}), caps()), "");
@@ -220,7 +220,7 @@ TEST(Feasibility, CutoffMustBeBelowHalfTheBox) {
 
 // The box we predict must be the box mdcore builds, for every generator kind.
 TEST(Feasibility, BoxMatchesTheGenerators) {
-    const SearchSpace s = parse_space(kSystem, "x");
+    const tuner::SearchSpace s = tuner::parse_space(kSystem, "x");
     auto threshold_scale = [&](const SystemDescriptor& sys, double rc, double box) {
         const double edge = 0.5 * box / rc;  // pme_scale at which rc x scale = box/2
         EXPECT_EQ(s.infeasible_reason(sys, config({{Param::PmeScale, edge * 0.999}}), caps()), "") << sys.canonical();
@@ -247,7 +247,7 @@ TEST(Feasibility, BoxMatchesTheGenerators) {
 }
 
 TEST(Feasibility, HardwareLimits) {
-    const SearchSpace s = parse_space(kSystem, "x");
+    const tuner::SearchSpace s = tuner::parse_space(kSystem, "x");
     const SystemDescriptor lj{"lj", 4000, 1};
     EXPECT_EQ(s.infeasible_reason(lj, config({{Param::Threads, 4L}}), caps()), "");
     EXPECT_NE(s.infeasible_reason(lj, config({{Param::Threads, 8L}}), caps()).find("threads = 8 exceeds the 4"),
@@ -259,7 +259,7 @@ TEST(Feasibility, HardwareLimits) {
 }
 
 TEST(Feasibility, ListSettings) {
-    const SearchSpace s = parse_space(kSystem, "x");
+    const tuner::SearchSpace s = tuner::parse_space(kSystem, "x");
     const SystemDescriptor lj{"lj", 4000, 1};
     EXPECT_EQ(s.infeasible_reason(lj, config({{Param::Nstlist, 20L}, {Param::Nstprune, 20L}}), caps()), "");
     // mdcore's meaning: nstprune >= nstlist turns pruning off, so the point runs.
@@ -274,7 +274,7 @@ TEST(Feasibility, ListSettings) {
 }
 
 TEST(Feasibility, PmeSettingsOnChargeFreeSystemsAreAllowed) {
-    const SearchSpace s = parse_space(kSystem, "x");
+    const tuner::SearchSpace s = tuner::parse_space(kSystem, "x");
     const Config c = config({{Param::PmeScale, 1.1}, {Param::PmeSpacing, 0.16}, {Param::PmeOrder, 5L}});
     EXPECT_EQ(s.infeasible_reason({"lj", 4000, 1}, c, caps()), "");
 }

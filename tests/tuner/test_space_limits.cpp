@@ -2,15 +2,15 @@
 // file and the line (issue 17: "repeats = 100000 says 'must be 1 or more'").
 #include <gtest/gtest.h>
 
-#include "mdtune/space.h"
+#include "mdtune/tuner/space.h"
 
 namespace mdtune {
 namespace {
 
 std::string error_of(const std::string& toml) {
     try {
-        parse_space(toml, "limits.toml");
-    } catch (const SpaceError& e) {
+        tuner::parse_space(toml, "limits.toml");
+    } catch (const tuner::SpaceError& e) {
         return e.what();
     }
     return "";

@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "mdtune/runner.h"
-#include "mdtune/sweep.h"
+#include "mdtune/tuner/runner.h"
+#include "mdtune/tuner/sweep.h"
 
 namespace mdtune {
 namespace {
@@ -18,8 +18,8 @@ std::filesystem::path temp_db(const std::string& name) {
     return path;
 }
 
-SearchSpace tiny_space() {
-    return parse_space(R"(
+tuner::SearchSpace tiny_space() {
+    return tuner::parse_space(R"(
 [system]
 kind = "lj"
 natoms = [256]
@@ -36,8 +36,8 @@ timeout_s = 60
                        "tiny.toml");
 }
 
-SweepContext context() {
-    SweepContext ctx;
+tuner::SweepContext context() {
+    tuner::SweepContext ctx;
     ctx.hardware_id = "hw-test";
     ctx.build_id = current_build_id();
     ctx.caps.cores = 2;
@@ -47,12 +47,12 @@ SweepContext context() {
 
 TEST(Sweep, InProcessSweepRecordsEveryTrialAndResumes) {
     const auto path = temp_db("inproc.db");
-    const SearchSpace space = tiny_space();
-    Store store(path.string());
-    auto runner = make_in_process_runner();
+    const tuner::SearchSpace space = tiny_space();
+    db::Store store(path.string());
+    auto runner = tuner::make_in_process_runner();
     {
-        auto strategy = make_exhaustive(space, context().caps);
-        const SweepSummary s = run_sweep(space, store, *runner, *strategy, context(), "first", nullptr, {});
+        auto strategy = tuner::make_exhaustive(space, context().caps);
+        const tuner::SweepSummary s = tuner::run_sweep(space, store, *runner, *strategy, context(), "first", nullptr, {});
         EXPECT_EQ(s.measured, 5u);  // baseline + 4 configs
         EXPECT_EQ(s.reused, 0u);
         ASSERT_EQ(s.systems.size(), 1u);
@@ -61,19 +61,19 @@ TEST(Sweep, InProcessSweepRecordsEveryTrialAndResumes) {
     }
     EXPECT_EQ(store.trials().size(), 5u);
     // Rerun: everything is recorded under the same keys, nothing runs again.
-    auto strategy = make_exhaustive(space, context().caps);
-    const SweepSummary again = run_sweep(space, store, *runner, *strategy, context(), "again", nullptr, {});
+    auto strategy = tuner::make_exhaustive(space, context().caps);
+    const tuner::SweepSummary again = tuner::run_sweep(space, store, *runner, *strategy, context(), "again", nullptr, {});
     EXPECT_EQ(again.measured, 0u);
     EXPECT_EQ(again.reused, 5u);
     EXPECT_EQ(store.trials().size(), 5u);
 }
 
 TEST(Sweep, ReplayRunnerReproducesRecordedMediansAndInvalidIsNeverBest) {
-    const SearchSpace space = tiny_space();
-    std::vector<Observation> recorded;
+    const tuner::SearchSpace space = tiny_space();
+    std::vector<tuner::Observation> recorded;
     double ms = 1.0;
     for (const Config& c : space.configs()) {
-        Observation o{{space.systems[0], c, space.measure}, {}};
+        tuner::Observation o{{space.systems[0], c, space.measure}, {}};
         o.result.status = TrialStatus::Ok;
         o.result.ms_median = o.result.ms_min = o.result.ms_max = ms;
         o.result.ns_per_day = 100.0 / ms;
@@ -84,14 +84,14 @@ TEST(Sweep, ReplayRunnerReproducesRecordedMediansAndInvalidIsNeverBest) {
     }
     // The fastest recorded config breaks the drift tolerance: it must be Invalid.
     recorded[0].result.drift = 0.02;
-    Observation baseline{{space.systems[0], Config{}, space.measure}, recorded[1].result};
+    tuner::Observation baseline{{space.systems[0], Config{}, space.measure}, recorded[1].result};
     baseline.result.ms_median = baseline.result.ms_min = baseline.result.ms_max = 5.0;
     recorded.push_back(baseline);
-    auto runner = make_replay_runner(recorded);
+    auto runner = tuner::make_replay_runner(recorded);
     const auto path = temp_db("replay.db");
-    Store store(path.string());
-    auto strategy = make_exhaustive(space, context().caps);
-    const SweepSummary s = run_sweep(space, store, *runner, *strategy, context(), "replay", nullptr, {});
+    db::Store store(path.string());
+    auto strategy = tuner::make_exhaustive(space, context().caps);
+    const tuner::SweepSummary s = tuner::run_sweep(space, store, *runner, *strategy, context(), "replay", nullptr, {});
     ASSERT_TRUE(s.systems[0].best.has_value());
     EXPECT_EQ(s.systems[0].best->proposal.config, recorded[1].proposal.config);
     EXPECT_DOUBLE_EQ(s.systems[0].best->result.ms_median, 1.5);
@@ -102,9 +102,9 @@ TEST(Sweep, ReplayRunnerReproducesRecordedMediansAndInvalidIsNeverBest) {
 }
 
 TEST(Sweep, MeasureKeepsMedianAndSpreadOfRepeats) {
-    SearchSpace space = tiny_space();
+    tuner::SearchSpace space = tiny_space();
     space.measure.repeats = 3;
-    auto runner = make_in_process_runner();
+    auto runner = tuner::make_in_process_runner();
     const TrialResult r = runner->measure({space.systems[0], Config{}, space.measure});
     ASSERT_EQ(r.status, TrialStatus::Ok) << r.stderr_tail;
     EXPECT_EQ(r.repeats, 3);

@@ -72,7 +72,7 @@ TEST_F(SweepCli, RandomSampleOfAHugeSpaceStartsAtOnce) {
     const auto r = run(sweep(space) + " --strategy random --budget 3 --launcher false");
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("4 measured"), std::string::npos) << r.output;  // baseline + 3
-    EXPECT_EQ(Store(db(), Store::Mode::ReadOnly).trials().size(), 4u);
+    EXPECT_EQ(db::Store(db(), db::Store::Mode::ReadOnly).trials().size(), 4u);
 }
 
 TEST_F(SweepCli, InfeasibleConfigsAreReportedAndNothingFeasibleIsAnError) {
@@ -109,7 +109,7 @@ TEST_F(SweepCli, RetryFlagsAndAMissingMdcore) {
     r = run(sweep(space) + " --launcher false");
     EXPECT_NE(r.output.find("2 measured, 0 reused"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("2 recorded failures measured again"), std::string::npos) << r.output;
-    EXPECT_EQ(Store(db(), Store::Mode::ReadOnly).trials().size(), 2u);
+    EXPECT_EQ(db::Store(db(), db::Store::Mode::ReadOnly).trials().size(), 2u);
     EXPECT_EQ(run(sweep(space) + " --retry-failed --no-retry-failed").exit_code, 2);
     r = run(sweep(space) + " --mdcore " + (dir_ / "no-such-mdcore").string());
     EXPECT_EQ(r.exit_code, 2) << r.output;
@@ -130,7 +130,7 @@ TEST_F(SweepCli, ARerunMeasuresAnewOnlyWhatChangedTheKey) {
     EXPECT_NE(r.output.find("2 measured, 0 reused"), std::string::npos) << r.output;
     r = run(sweep(space) + mdcore);  // back to the first setting: all recorded
     EXPECT_NE(r.output.find("0 measured, 2 reused"), std::string::npos) << r.output;
-    EXPECT_EQ(Store(db(), Store::Mode::ReadOnly).trials().size(), 6u);
+    EXPECT_EQ(db::Store(db(), db::Store::Mode::ReadOnly).trials().size(), 6u);
 }
 
 TEST_F(SweepCli, MdcoreReportsItsBuildId) {

@@ -101,7 +101,7 @@ protected:
         EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig);
         EXPECT_TRUE(ends_within(hung, std::chrono::seconds(5))) << "mdcore " << hung << " outlived mdtune";
         kill(static_cast<pid_t>(hung), SIGKILL);  // never leave it behind
-        const auto sweeps = Store(db(), Store::Mode::ReadOnly).sweeps();
+        const auto sweeps = db::Store(db(), db::Store::Mode::ReadOnly).sweeps();
         ASSERT_EQ(sweeps.size(), 1u);
         EXPECT_EQ(sweeps[0].status, "running");  // nobody could say otherwise yet
     }
@@ -116,7 +116,7 @@ TEST_F(SweepProcesses, SigkilledMdtuneTakesItsHungChildAndTheNextSweepMarksItInt
     EXPECT_NE(r.output.find("sweep 1 was left running by a process that is gone: marked interrupted"),
               std::string::npos)
         << r.output;
-    const auto sweeps = Store(db(), Store::Mode::ReadOnly).sweeps();
+    const auto sweeps = db::Store(db(), db::Store::Mode::ReadOnly).sweeps();
     ASSERT_EQ(sweeps.size(), 2u);
     EXPECT_EQ(sweeps[0].status, "interrupted");
     EXPECT_FALSE(sweeps[0].finished_at.empty());
@@ -131,9 +131,9 @@ TEST_F(SweepProcesses, AChildFloodingStdoutFailsItsTrialNotMdtune) {
     const auto r = run_command(kMdtune + " sweep " + write("s.toml", space_text("10", 60)) + " --db " + db() +
                                " --mdcore " + flood);
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    const auto trials = Store(db(), Store::Mode::ReadOnly).trials();
+    const auto trials = db::Store(db(), db::Store::Mode::ReadOnly).trials();
     ASSERT_EQ(trials.size(), 2u);  // the baseline and nstlist=10
-    for (const StoredTrial& t : trials) {
+    for (const db::StoredTrial& t : trials) {
         EXPECT_EQ(t.result.status, TrialStatus::Failed);
         EXPECT_NE(t.result.stderr_tail.find("stdout exceeded 16777216 bytes (20000000 read)"), std::string::npos)
             << t.result.stderr_tail;
@@ -150,7 +150,7 @@ TEST_F(SweepProcesses, QuotedLauncherArgumentsReachTheChildWhole) {
                                " --launcher-arg '--x=y z'");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_EQ(read_text(args).substr(0, 15), "a b\nc\"d\n--x=y z") << read_text(args);
-    for (const StoredTrial& t : Store(db(), Store::Mode::ReadOnly).trials()) EXPECT_EQ(t.result.status, TrialStatus::Ok);
+    for (const db::StoredTrial& t : db::Store(db(), db::Store::Mode::ReadOnly).trials()) EXPECT_EQ(t.result.status, TrialStatus::Ok);
 }
 
 TEST_F(SweepProcesses, AnUnbalancedLauncherQuoteIsAUsageError) {
@@ -182,7 +182,7 @@ TEST_F(SweepProcesses, ConcurrentSweepsOfOneSpaceMeasureEachTrialOnce) {
     }
     EXPECT_EQ(measured, 6);  // baseline + 5 configs, each once
     EXPECT_EQ(reused, 6);
-    EXPECT_EQ(Store(db(), Store::Mode::ReadOnly).trials().size(), 6u);
+    EXPECT_EQ(db::Store(db(), db::Store::Mode::ReadOnly).trials().size(), 6u);
 }
 
 TEST_F(SweepProcesses, TheUsersMdcoreIgnoresTheTestFaultHook) {

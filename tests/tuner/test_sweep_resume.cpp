@@ -12,9 +12,9 @@
 #include <set>
 
 #include "../common/temp_dir_test.h"
-#include "mdtune/measurement_identity.h"
-#include "mdtune/runner.h"
-#include "mdtune/sweep.h"
+#include "mdtune/tuner/measurement_identity.h"
+#include "mdtune/tuner/runner.h"
+#include "mdtune/tuner/sweep.h"
 
 namespace mdtune {
 namespace {
@@ -23,14 +23,14 @@ namespace fs = std::filesystem;
 
 using SweepResume = mdtest::TempDirTest;
 
-SearchSpace space() {
-    return parse_space("[system]\nkind = \"lj\"\nnatoms = [256]\n[space]\nnstlist = [10, 20, 40, 80]\n"
+tuner::SearchSpace space() {
+    return tuner::parse_space("[system]\nkind = \"lj\"\nnatoms = [256]\n[space]\nnstlist = [10, 20, 40, 80]\n"
                        "[measure]\nsteps = 40\nwarmup = 10\nrepeats = 1\n",
                        "resume.toml");
 }
 
-SweepContext context(const std::string& build_id = "build-a") {
-    SweepContext ctx;
+tuner::SweepContext context(const std::string& build_id = "build-a") {
+    tuner::SweepContext ctx;
     ctx.hardware_id = "hw-test";
     ctx.build_id = build_id;
     ctx.caps = HardwareCaps{2, false, {"none"}};
@@ -49,23 +49,23 @@ TrialResult ok(double ms) {
 }
 
 // Recordings for the baseline and nstlist 10, 20, 40, 80 with the given results.
-std::vector<Observation> recordings(const SearchSpace& s, const std::vector<TrialResult>& per_config) {
-    std::vector<Observation> out{{{s.systems[0], Config{}, s.measure}, ok(2.0)}};
+std::vector<tuner::Observation> recordings(const tuner::SearchSpace& s, const std::vector<TrialResult>& per_config) {
+    std::vector<tuner::Observation> out{{{s.systems[0], Config{}, s.measure}, ok(2.0)}};
     const std::vector<Config> configs = s.configs();
     for (std::size_t k = 0; k < configs.size(); ++k) out.push_back({{s.systems[0], configs[k], s.measure}, per_config[k]});
     return out;
 }
 
-SweepSummary sweep(Store& store, const std::vector<Observation>& recorded, const SweepContext& ctx) {
-    const SearchSpace s = space();
-    auto runner = make_replay_runner(recorded);
-    auto strategy = make_exhaustive(s, ctx.caps);
-    return run_sweep(s, store, *runner, *strategy, ctx, "resume", nullptr, {});
+tuner::SweepSummary sweep(db::Store& store, const std::vector<tuner::Observation>& recorded, const tuner::SweepContext& ctx) {
+    const tuner::SearchSpace s = space();
+    auto runner = tuner::make_replay_runner(recorded);
+    auto strategy = tuner::make_exhaustive(s, ctx.caps);
+    return tuner::run_sweep(s, store, *runner, *strategy, ctx, "resume", nullptr, {});
 }
 
-std::map<long, TrialStatus> status_by_nstlist(const Store& store) {
+std::map<long, TrialStatus> status_by_nstlist(const db::Store& store) {
     std::map<long, TrialStatus> out;
-    for (const StoredTrial& t : store.trials())
+    for (const db::StoredTrial& t : store.trials())
         if (const auto n = t.config.value<long>(Param::Nstlist)) out[*n] = t.result.status;
     return out;
 }
@@ -80,17 +80,17 @@ std::vector<TrialResult> with_failures() {
 }
 
 TEST_F(SweepResume, RecordedFailuresAreMeasuredAgainAndInvalidIsReused) {
-    const SearchSpace s = space();
-    Store store(path("t.db"));
-    const SweepSummary first = sweep(store, recordings(s, with_failures()), context());
+    const tuner::SearchSpace s = space();
+    db::Store store(path("t.db"));
+    const tuner::SweepSummary first = sweep(store, recordings(s, with_failures()), context());
     EXPECT_EQ(first.measured, 5u);
     EXPECT_EQ(status_by_nstlist(store)[10], TrialStatus::Crashed);
     EXPECT_EQ(status_by_nstlist(store)[40], TrialStatus::Invalid);
     std::map<std::string, long> ids;
-    for (const StoredTrial& t : store.trials()) ids[t.key().str()] = t.id;
+    for (const db::StoredTrial& t : store.trials()) ids[t.key().str()] = t.id;
 
     // The machine is fixed: the same configs now run fine.
-    const SweepSummary second = sweep(store, recordings(s, {ok(1.5), ok(1.2), ok(0.5), ok(9.0)}), context());
+    const tuner::SweepSummary second = sweep(store, recordings(s, {ok(1.5), ok(1.2), ok(0.5), ok(9.0)}), context());
     EXPECT_EQ(second.measured, 2u);  // the crash and the timeout
     EXPECT_EQ(second.retried, 2u);
     EXPECT_EQ(second.reused, 3u);    // baseline, invalid and ok
@@ -101,31 +101,31 @@ TEST_F(SweepResume, RecordedFailuresAreMeasuredAgainAndInvalidIsReused) {
     // Replaced in place: one row per key, same row ids.
     const auto trials = store.trials();
     ASSERT_EQ(trials.size(), 5u);
-    for (const StoredTrial& t : trials) EXPECT_EQ(ids.at(t.key().str()), t.id) << t.key().str();
-    for (const StoredTrial& t : trials)
+    for (const db::StoredTrial& t : trials) EXPECT_EQ(ids.at(t.key().str()), t.id) << t.key().str();
+    for (const db::StoredTrial& t : trials)
         if (t.config.value<long>(Param::Nstlist) == 80L) EXPECT_DOUBLE_EQ(t.result.ms_median, 1.0);  // ok kept
 }
 
 TEST_F(SweepResume, KeepFailedReusesThem) {
-    const SearchSpace s = space();
-    Store store(path("t.db"));
+    const tuner::SearchSpace s = space();
+    db::Store store(path("t.db"));
     sweep(store, recordings(s, with_failures()), context());
-    SweepContext keep = context();
-    keep.failed_trials = FailedTrials::Keep;
-    const SweepSummary again = sweep(store, recordings(s, {ok(1.5), ok(1.2), ok(0.5), ok(9.0)}), keep);
+    tuner::SweepContext keep = context();
+    keep.failed_trials = tuner::FailedTrials::Keep;
+    const tuner::SweepSummary again = sweep(store, recordings(s, {ok(1.5), ok(1.2), ok(0.5), ok(9.0)}), keep);
     EXPECT_EQ(again.measured, 0u);
     EXPECT_EQ(again.reused, 5u);
     EXPECT_EQ(status_by_nstlist(store)[10], TrialStatus::Crashed);
 }
 
 TEST_F(SweepResume, MergeAfterARetryStaysIdempotent) {
-    const SearchSpace s = space();
+    const tuner::SearchSpace s = space();
     {
-        Store shard(path("shard.db"));
+        db::Store shard(path("shard.db"));
         sweep(shard, recordings(s, with_failures()), context());
         sweep(shard, recordings(s, {ok(1.5), ok(1.2), ok(0.5), ok(9.0)}), context());
     }
-    Store merged(path("merged.db"));
+    db::Store merged(path("merged.db"));
     EXPECT_EQ(merged.merge_from(path("shard.db")), 5);
     EXPECT_EQ(merged.merge_from(path("shard.db")), 0);
     EXPECT_EQ(merged.trials().size(), 5u);
@@ -142,13 +142,13 @@ std::vector<const char*> env_of(std::vector<std::string>& storage) {
 }
 
 std::string build_id(const std::string& mdcore, const std::vector<std::string>& launcher, std::vector<std::string> env) {
-    return measurement_build_id(identify_measurement(mdcore, launcher, env_of(env).data()));
+    return tuner::measurement_build_id(tuner::identify_measurement(mdcore, launcher, env_of(env).data()));
 }
 
 TEST(MeasurementEnvironment, KeepsOnlyWhatChangesARun) {
     std::vector<std::string> env{"OMP_NUM_THREADS=2", "GOMP_SPINCOUNT=0", "KMP_AFFINITY=compact",
                                  "MDCORE_TEST_FAULT=crash:nstlist=10", "HOME=/root", "OMPX=1", "PATH=/bin"};
-    const auto kept = measurement_environment(env_of(env).data());
+    const auto kept = tuner::measurement_environment(env_of(env).data());
     EXPECT_EQ(kept, (std::map<std::string, std::string>{{"GOMP_SPINCOUNT", "0"},
                                                         {"KMP_AFFINITY", "compact"},
                                                         {"MDCORE_TEST_FAULT", "crash:nstlist=10"},
@@ -156,7 +156,7 @@ TEST(MeasurementEnvironment, KeepsOnlyWhatChangesARun) {
 }
 
 TEST_F(SweepResume, MdcoreIsIdentifiedByItsBuildIdOrItsBytes) {
-    const MeasurementIdentity real = identify_measurement(MDCORE_BINARY, {}, nullptr);
+    const tuner::MeasurementIdentity real = tuner::identify_measurement(MDCORE_BINARY, {}, nullptr);
     EXPECT_EQ(real.mdcore.rfind("gnu-build-id:", 0), 0u) << real.mdcore;
     EXPECT_NE(real.mdcore_version_json.find("engine_version"), std::string::npos);
     // A copy elsewhere is the same binary: same key.
@@ -167,21 +167,21 @@ TEST_F(SweepResume, MdcoreIsIdentifiedByItsBuildIdOrItsBytes) {
     const std::string wrapper = path("mdcore-wrapper");
     std::ofstream(wrapper) << "#!/bin/sh\n[ \"$1\" = --version ] && exit 2\nexec " << MDCORE_BINARY << " \"$@\"\n";
     fs::permissions(wrapper, fs::perms::owner_all);
-    const MeasurementIdentity wrapped = identify_measurement(wrapper, {}, nullptr);
+    const tuner::MeasurementIdentity wrapped = tuner::identify_measurement(wrapper, {}, nullptr);
     EXPECT_EQ(wrapped.mdcore.rfind("file-fnv1a:", 0), 0u) << wrapped.mdcore;
     const std::string before = build_id(wrapper, {}, {});
     EXPECT_NE(before, build_id(MDCORE_BINARY, {}, {}));
     std::ofstream(wrapper, std::ios::app) << "# edited\n";
     EXPECT_NE(build_id(wrapper, {}, {}), before);
     // Missing: a usage error, unless a launcher may find it where it runs.
-    EXPECT_THROW(identify_measurement(path("no-such-mdcore"), {}, nullptr), MdcoreNotFound);
-    EXPECT_EQ(identify_measurement(path("no-such-mdcore"), {"srun"}, nullptr).mdcore, "unresolved:" + path("no-such-mdcore"));
+    EXPECT_THROW(tuner::identify_measurement(path("no-such-mdcore"), {}, nullptr), tuner::MdcoreNotFound);
+    EXPECT_EQ(tuner::identify_measurement(path("no-such-mdcore"), {"srun"}, nullptr).mdcore, "unresolved:" + path("no-such-mdcore"));
 }
 
 // The commit comes from the binary that runs, not from the tuner: from
 // `--version --json` into the identity, from the report's build block into the trial.
 TEST_F(SweepResume, TheCommitIsTheBinarysOwn) {
-    const MeasurementIdentity real = identify_measurement(MDCORE_BINARY, {}, nullptr);
+    const tuner::MeasurementIdentity real = tuner::identify_measurement(MDCORE_BINARY, {}, nullptr);
     EXPECT_EQ(real.git_commit, mdcore::build_git_commit());  // built from this tree
     const std::string other = path("mdcore-other-commit");
     std::ofstream(other) << "#!/bin/sh\n"
@@ -191,21 +191,21 @@ TEST_F(SweepResume, TheCommitIsTheBinarysOwn) {
                             "fi\n"
                          << MDCORE_BINARY << " \"$@\" | sed 's/\"git_commit\": *\"[^\"]*\"/\"git_commit\": \"feedface1234\"/'\n";
     fs::permissions(other, fs::perms::owner_all);
-    const MeasurementIdentity identity = identify_measurement(other, {}, nullptr);
+    const tuner::MeasurementIdentity identity = tuner::identify_measurement(other, {}, nullptr);
     EXPECT_EQ(identity.git_commit, "feedface1234");
     EXPECT_EQ(identity.mdcore, "gnu-build-id:ab12");
-    EXPECT_NE(measurement_build_id(identity), measurement_build_id(real));
+    EXPECT_NE(tuner::measurement_build_id(identity), tuner::measurement_build_id(real));
 
-    const SearchSpace s = space();
-    const TrialResult measured = make_subprocess_runner(other)->measure({s.systems[0], Config{}, s.measure});
+    const tuner::SearchSpace s = space();
+    const TrialResult measured = tuner::make_subprocess_runner(other)->measure({s.systems[0], Config{}, s.measure});
     ASSERT_EQ(measured.status, TrialStatus::Ok) << measured.stderr_tail;
     ASSERT_TRUE(measured.report);
     EXPECT_EQ(measured.report->build.git_commit, "feedface1234");
-    Store store(path("t.db"));
-    StoredTrial t;
+    db::Store store(path("t.db"));
+    db::StoredTrial t;
     t.hardware_id = "hw-test";
     t.system = s.systems[0];
-    t.build_id = measurement_build_id(identity);
+    t.build_id = tuner::measurement_build_id(identity);
     t.measure = s.measure;
     t.result = measured;
     store.insert_trial(t);
@@ -236,12 +236,12 @@ TEST_F(SweepResume, LauncherEnvironmentAndBinaryEachMakeANewTrial) {
     EXPECT_EQ(std::set<std::string>(changed.begin(), changed.end()).size(), changed.size());
 
     // In a sweep: a new key measures anew, the old one is reused.
-    const SearchSpace s = space();
+    const tuner::SearchSpace s = space();
     const auto recorded = recordings(s, {ok(1.0), ok(1.1), ok(1.2), ok(1.3)});
-    Store store(path("t.db"));
+    db::Store store(path("t.db"));
     EXPECT_EQ(sweep(store, recorded, context(base)).measured, 5u);
     EXPECT_EQ(sweep(store, recorded, context(changed[0])).measured, 5u);
-    const SweepSummary same = sweep(store, recorded, context(base));
+    const tuner::SweepSummary same = sweep(store, recorded, context(base));
     EXPECT_EQ(same.measured, 0u);
     EXPECT_EQ(same.reused, 5u);
     EXPECT_EQ(store.trials().size(), 10u);

@@ -8,7 +8,7 @@
 #include "mdtune/models/model_lookup.h"
 #include "mdtune/db/model_store.h"
 #include "mdtune/models/predict_query.h"
-#include "mdtune/tune.h"
+#include "mdtune/tuner/tune.h"
 
 namespace mdtune {
 namespace {
@@ -20,16 +20,16 @@ protected:
         fill();
     }
     // The machine as the database describes it, and a sweep context keyed like a sweep's.
-    HardwareFeatures hardware() const { return resolve_hardware(Store(db(), Store::Mode::ReadOnly), "hw-test"); }
-    SweepContext context() const {
-        SweepContext ctx;
+    models::HardwareFeatures hardware() const { return models::resolve_hardware(db::Store(db(), db::Store::Mode::ReadOnly), "hw-test"); }
+    tuner::SweepContext context() const {
+        tuner::SweepContext ctx;
         ctx.hardware_id = "hw-test";
         ctx.build_id = "build-tune-test";
         ctx.caps = hardware().caps();
         return ctx;
     }
-    static Observation recorded(const SystemDescriptor& s, const Config& c, double ms) {
-        Observation o{{s, c, {100, 20, 1, 60.0}}, {}};
+    static tuner::Observation recorded(const SystemDescriptor& s, const Config& c, double ms) {
+        tuner::Observation o{{s, c, {100, 20, 1, 60.0}}, {}};
         o.result.status = TrialStatus::Ok;
         o.result.repeats = 1;
         o.result.ms_median = o.result.ms_min = o.result.ms_max = ms;
@@ -41,30 +41,30 @@ protected:
 };
 
 TEST_F(Tune, MeasuresTheTopPredictionsAndTheDefaultAndReturnsTheBest) {
-    const long model_id = fit_and_store({db(), ModelKind::Cost, {}}).model_id;
+    const long model_id = models::fit_and_store({db(), models::ModelKind::Cost, {}}).model_id;
     const SystemDescriptor system{"water", 6000, 1};
-    const Ranking predicted = predict_configs({db(), system, "hw-test", std::nullopt}).ranking;
+    const models::Ranking predicted = models::predict_configs({db(), system, "hw-test", std::nullopt}).ranking;
     ASSERT_GE(predicted.ranked.size(), 2u);
     const Config first = predicted.ranked[0].config, second = predicted.ranked[1].config;
     // Measured: the second prediction is the fastest, the default the slowest.
-    const auto runner = make_replay_runner(
+    const auto runner = tuner::make_replay_runner(
         {recorded(system, Config{}, 3.0), recorded(system, first, 2.0), recorded(system, second, 1.5)});
 
-    TuneRequest request;
+    tuner::TuneRequest request;
     request.system = system;
     request.top = 2;
     request.steps = 100;
     request.repeats = 1;
     std::size_t planned = 0, progress = 0;
-    TuneEvents events;
-    events.planned = [&](const TunePlan& plan) {
+    tuner::TuneEvents events;
+    events.planned = [&](const tuner::TunePlan& plan) {
         ++planned;
         EXPECT_EQ(progress, 0u);  // known before the first run
         EXPECT_EQ(plan.candidates, (std::vector<Config>{first, second}));
     };
-    events.progress = [&](const SweepProgress&) { ++progress; };
-    Store store(db());
-    const TuneResult r = tune_system(request, store, *runner, context(), hardware(), events);
+    events.progress = [&](const tuner::SweepProgress&) { ++progress; };
+    db::Store store(db());
+    const tuner::TuneResult r = tuner::tune_system(request, store, *runner, context(), hardware(), events);
 
     EXPECT_EQ(planned, 1u);
     EXPECT_EQ(progress, 3u);
@@ -73,13 +73,13 @@ TEST_F(Tune, MeasuresTheTopPredictionsAndTheDefaultAndReturnsTheBest) {
     EXPECT_EQ(r.plan.measure.steps, 100);
     EXPECT_EQ(r.plan.measure.warmup, 20);  // a fifth of the steps
     EXPECT_EQ(r.summary.measured, 3u);
-    const SystemOutcome& o = r.summary.systems.at(0);
+    const tuner::SystemOutcome& o = r.summary.systems.at(0);
     ASSERT_TRUE(o.best && o.baseline);
     EXPECT_EQ(o.best->proposal.config, second);
     EXPECT_DOUBLE_EQ(o.best->result.ms_median, 1.5);
     EXPECT_DOUBLE_EQ(o.baseline->result.ms_median, 3.0);
     ASSERT_EQ(r.verified.size(), 3u);  // the default and both candidates, each with its prediction
-    for (const VerifiedConfig& v : r.verified) {
+    for (const tuner::VerifiedConfig& v : r.verified) {
         EXPECT_EQ(v.measured.status, TrialStatus::Ok);
         if (v.config == first) EXPECT_DOUBLE_EQ(v.predicted.ms, predicted.ranked[0].prediction.ms);
         if (v.config == second) EXPECT_DOUBLE_EQ(v.predicted.ms, predicted.ranked[1].prediction.ms);
@@ -89,20 +89,20 @@ TEST_F(Tune, MeasuresTheTopPredictionsAndTheDefaultAndReturnsTheBest) {
 
 TEST_F(Tune, FitsAndStoresAModelWhenNoneIsStoredAndRespectsTheBudget) {
     const SystemDescriptor system{"lj", 2000, 1};
-    const auto runner = make_replay_runner({});  // every run fails: "not recorded"
-    TuneRequest request;
+    const auto runner = tuner::make_replay_runner({});  // every run fails: "not recorded"
+    tuner::TuneRequest request;
     request.system = system;
     request.top = 5;
     request.budget = 3;  // the default and two candidates
     request.steps = 100;
     request.repeats = 1;
-    request.kind = ModelKind::Cost;
-    Store store(db());
-    const TuneResult r = tune_system(request, store, *runner, context(), hardware());
+    request.kind = models::ModelKind::Cost;
+    db::Store store(db());
+    const tuner::TuneResult r = tuner::tune_system(request, store, *runner, context(), hardware());
     EXPECT_TRUE(r.plan.model_fitted_now);
     EXPECT_GT(r.plan.training_trials, 10u);
     EXPECT_EQ(r.plan.candidates.size(), 2u);
-    EXPECT_EQ(ModelStore(store).list().size(), 1u);
+    EXPECT_EQ(db::ModelStore(store).list().size(), 1u);
     EXPECT_EQ(r.summary.measured, 3u);
     EXPECT_FALSE(r.summary.systems.at(0).best);  // nothing ran: no best to report
 }

@@ -4,9 +4,9 @@
 
 #include "mdcore/engine.h"
 #include "mdcore/generators.h"
-#include "mdtune/runner.h"
+#include "mdtune/tuner/runner.h"
 
-namespace mdtune {
+namespace mdtune::tuner {
 namespace {
 
 class InProcessRunner : public Runner {
@@ -34,4 +34,4 @@ public:
 
 std::unique_ptr<Runner> make_in_process_runner() { return std::make_unique<InProcessRunner>(); }
 
-}  // namespace mdtune
+}  // namespace mdtune::tuner

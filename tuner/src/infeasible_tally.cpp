@@ -5,9 +5,9 @@
 #include <map>
 #include <vector>
 
-#include "mdtune/space.h"
+#include "mdtune/tuner/space.h"
 
-namespace mdtune {
+namespace mdtune::tuner {
 namespace {
 
 // A reason with its numbers blanked: "threads = 18 exceeds the 2 hardware threads"
@@ -74,4 +74,4 @@ std::string InfeasibleTally::summary(std::size_t max_reasons) const {
     return text;
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::tuner

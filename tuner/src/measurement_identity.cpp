@@ -1,6 +1,6 @@
 // The identity of a measurement setup: which mdcore binary, which launcher,
 // which runtime environment. See measurement_identity.h.
-#include "mdtune/measurement_identity.h"
+#include "mdtune/tuner/measurement_identity.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "mdtune/process/digest.h"
-#include "mdtune/runner.h"
-#include "mdtune/sweep.h"
+#include "mdtune/tuner/runner.h"
+#include "mdtune/tuner/sweep.h"
 
-namespace mdtune {
+namespace mdtune::tuner {
 namespace {
 
 // Prefixes of the variables OpenMP runtimes (libgomp, Intel/LLVM) and mdcore read.
@@ -105,4 +105,4 @@ std::string measurement_build_id(const MeasurementIdentity& identity) {
     return "build-" + process::fnv1a_hex(measurement_build_json(identity));
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::tuner

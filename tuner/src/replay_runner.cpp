@@ -18,9 +18,9 @@
 #include <algorithm>
 #include <map>
 
-#include "mdtune/runner.h"
+#include "mdtune/tuner/runner.h"
 
-namespace mdtune {
+namespace mdtune::tuner {
 namespace {
 
 std::string key_of(const Proposal& p) {
@@ -93,4 +93,4 @@ std::unique_ptr<Runner> make_replay_runner(const std::vector<Observation>& recor
     return std::make_unique<ReplayRunner>(recorded);
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::tuner

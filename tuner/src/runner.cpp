@@ -1,10 +1,10 @@
-#include "mdtune/runner.h"
+#include "mdtune/tuner/runner.h"
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 
-namespace mdtune {
+namespace mdtune::tuner {
 
 double load_average_1min() {
     std::ifstream in("/proc/loadavg");
@@ -79,4 +79,4 @@ TrialResult Runner::measure(const Proposal& p) {
     return result;
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::tuner

@@ -1,9 +1,9 @@
-#include "mdtune/slice.h"
+#include "mdtune/tuner/slice.h"
 
 #include <charconv>
 #include <stdexcept>
 
-namespace mdtune {
+namespace mdtune::tuner {
 namespace {
 
 std::string point_key(const SystemDescriptor& system, const Config& config) {
@@ -96,4 +96,4 @@ std::unique_ptr<Strategy> restrict_to_slice(std::unique_ptr<Strategy> inner, Sli
     return std::make_unique<SliceStrategy>(std::move(inner), std::move(filter), planned);
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::tuner

@@ -1,7 +1,7 @@
 // Search spaces from TOML: [system] (what to run), [space] (parameters to sweep),
 // [measure] (how to time it). Everything is checked here so a sweep never starts
 // on a file it will choke on halfway through.
-#include "mdtune/space.h"
+#include "mdtune/tuner/space.h"
 
 #include <toml++/toml.h>
 
@@ -14,7 +14,7 @@
 
 #include "mdcore/generators.h"
 
-namespace mdtune {
+namespace mdtune::tuner {
 namespace {
 
 // mdcore's own ranges for the run flags a space sets (engine/src/cli/run_command.cpp;
@@ -344,4 +344,4 @@ SearchSpace load_space(const std::string& path) {
     return parse_space(text.str(), path);
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::tuner

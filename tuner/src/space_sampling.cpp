@@ -8,7 +8,7 @@
 #include <string>
 #include <unordered_set>
 
-namespace mdtune {
+namespace mdtune::tuner {
 
 std::uint64_t uniform_below(std::mt19937_64& rng, std::uint64_t n) {
     const std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
@@ -65,4 +65,4 @@ IndexSample sample_indices(std::uint64_t n, std::uint64_t count, unsigned long s
     return sparse_sample(n, count, seed, accept);
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::tuner

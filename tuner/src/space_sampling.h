@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-namespace mdtune {
+namespace mdtune::tuner {
 
 // At or below this many indices a sample checks every one (exact, space order
 // known); above it, distinct indices are drawn until enough pass.
@@ -34,4 +34,4 @@ struct IndexSample {
 IndexSample sample_indices(std::uint64_t n, std::uint64_t count, unsigned long seed,
                            const std::function<bool(std::uint64_t)>& accept);
 
-}  // namespace mdtune
+}  // namespace mdtune::tuner

@@ -1,9 +1,9 @@
 // Stop conditions: small predicates over the history that a sweep ORs together.
 #include <chrono>
 
-#include "mdtune/strategy.h"
+#include "mdtune/tuner/strategy.h"
 
-namespace mdtune {
+namespace mdtune::tuner {
 namespace {
 
 class AfterTrials : public StopCondition {
@@ -50,4 +50,4 @@ std::unique_ptr<StopCondition> stop_any(std::vector<std::unique_ptr<StopConditio
     return std::make_unique<AnyOf>(std::move(conditions));
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::tuner

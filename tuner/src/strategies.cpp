@@ -10,10 +10,10 @@
 #include <set>
 #include <stdexcept>
 
-#include "mdtune/strategy.h"
+#include "mdtune/tuner/strategy.h"
 #include "space_sampling.h"
 
-namespace mdtune {
+namespace mdtune::tuner {
 namespace {
 
 // Up to this many points exhaustive checks all up front (an exact count for the
@@ -339,4 +339,4 @@ std::optional<Observation> best_observation(const std::vector<Observation>& hist
     return *best;
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::tuner

@@ -4,9 +4,9 @@
 #include <stdexcept>
 
 #include "mdtune/process/launcher.h"
-#include "mdtune/runner.h"
+#include "mdtune/tuner/runner.h"
 
-namespace mdtune {
+namespace mdtune::tuner {
 namespace {
 
 class SubprocessRunner : public Runner {
@@ -93,4 +93,4 @@ std::unique_ptr<Runner> make_subprocess_runner(const std::string& mdcore_path, s
     return std::make_unique<SubprocessRunner>(mdcore_path, std::move(launcher));
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::tuner

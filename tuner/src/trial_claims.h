@@ -8,7 +8,7 @@
 
 #include "mdtune/db/store.h"
 
-namespace mdtune {
+namespace mdtune::tuner {
 
 enum class ClaimTurn {
     Measure,   // the claim is ours: measure, then insert_trial (which drops it)
@@ -18,14 +18,14 @@ enum class ClaimTurn {
 
 class TrialClaims {
 public:
-    TrialClaims(Store& store, long sweep_id, process::ProcessIdentity self, double poll_s,
+    TrialClaims(db::Store& store, long sweep_id, process::ProcessIdentity self, double poll_s,
                 std::function<void(const std::string&)> on_note);
     // on_existing as for Store::claim_trial: ReplaceFailed when failures are measured again.
-    ClaimTurn acquire(const TrialKey& key, const MeasureSettings& measure, Store::OnExisting on_existing);
+    ClaimTurn acquire(const TrialKey& key, const MeasureSettings& measure, db::Store::OnExisting on_existing);
     void release(const TrialKey& key);
 
 private:
-    Store& store_;
+    db::Store& store_;
     long sweep_id_;
     process::ProcessIdentity self_;
     double poll_s_;
@@ -36,4 +36,4 @@ private:
 // every repeat may run to its timeout (plus the SIGTERM grace), with a margin.
 double trial_lease_s(const MeasureSettings& measure);
 
-}  // namespace mdtune
+}  // namespace mdtune::tuner

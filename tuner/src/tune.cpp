@@ -1,4 +1,4 @@
-#include "mdtune/tune.h"
+#include "mdtune/tuner/tune.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,12 +6,12 @@
 #include <sstream>
 
 #include "mdtune/models/dataset.h"
-#include "mdtune/models/model_guided.h"
+#include "mdtune/tuner/model_guided.h"
 #include "mdtune/models/model_lookup.h"
 #include "mdtune/models/model_record.h"
 #include "mdtune/models/selection.h"
 
-namespace mdtune {
+namespace mdtune::tuner {
 
 namespace {
 
@@ -24,21 +24,21 @@ long auto_steps(double predicted_ms, double target_ms) {
 }
 
 // The stored model, or one fitted now from what the database holds (and kept).
-LoadedModel model_for(Store& store, std::optional<ModelKind> kind, TunePlan& plan) {
-    if (auto loaded = latest_model(store, kind)) return std::move(*loaded);
-    const auto samples = load_samples(store);
-    require_enough_samples(samples, store.path());
-    const Selection sel = select_model(samples, kind);
-    auto model = make_model(sel.chosen);
+models::LoadedModel model_for(db::Store& store, std::optional<models::ModelKind> kind, TunePlan& plan) {
+    if (auto loaded = models::latest_model(store, kind)) return std::move(*loaded);
+    const auto samples = models::load_samples(store);
+    models::require_enough_samples(samples, store.path());
+    const models::Selection sel = models::select_model(samples, kind);
+    auto model = models::make_model(sel.chosen);
     model->fit(samples);
-    StoredModel row = to_stored_model(*model, samples, sel, current_build_id());
-    row.id = ModelStore(store).insert(row);
+    db::StoredModel row = models::to_stored_model(*model, samples, sel, current_build_id());
+    row.id = db::ModelStore(store).insert(row);
     plan.model_fitted_now = true;
     plan.training_trials = samples.size();
-    return LoadedModel{row, std::move(model)};
+    return models::LoadedModel{row, std::move(model)};
 }
 
-MeasureSettings measure_for(const TuneRequest& request, const Ranking& r) {
+MeasureSettings measure_for(const TuneRequest& request, const models::Ranking& r) {
     MeasureSettings m;
     m.steps = request.steps.value_or(auto_steps(r.ranked[0].prediction.ms, 2000.0));
     m.warmup = std::max(5L, m.steps / 5);
@@ -69,14 +69,14 @@ SearchSpace space_of(const TuneRequest& request, const TunePlan& plan) {
     return space;
 }
 
-std::vector<VerifiedConfig> verified_configs(const Store& store, long sweep_id, const Ranking& r) {
-    std::map<std::string, const RankedConfig*> predicted;
+std::vector<VerifiedConfig> verified_configs(const db::Store& store, long sweep_id, const models::Ranking& r) {
+    std::map<std::string, const models::RankedConfig*> predicted;
     for (const auto& c : r.ranked) predicted[c.config.canonical()] = &c;
     if (r.default_config) predicted[""] = &*r.default_config;
-    TrialFilter mine;
+    db::TrialFilter mine;
     mine.sweep_id = sweep_id;
     std::vector<VerifiedConfig> out;
-    for (const StoredTrial& t : store.trials(mine)) {
+    for (const db::StoredTrial& t : store.trials(mine)) {
         const auto p = predicted.find(t.config.canonical());
         if (p != predicted.end()) out.push_back({t.config, p->second->prediction, t.result});
     }
@@ -85,19 +85,19 @@ std::vector<VerifiedConfig> verified_configs(const Store& store, long sweep_id, 
 
 }  // namespace
 
-TuneResult tune_system(const TuneRequest& request, Store& store, Runner& runner, const SweepContext& ctx,
-                       const HardwareFeatures& hardware, const TuneEvents& events) {
+TuneResult tune_system(const TuneRequest& request, db::Store& store, Runner& runner, const SweepContext& ctx,
+                       const models::HardwareFeatures& hardware, const TuneEvents& events) {
     TuneResult out;
     TunePlan& plan = out.plan;
-    const LoadedModel loaded = model_for(store, request.kind, plan);
+    const models::LoadedModel loaded = model_for(store, request.kind, plan);
     plan.model_id = loaded.row.id;
     plan.model_kind = loaded.row.kind;
 
-    TrialFilter f;  // Ok and Invalid runs of this kind here decide which configs break the drift target
+    db::TrialFilter f;  // Ok and Invalid runs of this kind here decide which configs break the drift target
     f.hardware_id = hardware.id;
     f.system_kind = request.system.kind;
-    const Ranking r = rank_configs(*loaded.model, request.system, hardware, CandidateGrid{},
-                                   invalid_configs(store.trials(f), hardware.id, request.system.kind));
+    const models::Ranking r = models::rank_configs(*loaded.model, request.system, hardware, models::CandidateGrid{},
+                                   models::invalid_configs(store.trials(f), hardware.id, request.system.kind));
     if (r.ranked.empty())
         throw std::runtime_error("no feasible configuration for " + request.system.canonical() + " on this machine");
     const std::size_t budget = std::max<std::size_t>(2, request.budget.value_or(request.top + 1));
@@ -112,10 +112,10 @@ TuneResult tune_system(const TuneRequest& request, Store& store, Runner& runner,
     out.summary = run_sweep(space, store, runner, *strategy, ctx, "tune " + request.system.canonical(), stop.get(),
                             events.progress ? events.progress : [](const SweepProgress&) {});
     out.verified = verified_configs(store, out.summary.sweep_id, r);
-    const SystemModel sys(request.system);
+    const models::SystemModel sys(request.system);
     out.system_features = sys.features();
     if (const auto& best = out.summary.systems.at(0).best) out.best_effective = sys.resolve(best->proposal.config, hardware);
     return out;
 }
 
-}  // namespace mdtune
+}  // namespace mdtune::tuner

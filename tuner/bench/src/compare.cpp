@@ -95,7 +95,7 @@ void decide_family_wise(std::vector<BenchComparison>& rows, const GateOptions& o
     std::vector<double> p;
     for (auto& c : rows)
         if (c.tested) tested.push_back(&c), p.push_back(c.p_value);
-    const std::vector<double> adjusted = stats::holm_adjust(p);
+    const std::vector<double> adjusted = models::stats::holm_adjust(p);
     for (std::size_t i = 0; i < tested.size(); ++i) decide(*tested[i], adjusted[i], o);
 }
 
@@ -112,14 +112,14 @@ BenchComparison compare_benchmark(const std::string& name, std::span<const doubl
         c.reason = "no values on one side";
         return c;
     }
-    c.median_baseline = stats::median(baseline);
-    c.median_candidate = stats::median(candidate);
+    c.median_baseline = models::stats::median(baseline);
+    c.median_candidate = models::stats::median(candidate);
     c.change = c.median_baseline > 0 ? c.median_candidate / c.median_baseline - 1.0 : 0.0;
-    const stats::MannWhitney mw = stats::mann_whitney_u(baseline, candidate);
+    const models::stats::MannWhitney mw = models::stats::mann_whitney_u(baseline, candidate);
     c.p_value = c.p_adjusted = mw.p_value;
     c.exact_p = mw.exact;
-    c.spread_baseline = stats::relative_spread(baseline);
-    c.spread_candidate = stats::relative_spread(candidate);
+    c.spread_baseline = models::stats::relative_spread(baseline);
+    c.spread_candidate = models::stats::relative_spread(candidate);
     const bool beyond = std::abs(c.change) > o.threshold;
     const Verdict direction = c.change > 0 ? Verdict::Regression : Verdict::Improvement;
 
@@ -138,7 +138,7 @@ BenchComparison compare_benchmark(const std::string& name, std::span<const doubl
         return c;
     }
 
-    const double z = stats::normal_two_sided_quantile(o.alpha) + kZPower80;
+    const double z = models::stats::normal_two_sided_quantile(o.alpha) + kZPower80;
     const double sb = c.spread_baseline / kIqrPerSigma, sc = c.spread_candidate / kIqrPerSigma;
     c.resolution = z * kRankEfficiency *
                    std::sqrt(sb * sb / static_cast<double>(c.n_baseline) + sc * sc / static_cast<double>(c.n_candidate));
@@ -149,7 +149,7 @@ BenchComparison compare_benchmark(const std::string& name, std::span<const doubl
                    std::to_string(n_min) + " a side needed";
         return c;
     }
-    if (stats::mann_whitney_min_p(c.n_baseline, c.n_candidate) >= o.alpha) {
+    if (models::stats::mann_whitney_min_p(c.n_baseline, c.n_candidate) >= o.alpha) {
         c.verdict = Verdict::TooNoisy;
         c.reason = "too few repetitions to reach p < " + pvalue_text(o.alpha);
         return c;

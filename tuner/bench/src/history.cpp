@@ -9,9 +9,9 @@
 
 namespace mdtune::bench {
 
-std::vector<HistoryEntry> build_history(const std::vector<BenchSeriesPoint>& points, const GateOptions& options) {
+std::vector<HistoryEntry> build_history(const std::vector<db::BenchSeriesPoint>& points, const GateOptions& options) {
     std::vector<HistoryEntry> out;
-    for (const BenchSeriesPoint& p : points) {
+    for (const db::BenchSeriesPoint& p : points) {
         const double scale = options.exact_counts ? 1.0 : seconds_per_unit(p.unit);
         const std::string key = p.git_commit.empty() ? p.label : p.git_commit;
         const bool same = !out.empty() && (out.back().commit.empty() ? out.back().label : out.back().commit) == key;
@@ -28,8 +28,8 @@ std::vector<HistoryEntry> build_history(const std::vector<BenchSeriesPoint>& poi
     }
     for (std::size_t i = 0; i < out.size(); ++i) {
         HistoryEntry& e = out[i];
-        e.median = stats::median(e.values);
-        e.spread = stats::relative_spread(e.values);
+        e.median = models::stats::median(e.values);
+        e.spread = models::stats::relative_spread(e.values);
         if (i == 0) continue;
         e.has_previous = true;
         e.vs_previous = compare_benchmark("", out[i - 1].values, e.values, options);

@@ -7,21 +7,21 @@ namespace mdtune::bench {
 
 Converted to_run_row(const GbenchReport& report, const RunMeta& meta) {
     Converted out;
-    BenchRunRow& row = out.row;
+    db::BenchRunRow& row = out.row;
     row.label = meta.label;
     row.git_commit = meta.git_commit;
     row.hardware_id = meta.hardware_id;
     row.metric = meta.metric;
     row.build_flags = build_flags_of(report);
     row.context_json = report.context_json;
-    const bool instructions = meta.metric == BenchMetric::Instructions;
+    const bool instructions = meta.metric == db::BenchMetric::Instructions;
     for (const GbenchRun& r : report.runs) {
         if (r.type != RunType::Iteration) continue;
         if (r.error) {
             out.skipped.push_back(r.run_name + ": " + (r.error_message.empty() ? "error" : r.error_message));
             continue;
         }
-        BenchResultRow res;
+        db::BenchResultRow res;
         res.name = r.run_name;
         res.repetition = r.repetition_index;
         res.iterations = r.iterations;
@@ -56,11 +56,11 @@ Converted to_run_row(const GbenchReport& report, const RunMeta& meta) {
     return out;
 }
 
-Samples samples_of(const std::vector<BenchRunRow>& runs) {
+Samples samples_of(const std::vector<db::BenchRunRow>& runs) {
     Samples s;
-    for (const BenchRunRow& run : runs)
-        for (const BenchResultRow& r : run.results) {
-            const double scale = run.metric == BenchMetric::Instructions ? 1.0 : seconds_per_unit(r.unit);
+    for (const db::BenchRunRow& run : runs)
+        for (const db::BenchResultRow& r : run.results) {
+            const double scale = run.metric == db::BenchMetric::Instructions ? 1.0 : seconds_per_unit(r.unit);
             s[r.name].push_back(r.value * scale);
         }
     return s;

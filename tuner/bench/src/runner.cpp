@@ -206,8 +206,8 @@ std::vector<std::string> list_benchmarks(const std::string& exe, const std::stri
     return names;
 }
 
-GbenchReport run_suite(const std::string& exe, BenchMetric metric, const SuiteOptions& o, std::ostream& log) {
-    if (metric == BenchMetric::Instructions) return run_instructions(exe, o, log);
+GbenchReport run_suite(const std::string& exe, db::BenchMetric metric, const SuiteOptions& o, std::ostream& log) {
+    if (metric == db::BenchMetric::Instructions) return run_instructions(exe, o, log);
     const std::string json = o.work_dir + "/" + stem(exe) + ".json";
     std::vector<std::string> argv{exe, "--benchmark_repetitions=" + std::to_string(std::max(1, o.repetitions)),
                                   "--benchmark_out=" + json, "--benchmark_out_format=json"};

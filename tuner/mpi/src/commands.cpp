@@ -15,17 +15,17 @@
 
 namespace mdtune::mpi {
 
-Dataset load_dataset(Store& store, const HardwareInfo& this_machine, const std::string& hardware,
-                     const std::vector<Collective>& collectives) {
+Dataset load_dataset(db::Store& store, const HardwareInfo& this_machine, const std::string& hardware,
+                     const std::vector<models::mpi::Collective>& collectives) {
     if (store.schema_version() < 4)
         throw InputError(store.path() + " has no MPI tables yet (schema " + std::to_string(store.schema_version()) +
                          "); run `mdtune mpi sweep --db " + store.path() + "` first");
-    MpiStore ms(store);
+    db::MpiStore ms(store);
     Dataset d;
     d.hardware_id = hardware == "this" ? this_machine.id : hardware;
-    MpiFilter f;
+    db::MpiFilter f;
     f.hardware_id = d.hardware_id;
-    std::vector<MpiMeasurement> all = ms.measurements(f);
+    std::vector<db::MpiMeasurement> all = ms.measurements(f);
     if (all.empty() && hardware == "this") {
         // The fingerprint can drift (memory size on a VM): a database of one machine is still that machine.
         std::set<std::string> ids;
@@ -49,11 +49,11 @@ Dataset load_dataset(Store& store, const HardwareInfo& this_machine, const std::
     if (per_library.count(this_machine.mpi_library)) d.mpi_library = this_machine.mpi_library;
     for (auto& m : all) {
         if (m.mpi_library != d.mpi_library) continue;
-        const auto c = parse_collective(m.collective);
+        const auto c = models::mpi::parse_collective(m.collective);
         if (!c || std::find(collectives.begin(), collectives.end(), *c) == collectives.end()) continue;
         d.rows.push_back(m);
     }
-    d.obs = observations_from(d.rows);
+    d.obs = models::mpi::observations_from(d.rows);
     if (const auto json = store.hardware_json(d.hardware_id)) {
         try {
             d.cores_per_node = nlohmann::json::parse(*json).value("physical_cores", 0);
@@ -73,7 +73,7 @@ std::string GuardDecision::note() const {
     return std::string(text) + (kept ? "" : ": left to Open MPI's default (no rules)");
 }
 
-std::string describe_ridge(const SelectionModel& m, const std::vector<Collective>& colls) {
+std::string describe_ridge(const models::mpi::SelectionModel& m, const std::vector<models::mpi::Collective>& colls) {
     std::string s = "ridge";
     for (const auto c : colls) {
         char b[64];
@@ -92,12 +92,12 @@ std::string percent(double share) {
 }
 
 std::vector<std::string> rules_header(const RulesResult& r, const RulesRequest& request) {
-    const CvSummary& all = r.cv.overall;
+    const models::mpi::CvSummary& all = r.cv.overall;
     char held[256];
     std::snprintf(held, sizeof held,
                   "held-out regret (%s groups): %s of %zu points within 5%% of the best, geometric mean %.3f; "
                   "Open MPI's default %s, %.3f",
-                  request.cv_group == CvGroup::Size ? "size" : "layout", percent(all.share_within5()).c_str(),
+                  request.cv_group == models::mpi::CvGroup::Size ? "size" : "layout", percent(all.share_within5()).c_str(),
                   all.points, all.geomean_regret, percent(all.default_share_within5()).c_str(),
                   all.default_geomean_regret);
     std::vector<std::string> header = {
@@ -118,19 +118,19 @@ std::vector<std::string> rules_header(const RulesResult& r, const RulesRequest& 
 
 }  // namespace
 
-RulesResult write_rules(Store& store, const HardwareInfo& this_machine, const RulesRequest& request) {
+RulesResult write_rules(db::Store& store, const HardwareInfo& this_machine, const RulesRequest& request) {
     RulesResult r;
     r.data = load_dataset(store, this_machine, request.hardware, request.collectives);
     if (r.data.obs.empty())
         throw InputError("no measurements of the requested collectives for hardware " + r.data.hardware_id);
     r.fit = request.fit;
     r.fit.cores_per_node = r.data.cores_per_node;
-    r.model = SelectionModel::fit(r.data.obs, r.fit);
-    r.cv = cross_validate(r.data.obs, request.cv_group, r.fit);
+    r.model = models::mpi::SelectionModel::fit(r.data.obs, r.fit);
+    r.cv = models::mpi::cross_validate(r.data.obs, request.cv_group, r.fit);
 
     // Guard: a collective whose model does not beat Open MPI's default on held-out
     // message sizes is left to Open MPI (no rules for it) rather than shipped.
-    const CvReport guard_cv = request.cv_group == CvGroup::Size ? r.cv : cross_validate(r.data.obs, CvGroup::Size, r.fit);
+    const models::mpi::CvReport guard_cv = request.cv_group == models::mpi::CvGroup::Size ? r.cv : models::mpi::cross_validate(r.data.obs, models::mpi::CvGroup::Size, r.fit);
     RulesOptions ro;
     for (const auto c : request.collectives) {
         const auto it = guard_cv.per_collective.find(c);
@@ -152,9 +152,9 @@ RulesResult write_rules(Store& store, const HardwareInfo& this_machine, const Ru
         for (const auto& cr : c.comm_rules) r.message_rules += cr.rules.size();
     }
 
-    MpiStore ms(store);
+    db::MpiStore ms(store);
     for (const auto c : r.model.collectives()) {
-        MpiModelRow row;
+        db::MpiModelRow row;
         row.hardware_id = r.data.hardware_id;
         row.mpi_library = r.data.mpi_library;
         row.collective = std::string(name(c));
@@ -173,7 +173,7 @@ double Speedup::geomean() const { return sizes ? std::exp(log_sum / double(sizes
 
 namespace {
 
-ShowRow show_row(const SelectionModel& model, Collective c, const Site& site, const SiteTable& t,
+ShowRow show_row(const models::mpi::SelectionModel& model, models::mpi::Collective c, const models::mpi::Site& site, const models::mpi::SiteTable& t,
                  const std::optional<RulesFile>& rules) {
     ShowRow row;
     row.collective = c;
@@ -186,10 +186,10 @@ ShowRow show_row(const SelectionModel& model, Collective c, const Site& site, co
         if (it != t.ok.end()) row.predicted_measured_us = it->second;
         row.predicted_failed = !row.predicted_measured_us && t.failed.count(row.predicted->variant) > 0;
     }
-    if (const auto def = t.ok.find(Variant{}); def != t.ok.end()) row.default_us = def->second;
+    if (const auto def = t.ok.find(models::mpi::Variant{}); def != t.ok.end()) row.default_us = def->second;
     if (rules) {
-        const auto dec = lookup(*rules, info(c).rules_id, site.ranks(), rule_message_size(c, site.bytes, site.ranks()));
-        if (dec) row.rules_choice = Variant{dec->algorithm, dec->segsize, dec->faninout};
+        const auto dec = lookup(*rules, info(c).rules_id, site.ranks(), models::mpi::rule_message_size(c, site.bytes, site.ranks()));
+        if (dec) row.rules_choice = models::mpi::Variant{dec->algorithm, dec->segsize, dec->faninout};
         row.rules_silent = !dec;
     }
     return row;
@@ -197,13 +197,13 @@ ShowRow show_row(const SelectionModel& model, Collective c, const Site& site, co
 
 }  // namespace
 
-ShowResult show_selection(Store& store, const HardwareInfo& this_machine, const ShowRequest& request) {
+ShowResult show_selection(db::Store& store, const HardwareInfo& this_machine, const ShowRequest& request) {
     ShowResult r;
     r.data = load_dataset(store, this_machine, request.hardware, request.collectives);
-    FitOptions fit = request.fit;
+    models::mpi::FitOptions fit = request.fit;
     fit.cores_per_node = r.data.cores_per_node;
-    const SelectionModel model = SelectionModel::fit(r.data.obs, fit);
-    for (const auto& [key, t] : tabulate(r.data.obs)) {
+    const models::mpi::SelectionModel model = models::mpi::SelectionModel::fit(r.data.obs, fit);
+    for (const auto& [key, t] : models::mpi::tabulate(r.data.obs)) {
         const auto& [c, site] = key;
         const auto& only = request.only_ranks;
         if (only && std::find(only->begin(), only->end(), site.ranks()) == only->end()) continue;
@@ -218,7 +218,7 @@ ShowResult show_selection(Store& store, const HardwareInfo& this_machine, const 
         }
         r.rows.push_back(std::move(row));
     }
-    r.cv = cross_validate(r.data.obs, CvGroup::Layout, fit);
+    r.cv = models::mpi::cross_validate(r.data.obs, models::mpi::CvGroup::Layout, fit);
     r.worst = r.cv.points;
     std::stable_sort(r.worst.begin(), r.worst.end(), [](const auto& a, const auto& b) { return a.regret > b.regret; });
     if (r.worst.size() > request.worst) r.worst.resize(request.worst);
@@ -227,7 +227,7 @@ ShowResult show_selection(Store& store, const HardwareInfo& this_machine, const 
 
 // ---- evaluate ---------------------------------------------------------------
 
-EvaluateResult evaluate_and_store(Store& store, const std::string& hardware_id, const std::string& rules_path,
+EvaluateResult evaluate_and_store(db::Store& store, const std::string& hardware_id, const std::string& rules_path,
                                   const LaunchContext& launch, const EvalOptions& options,
                                   const std::function<void(const std::string&)>& log,
                                   const std::function<bool()>& stop) {
@@ -243,9 +243,9 @@ EvaluateResult evaluate_and_store(Store& store, const std::string& hardware_id, 
     r.digest = process::fnv1a_hex(r.text);
     r.report = evaluate_rules(rules_path, launch, options, log, stop);
     if (r.report.points.empty()) return r;
-    std::vector<MpiRulesEval> rows;
+    std::vector<db::MpiRulesEval> rows;
     for (const auto& p : r.report.points) {
-        MpiRulesEval e;
+        db::MpiRulesEval e;
         e.hardware_id = hardware_id;
         e.mpi_library = r.report.mpi_library;
         e.nodes = p.site.nodes;
@@ -260,7 +260,7 @@ EvaluateResult evaluate_and_store(Store& store, const std::string& hardware_id, 
         e.rules_median_us = p.rules_median_us;
         rows.push_back(e);
     }
-    MpiStore(store).put_rules_evaluation(r.digest, r.text, rows);
+    db::MpiStore(store).put_rules_evaluation(r.digest, r.text, rows);
     r.stored = true;
     return r;
 }

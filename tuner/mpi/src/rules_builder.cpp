@@ -28,8 +28,8 @@ std::string us(double v) {
 
 }  // namespace
 
-Site layout_for(int ranks, const std::vector<Site>& measured, int ppn) {
-    const Site* pick = nullptr;
+models::mpi::Site layout_for(int ranks, const std::vector<models::mpi::Site>& measured, int ppn) {
+    const models::mpi::Site* pick = nullptr;
     for (const auto& s : measured)
         if (s.ranks() == ranks && (!pick || s.nodes < pick->nodes)) pick = &s;
     if (pick) return {pick->nodes, pick->ppn, 0};
@@ -38,13 +38,13 @@ Site layout_for(int ranks, const std::vector<Site>& measured, int ppn) {
     return {nodes, (ranks + nodes - 1) / nodes, 0};
 }
 
-RulesFile build_rules(const SelectionModel& model, const std::vector<Observation>& data, const RulesOptions& opt) {
+RulesFile build_rules(const models::mpi::SelectionModel& model, const std::vector<models::mpi::Observation>& data, const RulesOptions& opt) {
     RulesFile file;
     file.header = opt.header;
-    std::vector<Collective> collectives = opt.collectives.empty() ? model.collectives() : opt.collectives;
+    std::vector<models::mpi::Collective> collectives = opt.collectives.empty() ? model.collectives() : opt.collectives;
     std::sort(collectives.begin(), collectives.end(),
-              [](Collective a, Collective b) { return info(a).rules_id < info(b).rules_id; });
-    for (const Collective c : collectives) {
+              [](models::mpi::Collective a, models::mpi::Collective b) { return info(a).rules_id < info(b).rules_id; });
+    for (const models::mpi::Collective c : collectives) {
         std::set<std::pair<int, int>> layouts;
         std::uint64_t lo = 0, hi = 0;
         for (const auto& o : data) {
@@ -54,7 +54,7 @@ RulesFile build_rules(const SelectionModel& model, const std::vector<Observation
             hi = std::max(hi, o.site.bytes);
         }
         if (layouts.empty()) continue;
-        std::vector<Site> measured;
+        std::vector<models::mpi::Site> measured;
         int max_ppn = 1, min_ranks = 1 << 30, max_ranks = 0;
         for (const auto& [n, q] : layouts) {
             measured.push_back({n, q, 0});
@@ -72,35 +72,35 @@ RulesFile build_rules(const SelectionModel& model, const std::vector<Observation
         col.collective_id = info(c).rules_id;
         const auto grid = size_grid(lo, hi);
         for (const int ranks : sizes) {
-            const Site layout = layout_for(ranks, measured, opt.ppn > 0 ? opt.ppn : max_ppn);
+            const models::mpi::Site layout = layout_for(ranks, measured, opt.ppn > 0 ? opt.ppn : max_ppn);
             CommRule cr;
             cr.comm_size = ranks;
             const bool was_measured = layouts.count({layout.nodes, layout.ppn}) > 0;
             cr.comment = std::to_string(layout.nodes) + " node(s) x " + std::to_string(layout.ppn) +
                          " ranks per node (" + (was_measured ? "measured layout" : "not measured: predicted") + ")";
-            std::optional<Variant> prev;
+            std::optional<models::mpi::Variant> prev;
             for (const std::uint64_t b : grid) {
-                const Site site{layout.nodes, layout.ppn, b};
+                const models::mpi::Site site{layout.nodes, layout.ppn, b};
                 const auto ranked = model.rank(c, site);
                 const auto choice = model.best(c, site);
-                const Variant v = choice ? choice->variant : Variant{};
+                const models::mpi::Variant v = choice ? choice->variant : models::mpi::Variant{};
                 if (prev && *prev == v) continue;
                 MessageRule m;
-                m.msg_size = prev ? rule_message_size(c, b, ranks) : 0;
+                m.msg_size = prev ? models::mpi::rule_message_size(c, b, ranks) : 0;
                 m.algorithm = v.algorithm;
                 m.faninout = v.faninout;
                 m.segsize = v.segsize;
                 if (info(c).rule_size_times_ranks)
-                    m.comment = "= " + format_bytes(prev ? b : 0) + " per rank x " + std::to_string(ranks) + "; ";
+                    m.comment = "= " + models::mpi::format_bytes(prev ? b : 0) + " per rank x " + std::to_string(ranks) + "; ";
                 if (!ranked.empty()) {
-                    m.comment += "predicted " + us(choice->latency_us) + " at " + format_bytes(b);
+                    m.comment += "predicted " + us(choice->latency_us) + " at " + models::mpi::format_bytes(b);
                     for (const auto& p : ranked)
                         if (p.variant.is_default() && !v.is_default())
                             m.comment += " (default " + us(p.latency_us) + ")";
                 } else {
                     m.comment += "no model: Open MPI's default";
                 }
-                if (v.segsize > 0) m.comment += ", segments of " + format_bytes(static_cast<std::uint64_t>(v.segsize));
+                if (v.segsize > 0) m.comment += ", segments of " + models::mpi::format_bytes(static_cast<std::uint64_t>(v.segsize));
                 cr.rules.push_back(m);
                 prev = v;
             }

@@ -11,10 +11,10 @@
 namespace mdtune::mpi {
 namespace {
 
-constexpr int kMaxCollectives = kRulesMaxCollectiveId + 1;  // COLLCOUNT in 4.1
+constexpr int kMaxCollectives = models::mpi::kRulesMaxCollectiveId + 1;  // COLLCOUNT in 4.1
 
 std::string collective_label(int id) {
-    const auto c = collective_from_rules_id(id);
+    const auto c = models::mpi::collective_from_rules_id(id);
     return "collective " + std::to_string(id) + (c ? " (" + std::string(name(*c)) + ")" : "");
 }
 
@@ -109,10 +109,10 @@ int to_int(const Tokens& t, const Token& tok, const std::string& what) {
 }
 
 void check_algorithm(int collective_id, int algorithm, const std::string& where) {
-    const auto c = collective_from_rules_id(collective_id);
-    if (c && algorithm != 0 && !find_algorithm(*c, algorithm))
+    const auto c = models::mpi::collective_from_rules_id(collective_id);
+    if (c && algorithm != 0 && !models::mpi::find_algorithm(*c, algorithm))
         throw RulesError(where + ": algorithm " + std::to_string(algorithm) + " is not a coll_tuned algorithm of " +
-                         std::string(name(*c)) + " (1.." + std::to_string(max_algorithm(*c)) + ", 0 = Open MPI's default)");
+                         std::string(name(*c)) + " (1.." + std::to_string(models::mpi::max_algorithm(*c)) + ", 0 = Open MPI's default)");
 }
 
 }  // namespace
@@ -124,8 +124,8 @@ void validate(const RulesFile& rules) {
     std::set<int> seen;
     for (const auto& col : rules.collectives) {
         const std::string label = collective_label(col.collective_id);
-        if (col.collective_id < 0 || col.collective_id > kRulesMaxCollectiveId)
-            throw RulesError(label + ": collective ids run from 0 to " + std::to_string(kRulesMaxCollectiveId));
+        if (col.collective_id < 0 || col.collective_id > models::mpi::kRulesMaxCollectiveId)
+            throw RulesError(label + ": collective ids run from 0 to " + std::to_string(models::mpi::kRulesMaxCollectiveId));
         if (!seen.insert(col.collective_id).second) throw RulesError(label + " appears twice");
         int prev_comm = -1;
         for (const auto& cr : col.comm_rules) {
@@ -155,7 +155,7 @@ std::string write_rules(const RulesFile& rules) {
     for (const auto& h : rules.header) out << "# " << one_line(h) << "\n";
     out << rules.collectives.size() << " # number of collectives\n";
     for (const auto& col : rules.collectives) {
-        const auto c = collective_from_rules_id(col.collective_id);
+        const auto c = models::mpi::collective_from_rules_id(col.collective_id);
         out << "\n" << col.collective_id << " # collective id" << (c ? ": " + std::string(name(*c)) : "") << "\n";
         out << col.comm_rules.size() << " # number of communicator sizes\n";
         for (const auto& cr : col.comm_rules) {
@@ -164,8 +164,8 @@ std::string write_rules(const RulesFile& rules) {
             out << cr.rules.size() << " # number of message sizes\n";
             for (const auto& m : cr.rules) {
                 out << m.msg_size << " " << m.algorithm << " " << m.faninout << " " << m.segsize;
-                std::string note = "from " + format_bytes(m.msg_size) + ": " +
-                                   (c ? algorithm_name(*c, m.algorithm) : "algorithm " + std::to_string(m.algorithm));
+                std::string note = "from " + models::mpi::format_bytes(m.msg_size) + ": " +
+                                   (c ? models::mpi::algorithm_name(*c, m.algorithm) : "algorithm " + std::to_string(m.algorithm));
                 if (!m.comment.empty()) note += "; " + m.comment;
                 out << " # " << one_line(note) << "\n";
             }
@@ -185,9 +185,9 @@ RulesFile parse_rules(std::string_view text, const std::string& source) {
     for (std::uint64_t i = 0; i < ncol.value; ++i) {
         CollectiveRules col;
         const Token id = t.next("a collective id (" + std::to_string(i + 1) + " of " + std::to_string(ncol.value) + ")");
-        if (id.value > static_cast<std::uint64_t>(kRulesMaxCollectiveId))
+        if (id.value > static_cast<std::uint64_t>(models::mpi::kRulesMaxCollectiveId))
             t.fail(id.line, "collective id " + std::to_string(id.value) + " is above " +
-                                std::to_string(kRulesMaxCollectiveId));
+                                std::to_string(models::mpi::kRulesMaxCollectiveId));
         col.collective_id = static_cast<int>(id.value);
         const std::string label = collective_label(col.collective_id);
         if (!seen.insert(col.collective_id).second) t.fail(id.line, label + " appears twice");

@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "mdtune/mpi/rules_file.h"
+#include "sweep_text.h"
 #include "mdtune/process/launcher.h"
 
 namespace mdtune::mpi {
@@ -27,12 +28,6 @@ std::string join_sizes(const std::vector<std::uint64_t>& sizes) {
         s += std::to_string(b);
     }
     return s;
-}
-
-std::string fmt(double v, const char* f = "%.6g") {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
 }
 
 std::string selection_text(Selection s) {
@@ -110,8 +105,8 @@ bool on_path(const std::string& prog) {
     return false;
 }
 
-MpiMeasurement failed_row(const Job& job, const LaunchOutput& out, std::uint64_t bytes, const std::string& error) {
-    MpiMeasurement m;
+db::MpiMeasurement failed_row(const Job& job, const LaunchOutput& out, std::uint64_t bytes, const std::string& error) {
+    db::MpiMeasurement m;
     m.mpi_library = out.mpi_library;
     m.nodes = out.nodes;
     m.ppn = out.ppn;
@@ -134,6 +129,14 @@ std::string last_line(const std::string& text) {
     return nl == std::string::npos ? t : t.substr(nl + 1);
 }
 
+}  // namespace
+
+std::string fmt(double v, const char* f) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
 std::string launch_problem(const LaunchResult& r) {
     if (r.timed_out) return "timed out";
     if (r.interrupted) return "interrupted";
@@ -149,8 +152,6 @@ double median_of(std::vector<double> v) {
     const std::size_t n = v.size();
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
-
-}  // namespace
 
 LaunchContext detect_launch_context(const std::string& choice, const std::string& hostfile, int ppn) {
     LaunchContext ctx;
@@ -285,7 +286,7 @@ void parse_output_line(const std::string& line, LaunchOutput& out) {
         out.ranks = j.value("ranks", 0);
         out.mca_check = j.value("mca_check", "");
     } else if (type == "result") {
-        MpiMeasurement m;
+        db::MpiMeasurement m;
         m.mpi_library = out.mpi_library;
         m.nodes = j.value("nodes", out.nodes);
         m.ppn = j.value("ppn", out.ppn);
@@ -338,10 +339,10 @@ LaunchResult launch(const Command& cmd, double timeout_s, const std::function<bo
     return r;
 }
 
-std::vector<Variant> sweep_variants(Collective c, int ranks, const std::vector<long>& segsizes) {
-    std::vector<Variant> out{Variant{}};
+std::vector<models::mpi::Variant> sweep_variants(models::mpi::Collective c, int ranks, const std::vector<long>& segsizes) {
+    std::vector<models::mpi::Variant> out{models::mpi::Variant{}};
     for (const auto& a : info(c).algorithms) {
-        if (!valid_for_ranks(c, a.id, ranks)) continue;  // two_proc at 3+ ranks: known to fail, not worth a launch
+        if (!models::mpi::valid_for_ranks(c, a.id, ranks)) continue;  // two_proc at 3+ ranks: known to fail, not worth a launch
         if (!a.segmented) {
             out.push_back({a.id, 0, a.faninout});
             continue;
@@ -353,42 +354,35 @@ std::vector<Variant> sweep_variants(Collective c, int ranks, const std::vector<l
     return out;
 }
 
-SweepReport run_sweep(MpiStore& store, const std::string& hardware_id, const LaunchContext& ctx,
-                      const SweepOptions& opt, const std::function<void(const SweepProgress&)>& progress,
-                      const std::function<bool()>& stop) {
-    const auto t0 = std::chrono::steady_clock::now();
-    SweepReport rep;
-    const auto say = [&](std::size_t done, std::size_t planned, const Job* job, const std::string& msg) {
-        if (progress) progress({done, planned, job, msg});
-    };
-    // Probe each communicator size once: its layout keys resumption, its library the rows.
-    struct Probe {
-        int nodes = 0, ppn = 0;
-        std::string library;
-    };
+namespace {
+
+// A communicator size as the probe found it: its layout keys resumption, its library the rows.
+struct Probe {
+    int nodes = 0, ppn = 0;
+    std::string library;
+};
+
+// Probes each communicator size once; sizes that cannot start are counted and skipped.
+std::map<int, Probe> probe_sizes(const LaunchContext& ctx, const SweepOptions& opt, SweepReport& rep,
+                                 const std::function<void(const std::string&)>& say,
+                                 const std::function<bool()>& stop) {
     std::map<int, Probe> probes;
     for (const int ranks : opt.ranks) {
         if (stop && stop()) break;
         const LaunchResult r = launch(make_probe_command(ctx, opt.binary, ranks), std::min(opt.timeout_s, 120.0), stop);
         if (!r.usable()) {
             ++rep.failed_launches;
-            say(0, 0, nullptr, "cannot start " + std::to_string(ranks) + " ranks: " + launch_problem(r));
+            say("cannot start " + std::to_string(ranks) + " ranks: " + launch_problem(r));
             continue;
         }
         probes[ranks] = {r.output.nodes, r.output.ppn, r.output.mpi_library};
         rep.mpi_library = r.output.mpi_library;
     }
-    if (probes.empty()) {
-        rep.interrupted = stop && stop();
-        return rep;
-    }
+    return probes;
+}
 
-    std::vector<Job> jobs;
-    for (const auto& [ranks, probe] : probes)
-        for (const Collective c : opt.collectives)
-            for (const Variant& v : sweep_variants(c, ranks, opt.segsizes))
-                jobs.push_back({ranks, c, v.is_default() ? Selection::Default : Selection::Forced, v, ""});
-
+// The sweep's settings as the sweeps table records them.
+std::string sweep_settings_json(const LaunchContext& ctx, const SweepOptions& opt) {
     nlohmann::json settings = {{"ranks", opt.ranks},
                                {"sizes", opt.measure.sizes},
                                {"segsizes", opt.segsizes},
@@ -398,9 +392,84 @@ SweepReport run_sweep(MpiStore& store, const std::string& hardware_id, const Lau
                                {"max_seconds", opt.measure.max_seconds},
                                {"hostfile", ctx.hostfile},
                                {"ppn", ctx.ppn}};
-    for (const Collective c : opt.collectives) settings["collectives"].push_back(std::string(name(c)));
-    rep.sweep_id = store.begin_sweep(hardware_id, rep.mpi_library,
-                                     ctx.kind == LauncherKind::Srun ? "srun" : "mpirun", settings.dump());
+    for (const models::mpi::Collective c : opt.collectives) settings["collectives"].push_back(std::string(name(c)));
+    return settings.dump();
+}
+
+// True when every message size of the job is recorded for this machine, library and layout.
+bool already_recorded(db::MpiStore& store, const std::string& hardware_id, const Probe& probe, const Job& job,
+                      const SweepOptions& opt) {
+    db::MpiFilter f;
+    f.hardware_id = hardware_id;
+    f.mpi_library = probe.library;
+    f.collective = std::string(name(job.collective));
+    f.ranks = job.ranks;
+    f.selection = job.selection == Selection::Default ? "default" : "forced";
+    std::set<long> have;
+    for (const auto& m : store.measurements(f))
+        if (m.nodes == probe.nodes && m.ppn == probe.ppn && m.algorithm == job.variant.algorithm &&
+            m.segsize == job.variant.segsize && m.faninout == job.variant.faninout)
+            have.insert(m.bytes);
+    bool complete = true;
+    for (auto b : opt.measure.sizes) complete = complete && have.count(static_cast<long>(b));
+    return complete;
+}
+
+// Writes one launch's rows (sizes it never reached as failures) and says how it went.
+std::string record_launch(db::MpiStore& store, const std::string& hardware_id, long sweep_id, const Job& job,
+                          const LaunchResult& r, const SweepOptions& opt, int round) {
+    std::vector<db::MpiMeasurement> rows = r.output.results;
+    std::set<long> got;
+    for (auto& m : rows) {
+        got.insert(m.bytes);
+        m.faninout = job.variant.faninout;
+    }
+    // Sizes the run never reached are failures of this variant (a hang, a crash).
+    for (auto b : opt.measure.sizes)
+        if (!got.count(static_cast<long>(b)))
+            rows.push_back(failed_row(job, r.output, b,
+                                      r.timed_out ? "timed out after " + fmt(opt.timeout_s) + " s" : launch_problem(r)));
+    for (auto& m : rows) {
+        m.hardware_id = hardware_id;
+        m.sweep_id = sweep_id;
+    }
+    store.put_measurements(rows, round == 0 ? db::MpiStore::Upsert::Replace : db::MpiStore::Upsert::KeepFaster);
+    std::size_t ok = 0;
+    for (const auto& m : rows) ok += m.status == "ok";
+    std::string msg = std::to_string(ok) + "/" + std::to_string(rows.size()) + " sizes ok, " + fmt(r.wall_s, "%.1f") + " s";
+    if (round > 0) msg += " (round " + std::to_string(round + 1) + ")";
+    for (const auto& m : rows)
+        if (m.status != "ok") {
+            msg += "; " + m.status + (m.error.empty() ? "" : ": " + m.error);
+            break;
+        }
+    return msg;
+}
+
+}  // namespace
+
+SweepReport run_sweep(db::MpiStore& store, const std::string& hardware_id, const LaunchContext& ctx,
+                      const SweepOptions& opt, const std::function<void(const SweepProgress&)>& progress,
+                      const std::function<bool()>& stop) {
+    const auto t0 = std::chrono::steady_clock::now();
+    SweepReport rep;
+    const auto say = [&](std::size_t done, std::size_t planned, const Job* job, const std::string& msg) {
+        if (progress) progress({done, planned, job, msg});
+    };
+    const std::map<int, Probe> probes =
+        probe_sizes(ctx, opt, rep, [&](const std::string& msg) { say(0, 0, nullptr, msg); }, stop);
+    if (probes.empty()) {
+        rep.interrupted = stop && stop();
+        return rep;
+    }
+
+    std::vector<Job> jobs;
+    for (const auto& [ranks, probe] : probes)
+        for (const models::mpi::Collective c : opt.collectives)
+            for (const models::mpi::Variant& v : sweep_variants(c, ranks, opt.segsizes))
+                jobs.push_back({ranks, c, v.is_default() ? Selection::Default : Selection::Forced, v, ""});
+    rep.sweep_id = store.begin_sweep(hardware_id, rep.mpi_library, ctx.kind == LauncherKind::Srun ? "srun" : "mpirun",
+                                     sweep_settings_json(ctx, opt));
 
     std::size_t done = 0;
     const std::size_t planned = jobs.size() * static_cast<std::size_t>(std::max(1, opt.rounds));
@@ -412,26 +481,10 @@ SweepReport run_sweep(MpiStore& store, const std::string& hardware_id, const Lau
                 rep.interrupted = true;
                 break;
             }
-            const Probe& probe = probes.at(job.ranks);
-            if (round == 0 && !opt.remeasure) {
-                MpiFilter f;
-                f.hardware_id = hardware_id;
-                f.mpi_library = probe.library;
-                f.collective = std::string(name(job.collective));
-                f.ranks = job.ranks;
-                f.selection = job.selection == Selection::Default ? "default" : "forced";
-                std::set<long> have;
-                for (const auto& m : store.measurements(f))
-                    if (m.nodes == probe.nodes && m.ppn == probe.ppn && m.algorithm == job.variant.algorithm &&
-                        m.segsize == job.variant.segsize && m.faninout == job.variant.faninout)
-                        have.insert(m.bytes);
-                bool complete = true;
-                for (auto b : opt.measure.sizes) complete = complete && have.count(static_cast<long>(b));
-                if (complete) {
-                    ++rep.reused;
-                    say(++done, planned, &job, "recorded");
-                    continue;
-                }
+            if (round == 0 && !opt.remeasure && already_recorded(store, hardware_id, probes.at(job.ranks), job, opt)) {
+                ++rep.reused;
+                say(++done, planned, &job, "recorded");
+                continue;
             }
             const LaunchResult r = launch(make_command(ctx, opt.binary, job, opt.measure), opt.timeout_s, stop);
             ++rep.launches;
@@ -444,144 +497,11 @@ SweepReport run_sweep(MpiStore& store, const std::string& hardware_id, const Lau
                 say(++done, planned, &job, "launch failed: " + launch_problem(r));
                 continue;
             }
-            std::vector<MpiMeasurement> rows = r.output.results;
-            std::set<long> got;
-            for (auto& m : rows) {
-                got.insert(m.bytes);
-                m.faninout = job.variant.faninout;
-            }
-            // Sizes the run never reached are failures of this variant (a hang, a crash).
-            for (auto b : opt.measure.sizes)
-                if (!got.count(static_cast<long>(b)))
-                    rows.push_back(failed_row(job, r.output, b,
-                                              r.timed_out ? "timed out after " + fmt(opt.timeout_s) + " s"
-                                                          : launch_problem(r)));
-            for (auto& m : rows) {
-                m.hardware_id = hardware_id;
-                m.sweep_id = rep.sweep_id;
-            }
-            store.put_measurements(rows, round == 0 ? MpiStore::Upsert::Replace : MpiStore::Upsert::KeepFaster);
-            std::size_t ok = 0;
-            for (const auto& m : rows) ok += m.status == "ok";
-            std::string msg =
-                std::to_string(ok) + "/" + std::to_string(rows.size()) + " sizes ok, " + fmt(r.wall_s, "%.1f") + " s";
-            if (round > 0) msg += " (round " + std::to_string(round + 1) + ")";
-            for (const auto& m : rows)
-                if (m.status != "ok") {
-                    msg += "; " + m.status + (m.error.empty() ? "" : ": " + m.error);
-                    break;
-                }
-            say(++done, planned, &job, msg);
+            say(++done, planned, &job, record_launch(store, hardware_id, rep.sweep_id, job, r, opt, round));
         }
     }
     store.finish_sweep(rep.sweep_id, rep.interrupted ? "interrupted" : "done");
     rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return rep;
-}
-
-// ---- evaluation -------------------------------------------------------------
-
-double EvalReport::geomean_speedup(std::optional<Collective> c, bool median) const {
-    double s = 0;
-    std::size_t n = 0;
-    for (const auto& p : points) {
-        if (c && p.collective != *c) continue;
-        s += std::log(median ? p.speedup_median() : p.speedup());
-        ++n;
-    }
-    return n ? std::exp(s / double(n)) : 1.0;
-}
-
-EvalReport evaluate_rules(const std::string& rules_path, const LaunchContext& ctx, const EvalOptions& opt,
-                          const std::function<void(const std::string&)>& log, const std::function<bool()>& stop) {
-    EvalReport rep;
-    const auto say = [&](const std::string& s) {
-        if (log) log(s);
-    };
-    const std::string abs_rules = std::filesystem::absolute(rules_path).string();
-    read_rules_file(abs_rules);  // refuse a file Open MPI would drop silently
-
-    // Canary: a file from the same writer that makes allgather fail at 3 ranks.
-    {
-        RulesFile canary;
-        canary.header = {"mdtune canary: allgather forced to two_proc, which fails above 2 ranks"};
-        canary.collectives.push_back({info(Collective::Allgather).rules_id, {{0, {{0, 6, 0, 0, ""}}, ""}}});
-        const std::string path = abs_rules + ".canary";
-        write_rules_file(path, canary);
-        BenchSettings m = opt.measure;
-        m.sizes = {8};
-        const LaunchResult r =
-            launch(make_command(ctx, opt.binary, {3, Collective::Allgather, Selection::Rules, {}, path}, m),
-                   std::min(opt.timeout_s, 120.0), stop);
-        std::remove(path.c_str());
-        if (!r.usable()) {
-            rep.canary_note = "canary could not run: " + launch_problem(r);
-        } else if (!r.output.results.empty() && r.output.results.front().status == "failed") {
-            rep.canary_applied = true;
-            rep.canary_note = "Open MPI applied a canary rules file (" + r.output.results.front().error + ")";
-        } else {
-            rep.canary_note = "Open MPI ignored a canary rules file of this format: is coll/tuned in use?";
-        }
-        say(rep.canary_note);
-    }
-
-    for (const int ranks : opt.ranks) {
-        for (const Collective c : opt.collectives) {
-            if (stop && stop()) {
-                rep.interrupted = true;
-                return rep;
-            }
-            std::map<long, std::vector<double>> def, rul, def_med, rul_med;
-            LaunchOutput layout;
-            for (int round = 0; round < opt.rounds; ++round) {
-                // ABBA: neither side always runs first on a machine that drifts.
-                const bool default_first = round % 2 == 0;
-                for (int k = 0; k < 2; ++k) {
-                    const bool is_default = (k == 0) == default_first;
-                    const Job job{ranks, c, is_default ? Selection::Default : Selection::Rules, {}, abs_rules};
-                    const LaunchResult r = launch(make_command(ctx, opt.binary, job, opt.measure), opt.timeout_s, stop);
-                    if (r.interrupted) {
-                        rep.interrupted = true;
-                        return rep;
-                    }
-                    if (!r.usable()) {
-                        ++rep.failed_launches;
-                        say(std::to_string(ranks) + " ranks " + std::string(name(c)) + ": " + launch_problem(r));
-                        continue;
-                    }
-                    layout = r.output;
-                    rep.mpi_library = r.output.mpi_library;
-                    for (const auto& m : r.output.results) {
-                        if (m.status == "ok") {
-                            (is_default ? def : rul)[m.bytes].push_back(m.lat_p10_us);
-                            (is_default ? def_med : rul_med)[m.bytes].push_back(m.lat_median_us);
-                        } else {
-                            // Under the rules file this is a regression the speed-up cannot show.
-                            (is_default ? rep.default_failures : rep.rules_failures)++;
-                            say(std::to_string(ranks) + " ranks " + std::string(name(c)) + " " +
-                                std::to_string(m.bytes) + " B " + (is_default ? "default" : "rules") + ": " +
-                                m.status + " " + m.error);
-                        }
-                    }
-                }
-            }
-            std::size_t n = 0;
-            for (const auto& [bytes, d] : def) {
-                const auto it = rul.find(bytes);
-                if (it == rul.end()) continue;
-                // Best of the rounds for the 10th percentile (load only adds time), median for the medians.
-                rep.points.push_back({c, {layout.nodes, layout.ppn, static_cast<std::uint64_t>(bytes)},
-                                      *std::min_element(d.begin(), d.end()),
-                                      *std::min_element(it->second.begin(), it->second.end()),
-                                      median_of(def_med[bytes]), median_of(rul_med[bytes])});
-                ++n;
-            }
-            double s = 0;
-            for (std::size_t i = rep.points.size() - n; i < rep.points.size(); ++i) s += std::log(rep.points[i].speedup());
-            say(std::to_string(ranks) + " ranks " + std::string(name(c)) + ": " + std::to_string(n) +
-                " sizes, geometric-mean speed-up " + fmt(n ? std::exp(s / double(n)) : 1.0, "%.3f"));
-        }
-    }
     return rep;
 }
 

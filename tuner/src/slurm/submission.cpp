@@ -18,7 +18,7 @@ using nlohmann::json;
 
 std::string space_digest(const std::string& text) { return process::fnv1a_hex(text).substr(0, 12); }
 
-std::string sweep_key(const SearchSpace& space) {
+std::string sweep_key(const tuner::SearchSpace& space) {
     std::string stem = fs::path(space.source).stem().string();
     for (char& c : stem)
         if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
@@ -82,20 +82,20 @@ std::vector<std::pair<fs::path, SweepManifest>> all_manifests(const std::string&
     return out;
 }
 
-SliceProgress slice_progress(const SearchSpace& space, SliceSpec slice, const fs::path& shard,
+SliceProgress slice_progress(const tuner::SearchSpace& space, tuner::SliceSpec slice, const fs::path& shard,
                              const HardwareCaps& hw) {
     SliceProgress p;
     p.slice = slice.index;
     std::set<std::string> wanted;
-    for (const Proposal& pt : slice_points(space, slice))
+    for (const tuner::Proposal& pt : tuner::slice_points(space, slice))
         if (space.infeasible_reason(pt.system, pt.config, hw).empty())
             wanted.insert(pt.system.canonical() + "|" + pt.config.canonical() + "|" + pt.measure.canonical());
     p.expected = wanted.size();
     std::error_code ec;
     if (!fs::exists(shard, ec)) return p;
-    const Store store(shard.string(), Store::Mode::ReadOnly);
+    const db::Store store(shard.string(), db::Store::Mode::ReadOnly);
     std::set<std::string> found;
-    for (const StoredTrial& t : store.trials())
+    for (const db::StoredTrial& t : store.trials())
         if (!is_failure(t.result.status)) {
             const std::string k = t.system.canonical() + "|" + t.config.canonical() + "|" + t.measure.canonical();
             if (wanted.count(k)) found.insert(k);

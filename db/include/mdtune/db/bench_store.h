@@ -9,7 +9,7 @@
 
 #include "mdtune/db/store.h"
 
-namespace mdtune {
+namespace mdtune::db {
 
 // What a result's value measures: wall time per iteration, or instructions per
 // iteration counted under valgrind (deterministic).
@@ -76,4 +76,4 @@ private:
     Store& store_;
 };
 
-}  // namespace mdtune
+}  // namespace mdtune::db

@@ -9,7 +9,7 @@
 
 #include "mdtune/db/store.h"
 
-namespace mdtune {
+namespace mdtune::db {
 
 struct StoredModel {
     long id = 0;                          // row id (0 before insert)
@@ -41,4 +41,4 @@ private:
     const Store& store_;
 };
 
-}  // namespace mdtune
+}  // namespace mdtune::db

@@ -8,7 +8,7 @@
 
 #include "mdtune/db/store.h"
 
-namespace mdtune {
+namespace mdtune::db {
 
 struct MpiMeasurement {
     long id = 0;
@@ -89,4 +89,4 @@ private:
     Store& store_;
 };
 
-}  // namespace mdtune
+}  // namespace mdtune::db

@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "mdtune/process/identity.h"
-#include "mdtune/trial.h"
+#include "mdtune/core/trial.h"
 
 struct sqlite3;
 
-namespace mdtune {
+namespace mdtune::db {
 
 // Any database problem: the message names the file and what failed.
 struct DbError : std::runtime_error {
@@ -167,4 +167,4 @@ private:
 std::string export_trials_csv(const std::vector<StoredTrial>& trials);
 std::string export_trials_json(const std::vector<StoredTrial>& trials);
 
-}  // namespace mdtune
+}  // namespace mdtune::db

@@ -12,7 +12,7 @@
 #include "mdtune/models/model.h"
 #include "mdtune/db/model_store.h"
 
-namespace mdtune {
+namespace mdtune::models {
 
 struct CompareRequest {
     std::string db;                                     // must exist; opened read-only
@@ -41,7 +41,7 @@ struct CompareResult {
     std::vector<std::pair<std::string, HardwareFeatures>> machines;  // (name given, features)
     std::vector<SystemDescriptor> systems;                           // sorted by kind, then size
     std::vector<CompareCell> cells;                                  // systems x machines
-    std::optional<StoredModel> model;  // the model that predicted unmeasured points
+    std::optional<db::StoredModel> model;  // the model that predicted unmeasured points
     bool model_missing = false;        // unmeasured points but no model in the database
 };
 
@@ -51,4 +51,4 @@ CompareResult compare_hardware(const CompareRequest& request);
 // ns/day against system size per machine (filled: measured, hollow: predicted).
 std::string compare_plot_svg(const CompareResult& result);
 
-}  // namespace mdtune
+}  // namespace mdtune::models

@@ -15,7 +15,7 @@
 
 #include "mdtune/models/model.h"
 
-namespace mdtune {
+namespace mdtune::models {
 
 struct CostTask {
     std::string_view name;  // the TrialResult::timings key
@@ -71,4 +71,4 @@ private:
 // calibration; sigma is left 0. Exposed for tests.
 CostFit fit_cost(const std::vector<const Sample*>& samples);
 
-}  // namespace mdtune
+}  // namespace mdtune::models

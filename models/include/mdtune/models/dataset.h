@@ -10,7 +10,7 @@
 #include "mdtune/models/features.h"
 #include "mdtune/db/store.h"
 
-namespace mdtune {
+namespace mdtune::models {
 
 struct Sample {
     long trial_id = 0;
@@ -28,20 +28,20 @@ struct Sample {
 // the longest measurement wins (a successive-halving rung is a short one), then
 // the latest. `hardware` maps every hardware id of the trials to its features;
 // a missing id throws std::invalid_argument naming it.
-std::vector<Sample> make_samples(const std::vector<StoredTrial>& trials,
+std::vector<Sample> make_samples(const std::vector<db::StoredTrial>& trials,
                                  const std::map<std::string, HardwareFeatures>& hardware);
 
 // Features of every hardware id that appears in `trials`, from the hardware table.
-std::map<std::string, HardwareFeatures> hardware_of(const Store& store, const std::vector<StoredTrial>& trials);
+std::map<std::string, HardwareFeatures> hardware_of(const db::Store& store, const std::vector<db::StoredTrial>& trials);
 
 // All Ok trials of a database as samples.
-std::vector<Sample> load_samples(const Store& store);
+std::vector<Sample> load_samples(const db::Store& store);
 
 // Configs (canonical text) recorded Invalid (energy drift above the tolerance)
 // for a system kind on a hardware: never recommended. A config counts as invalid
 // when its longest measurement there (a longer run estimates the drift better)
 // is invalid; an Ok run at least as long as every invalid one clears it.
-std::set<std::string> invalid_configs(const std::vector<StoredTrial>& trials, const std::string& hardware_id,
+std::set<std::string> invalid_configs(const std::vector<db::StoredTrial>& trials, const std::string& hardware_id,
                                       const std::string& system_kind);
 
-}  // namespace mdtune
+}  // namespace mdtune::models

@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "mdcore/run_report.h"
-#include "mdtune/config.h"
-#include "mdtune/hardware.h"
-#include "mdtune/space.h"
-#include "mdtune/trial.h"
+#include "mdtune/core/config.h"
+#include "mdtune/core/hardware.h"
+#include "mdtune/core/feasibility.h"
+#include "mdtune/core/trial.h"
 
-namespace mdtune {
+namespace mdtune::models {
 
 // The performance-relevant parts of a machine.
 struct HardwareFeatures {
@@ -121,4 +121,4 @@ double cluster_list_volume(int cluster_i, int cluster_j, double number_density, 
 
 Features compute_features(const HardwareFeatures& hw, const SystemFeatures& sys, const mdcore::EffectiveConfig& eff);
 
-}  // namespace mdtune
+}  // namespace mdtune::models

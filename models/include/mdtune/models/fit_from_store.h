@@ -13,7 +13,7 @@
 #include "mdtune/models/selection.h"
 #include "mdtune/models/validation.h"
 
-namespace mdtune {
+namespace mdtune::models {
 
 struct FitRequest {
     std::string db;                    // must exist
@@ -47,4 +47,4 @@ struct FitResult {
 // InputError when --holdout-natoms names sizes the database has no ok trials of.
 FitResult fit_and_store(const FitRequest& request, const FitLoaded& on_loaded = {});
 
-}  // namespace mdtune
+}  // namespace mdtune::models

@@ -8,7 +8,7 @@
 
 #include "mdtune/models/features.h"
 
-namespace mdtune {
+namespace mdtune::models {
 
 struct GromacsSettings {
     std::vector<std::pair<std::string, std::string>> mdp;  // key = value lines
@@ -21,4 +21,4 @@ GromacsSettings gromacs_settings(const SystemFeatures& sys, const mdcore::Effect
 // "mdcore run --system water --nwater 16000 --seed 1 --cluster 8x4 ..."
 std::string mdcore_command(const SystemDescriptor& system, const Config& config);
 
-}  // namespace mdtune
+}  // namespace mdtune::models

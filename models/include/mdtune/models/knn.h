@@ -9,7 +9,7 @@
 
 #include "mdtune/models/model.h"
 
-namespace mdtune {
+namespace mdtune::models {
 
 class KnnModel : public Model {
 public:
@@ -33,4 +33,4 @@ private:
     Eigen::VectorXd target_;  // log(ms / natoms)
 };
 
-}  // namespace mdtune
+}  // namespace mdtune::models

@@ -16,7 +16,7 @@
 
 #include "mdtune/models/dataset.h"
 
-namespace mdtune {
+namespace mdtune::models {
 
 // A model that cannot be fitted or read: too few samples, malformed JSON.
 struct ModelError : std::runtime_error {
@@ -78,4 +78,4 @@ std::unique_ptr<Model> make_model(ModelKind kind);
 // Interval around `ms` with half-width `sigma` on the log scale.
 Prediction log_interval(double ms, double sigma);
 
-}  // namespace mdtune
+}  // namespace mdtune::models

@@ -7,12 +7,12 @@
 #include <string>
 
 #include "mdtune/models/features.h"
-#include "mdtune/input_error.h"
+#include "mdtune/core/input_error.h"
 #include "mdtune/models/model.h"
 #include "mdtune/db/model_store.h"
 #include "mdtune/db/store.h"
 
-namespace mdtune {
+namespace mdtune::models {
 
 // A database that must already exist: reading never creates an empty file.
 // Throws std::runtime_error (a runtime failure, not bad input).
@@ -23,20 +23,20 @@ void require_database(const std::string& path);
 SystemDescriptor checked_system(const std::string& kind, long natoms, const std::string& natoms_text);
 
 // The node type recorded in a hardware fingerprint ("" in databases from before it).
-std::string node_type_of(const Store& store, const std::string& hardware_id);
+std::string node_type_of(const db::Store& store, const std::string& hardware_id);
 
 // "this", a hardware id of the database, an unambiguous prefix of one, or a node type.
-HardwareFeatures resolve_hardware(const Store& store, const std::string& spec);
+HardwareFeatures resolve_hardware(const db::Store& store, const std::string& spec);
 
 struct LoadedModel {
-    StoredModel row;
+    db::StoredModel row;
     std::unique_ptr<Model> model;
 };
 
 // The newest stored model (of `kind` when given), or nothing.
-std::optional<LoadedModel> latest_model(const Store& store, std::optional<ModelKind> kind);
+std::optional<LoadedModel> latest_model(const db::Store& store, std::optional<ModelKind> kind);
 
 // One line on how a stored model cross-validated ("CV median regret 4.0 %, MAPE 10.1 %").
-std::string cv_headline(const StoredModel& row);
+std::string cv_headline(const db::StoredModel& row);
 
-}  // namespace mdtune
+}  // namespace mdtune::models

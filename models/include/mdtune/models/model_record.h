@@ -9,15 +9,15 @@
 #include "mdtune/db/model_store.h"
 #include "mdtune/models/selection.h"
 
-namespace mdtune {
+namespace mdtune::models {
 
-StoredModel to_stored_model(const Model& model, const std::vector<Sample>& training, const Selection& selection,
+db::StoredModel to_stored_model(const Model& model, const std::vector<Sample>& training, const Selection& selection,
                             const std::string& build_id);
 
 // Throws ModelError naming the row when its JSON cannot be read by this build.
-std::unique_ptr<Model> load_stored_model(const StoredModel& row);
+std::unique_ptr<Model> load_stored_model(const db::StoredModel& row);
 
 // Training trial ids of a stored model.
-std::vector<long> training_trial_ids(const StoredModel& row);
+std::vector<long> training_trial_ids(const db::StoredModel& row);
 
-}  // namespace mdtune
+}  // namespace mdtune::models

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace mdtune::mpi {
+namespace mdtune::models::mpi {
 
 enum class Collective { Allgather, Allreduce, Alltoall, Bcast, ReduceScatter };
 
@@ -61,4 +61,4 @@ inline constexpr int kRulesMaxCollectiveId = 21;
 // "4 KiB", "1 MiB", "24 B": message sizes for comments and tables.
 std::string format_bytes(std::uint64_t bytes);
 
-}  // namespace mdtune::mpi
+}  // namespace mdtune::models::mpi

@@ -17,7 +17,7 @@
 #include "mdtune/db/mpi_store.h"
 #include "mdtune/models/ridge.h"
 
-namespace mdtune::mpi {
+namespace mdtune::models::mpi {
 
 // One way of running a collective: a coll_tuned algorithm and its parameters.
 struct Variant {
@@ -47,7 +47,7 @@ struct Observation {
 };
 
 // Rows of the database as observations (unknown collectives are skipped).
-std::vector<Observation> observations_from(const std::vector<MpiMeasurement>& rows);
+std::vector<Observation> observations_from(const std::vector<db::MpiMeasurement>& rows);
 
 // Features of log latency. Spline: linear in x = log2(bytes) with hinges at 64 B,
 // 1 KiB, 16 KiB and 256 KiB (eager/rendezvous and cache changes bend the curve),
@@ -166,4 +166,4 @@ struct SiteTable {
 };
 std::map<std::pair<Collective, Site>, SiteTable> tabulate(const std::vector<Observation>& data);
 
-}  // namespace mdtune::mpi
+}  // namespace mdtune::models::mpi

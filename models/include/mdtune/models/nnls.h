@@ -3,7 +3,7 @@
 // "Solving Least Squares Problems", 1974, ch. 23 — the active-set algorithm).
 #include <Eigen/Dense>
 
-namespace mdtune {
+namespace mdtune::models {
 
 struct NnlsResult {
     Eigen::VectorXd x;
@@ -14,4 +14,4 @@ struct NnlsResult {
 // max_iterations 0: 3 x columns, Lawson-Hanson's own bound in practice.
 NnlsResult nnls(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, int max_iterations = 0);
 
-}  // namespace mdtune
+}  // namespace mdtune::models

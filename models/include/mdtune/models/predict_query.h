@@ -9,7 +9,7 @@
 #include "mdtune/db/model_store.h"
 #include "mdtune/models/predictor.h"
 
-namespace mdtune {
+namespace mdtune::models {
 
 struct PredictRequest {
     std::string db;                  // must exist; opened read-only
@@ -20,7 +20,7 @@ struct PredictRequest {
 
 struct PredictResult {
     HardwareFeatures hardware;
-    StoredModel model;               // the stored model that answered
+    db::StoredModel model;               // the stored model that answered
     Ranking ranking;                 // ranked is never empty
     double elapsed_ms = 0;
 };
@@ -32,4 +32,4 @@ PredictResult predict_configs(const PredictRequest& request);
 // The --json answer: the first `top` ranked configs, the default, counts and timing.
 nlohmann::json predict_json(const PredictRequest& request, const PredictResult& result, std::size_t top);
 
-}  // namespace mdtune
+}  // namespace mdtune::models

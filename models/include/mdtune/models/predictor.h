@@ -11,7 +11,7 @@
 
 #include "mdtune/models/model.h"
 
-namespace mdtune {
+namespace mdtune::models {
 
 struct CandidateGrid {
     // The SIMD cluster shapes (1x1 is a reference list, never a recommendation).
@@ -60,4 +60,4 @@ RankedConfig score_config(const Model& model, const SystemModel& sys, const Hard
 Ranking rank_configs(const Model& model, const SystemDescriptor& system, const HardwareFeatures& hw,
                      const CandidateGrid& grid = {}, const std::set<std::string>& invalid = {});
 
-}  // namespace mdtune
+}  // namespace mdtune::models

@@ -10,7 +10,7 @@
 
 #include "mdtune/models/model.h"
 
-namespace mdtune {
+namespace mdtune::models {
 
 // A ridge fit on standardised columns (intercept unpenalised).
 struct RidgeFit {
@@ -71,4 +71,4 @@ Eigen::VectorXd vector_from_json(const nlohmann::json& j);
 nlohmann::json matrix_to_json(const Eigen::MatrixXd& m);
 Eigen::MatrixXd matrix_from_json(const nlohmann::json& j);
 
-}  // namespace mdtune
+}  // namespace mdtune::models

@@ -8,7 +8,7 @@
 
 #include "mdtune/models/validation.h"
 
-namespace mdtune {
+namespace mdtune::models {
 
 // Fewer Ok trials than this and no model is fitted.
 inline constexpr std::size_t kMinTrials = 10;
@@ -34,4 +34,4 @@ struct KindSummary {
 };
 KindSummary summarise(const Selection& s, ModelKind kind);
 
-}  // namespace mdtune
+}  // namespace mdtune::models

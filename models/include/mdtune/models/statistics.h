@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-namespace mdtune::stats {
+namespace mdtune::models::stats {
 
 // Quantile with linear interpolation between order statistics (NaN when empty).
 double quantile(std::vector<double> values, double q);
@@ -43,4 +43,4 @@ double mann_whitney_min_p(std::size_t n1, std::size_t n2);
 // assumption about how the tests depend on each other. Returned in the input's order.
 std::vector<double> holm_adjust(std::span<const double> p_values);
 
-}  // namespace mdtune::stats
+}  // namespace mdtune::models::stats

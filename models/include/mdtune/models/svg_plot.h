@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace mdtune {
+namespace mdtune::models {
 
 struct PlotPoint {
     double natoms = 0;
@@ -21,4 +21,4 @@ struct PlotSeries {
 // Throws std::invalid_argument when there is no positive point to draw.
 std::string render_svg(const std::vector<PlotSeries>& series, const std::string& title);
 
-}  // namespace mdtune
+}  // namespace mdtune::models

@@ -12,7 +12,7 @@
 
 #include "mdtune/models/model.h"
 
-namespace mdtune {
+namespace mdtune::models {
 
 enum class Grouping { BySize, ByHardware };
 std::string_view to_string(Grouping g);
@@ -74,4 +74,4 @@ nlohmann::json to_json(const CvResult& cv);
 
 double median_of(std::vector<double> v);
 
-}  // namespace mdtune
+}  // namespace mdtune::models

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "mdtune/slice.h"
+#include "mdtune/tuner/slice.h"
 
 namespace mdtune::slurm {
 
@@ -29,7 +29,7 @@ struct SweepManifest {
 };
 
 // "lj6-3f2a9c01d4e5": the file's stem and a digest of the space text.
-std::string sweep_key(const SearchSpace& space);
+std::string sweep_key(const tuner::SearchSpace& space);
 std::string space_digest(const std::string& text);
 
 std::filesystem::path shard_root(const std::string& main_db);  // MAIN.db.shards
@@ -55,7 +55,7 @@ struct SliceProgress {
     std::size_t expected = 0, present = 0;
     bool complete() const { return present >= expected; }
 };
-SliceProgress slice_progress(const SearchSpace& space, SliceSpec slice, const std::filesystem::path& shard,
+SliceProgress slice_progress(const tuner::SearchSpace& space, tuner::SliceSpec slice, const std::filesystem::path& shard,
                              const HardwareCaps& hw);
 
 }  // namespace mdtune::slurm

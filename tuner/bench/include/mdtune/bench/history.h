@@ -25,7 +25,7 @@ struct HistoryEntry {
 
 // Groups consecutive-in-time runs of the same commit (a commit measured again
 // later, after others, starts a new group), converts time units to seconds.
-std::vector<HistoryEntry> build_history(const std::vector<BenchSeriesPoint>& points, const GateOptions& options);
+std::vector<HistoryEntry> build_history(const std::vector<db::BenchSeriesPoint>& points, const GateOptions& options);
 
 std::string format_history(const std::string& name, const std::vector<HistoryEntry>& history,
                            const GateOptions& options);

@@ -18,11 +18,11 @@ struct RunMeta {
     std::string label;
     std::string git_commit;
     std::string hardware_id;
-    BenchMetric metric = BenchMetric::RealTime;
+    db::BenchMetric metric = db::BenchMetric::RealTime;
 };
 
 struct Converted {
-    BenchRunRow row;
+    db::BenchRunRow row;
     std::vector<std::string> skipped;  // "name: error message" of runs that reported an error
 };
 
@@ -33,6 +33,6 @@ struct Converted {
 Converted to_run_row(const GbenchReport& report, const RunMeta& meta);
 
 // Pools repetitions per benchmark over runs; seconds for real time.
-Samples samples_of(const std::vector<BenchRunRow>& runs);
+Samples samples_of(const std::vector<db::BenchRunRow>& runs);
 
 }  // namespace mdtune::bench

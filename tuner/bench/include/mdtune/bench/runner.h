@@ -32,7 +32,7 @@ std::vector<std::string> list_benchmarks(const std::string& exe, const std::stri
 // interleaving. Instructions: under callgrind with --benchmark_min_time=0 (one
 // iteration per repetition), the counter "instructions" added to every run.
 // Throws GbenchError when the suite fails or its output is unusable.
-GbenchReport run_suite(const std::string& exe, BenchMetric metric, const SuiteOptions& options, std::ostream& log);
+GbenchReport run_suite(const std::string& exe, db::BenchMetric metric, const SuiteOptions& options, std::ostream& log);
 
 // Escaped regex matching exactly these benchmark names.
 std::string exact_filter(const std::string& name);

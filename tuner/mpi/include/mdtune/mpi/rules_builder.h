@@ -11,7 +11,7 @@
 namespace mdtune::mpi {
 
 struct RulesOptions {
-    std::vector<Collective> collectives;  // empty: every collective with data
+    std::vector<models::mpi::Collective> collectives;  // empty: every collective with data
     std::vector<int> comm_sizes;          // empty: each size from the smallest to the largest measured
     int ppn = 0;                          // ranks per node assumed for sizes not measured; 0: the largest measured
     std::vector<std::string> header;      // extra comment lines
@@ -19,8 +19,8 @@ struct RulesOptions {
 
 // The (nodes, ppn) a communicator of `ranks` is assumed to have: a measured
 // layout with that many ranks if there is one, else `ppn` ranks per node.
-Site layout_for(int ranks, const std::vector<Site>& measured_layouts, int ppn);
+models::mpi::Site layout_for(int ranks, const std::vector<models::mpi::Site>& measured_layouts, int ppn);
 
-RulesFile build_rules(const SelectionModel& model, const std::vector<Observation>& data, const RulesOptions& opt);
+RulesFile build_rules(const models::mpi::SelectionModel& model, const std::vector<models::mpi::Observation>& data, const RulesOptions& opt);
 
 }  // namespace mdtune::mpi

@@ -50,9 +50,9 @@ enum class Selection { Forced, Default, Rules };
 
 struct Job {
     int ranks = 2;
-    Collective collective = Collective::Allreduce;
+    models::mpi::Collective collective = models::mpi::Collective::Allreduce;
     Selection selection = Selection::Default;
-    Variant variant;           // for Forced
+    models::mpi::Variant variant;           // for Forced
     std::string rules_path;    // for Rules (absolute)
 };
 
@@ -73,7 +73,7 @@ struct LaunchOutput {
     std::string mpi_library;   // short form, "Open MPI 4.1.4"
     int nodes = 0, ppn = 0, ranks = 0;
     std::string mca_check;     // ok | unavailable | mismatch
-    std::vector<MpiMeasurement> results;  // hardware id, sweep id left empty
+    std::vector<db::MpiMeasurement> results;  // hardware id, sweep id left empty
     std::string error;         // from an {"type":"error"} line
     bool done = false;
 };
@@ -93,7 +93,7 @@ LaunchResult launch(const Command& cmd, double timeout_s, const std::function<bo
 
 struct SweepOptions {
     std::vector<int> ranks{2, 3, 4, 6, 8};
-    std::vector<Collective> collectives = default_collectives();
+    std::vector<models::mpi::Collective> collectives = models::mpi::default_collectives();
     BenchSettings measure = default_measure(false);
     std::vector<long> segsizes{0};  // for algorithms that segment; 0 = unsegmented
     double timeout_s = 300;         // per launch
@@ -119,18 +119,18 @@ struct SweepReport {
 };
 
 // Plans and runs the sweep, writing each launch's rows in one transaction.
-SweepReport run_sweep(MpiStore& store, const std::string& hardware_id, const LaunchContext& ctx,
+SweepReport run_sweep(db::MpiStore& store, const std::string& hardware_id, const LaunchContext& ctx,
                       const SweepOptions& opt, const std::function<void(const SweepProgress&)>& progress,
                       const std::function<bool()>& stop);
 
 // The variants swept for a collective at a communicator size (default first).
-std::vector<Variant> sweep_variants(Collective c, int ranks, const std::vector<long>& segsizes);
+std::vector<models::mpi::Variant> sweep_variants(models::mpi::Collective c, int ranks, const std::vector<long>& segsizes);
 
 // ---- rules file against Open MPI's defaults, measured ------------------------
 
 struct EvalOptions {
     std::vector<int> ranks{2, 4, 8};
-    std::vector<Collective> collectives = default_collectives();
+    std::vector<models::mpi::Collective> collectives = models::mpi::default_collectives();
     BenchSettings measure = default_measure(false);
     int rounds = 2;  // default and rules runs alternate (ABBA) this many times each
     double timeout_s = 300;
@@ -138,8 +138,8 @@ struct EvalOptions {
 };
 
 struct EvalPoint {
-    Collective collective = Collective::Allreduce;
-    Site site;
+    models::mpi::Collective collective = models::mpi::Collective::Allreduce;
+    models::mpi::Site site;
     double default_us = 0, rules_us = 0;                // 10th percentiles, best of the rounds
     double default_median_us = 0, rules_median_us = 0;  // medians, median over rounds
     double speedup() const { return default_us / rules_us; }
@@ -155,7 +155,7 @@ struct EvalReport {
     std::size_t rules_failures = 0, default_failures = 0;  // sizes that failed or gave wrong results
     bool interrupted = false;
     // Of the 10th percentiles; `median` uses the medians over iterations instead.
-    double geomean_speedup(std::optional<Collective> c = std::nullopt, bool median = false) const;
+    double geomean_speedup(std::optional<models::mpi::Collective> c = std::nullopt, bool median = false) const;
 };
 
 // Checks with a canary file (allgather forced to two_proc at 3 ranks must fail)

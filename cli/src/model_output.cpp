@@ -1,0 +1,49 @@
+#include "model_output.h"
+
+#include "cli_options.h"
+#include "mdtune/models/gromacs_settings.h"
+#include "mdtune/models/model_lookup.h"
+
+namespace mdtune::cli {
+
+std::string fmt(const char* format, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, v);
+    return buf;
+}
+std::string pct(double v) { return fmt("%.1f %%", 100.0 * v); }
+std::string config_text(const std::string& c) { return c.empty() ? "(defaults)" : c; }
+std::string config_text(const Config& c) { return config_text(c.canonical()); }
+
+void print_gromacs(const models::SystemFeatures& sys, const mdcore::EffectiveConfig& eff, const char* indent) {
+    const models::GromacsSettings g = models::gromacs_settings(sys, eff);
+    std::string mdp;
+    for (const auto& [k, v] : g.mdp) mdp += (mdp.empty() ? "" : "; ") + k + " = " + v;
+    std::printf("%sGROMACS  %s\n%s         %s\n", indent, mdp.c_str(), indent, g.mdrun.c_str());
+    for (const auto& n : g.notes) std::printf("%s         (%s)\n", indent, n.c_str());
+}
+
+SystemDescriptor SystemFlags::checked() const { return models::checked_system(kind, natoms, typed(natoms_option)); }
+
+void add_system_flags(CLI::App& cmd, SystemFlags& flags) {
+    add_value(cmd, "--system", flags.kind, "System kind: lj, argon, lammps-lj, water, water-ions")->required();
+    flags.natoms_option = add_value(cmd, "--natoms", flags.natoms, "Atoms (water kinds: a multiple of 3)")
+                              ->check(integer_in(1, 100'000'000))
+                              ->required();
+}
+
+void add_model_flag(CLI::App& cmd, std::string& value, bool allow_auto) {
+    const std::vector<std::string> kinds =
+        allow_auto ? std::vector<std::string>{"auto", "ridge", "cost", "knn"} : std::vector<std::string>{"ridge", "cost", "knn"};
+    add_value(cmd, "--model", value,
+              allow_auto ? "auto (chosen by cross-validated regret), ridge, cost or knn"
+                         : "Use the latest model of this kind: ridge, cost or knn")
+        ->check(word_in(kinds));
+}
+
+std::optional<models::ModelKind> model_kind(const std::string& value) {
+    if (value.empty() || value == "auto") return std::nullopt;
+    return models::parse_model_kind(value);
+}
+
+}  // namespace mdtune::cli

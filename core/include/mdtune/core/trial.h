@@ -1,0 +1,62 @@
+#pragma once
+// What a trial is: which system, config and measurement settings were run where,
+// and what came out. Every outcome is a row, failures included.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mdcore/run_report.h"
+#include "mdcore/generators.h"
+#include "mdtune/core/config.h"
+
+namespace mdtune::inline core {
+
+enum class TrialStatus { Ok, Invalid, Failed, Timeout, Crashed };
+std::string_view to_string(TrialStatus s);
+std::optional<TrialStatus> parse_trial_status(std::string_view s);
+// Not a result: the run did not finish (an invalid run finished and was judged).
+bool is_failure(TrialStatus s);
+
+// The system a sweep runs: generator kind and size (what mdcore's --system takes).
+struct SystemDescriptor {
+    std::string kind;  // lj | argon | lammps-lj | water | water-ions
+    long natoms = 0;   // for water kinds: atoms = 3 * nwater (ions replace waters)
+    unsigned long seed = 1;
+    std::vector<std::string> mdcore_args() const;  // e.g. {"--system","water","--nwater","1000"}
+    std::string canonical() const;                 // "water:natoms=3000:seed=1"
+    std::optional<mdcore::SystemKind> system_kind() const { return mdcore::parse_system_kind(kind); }
+};
+
+struct MeasureSettings {
+    long steps = 2000;
+    long warmup = 200;
+    int repeats = 3;
+    double timeout_s = 120.0;
+    std::string canonical() const;  // "steps=2000:warmup=200:repeats=3"
+};
+
+struct TrialResult {
+    TrialStatus status = TrialStatus::Failed;
+    int repeats = 0;                 // repeats that completed
+    double ms_median = 0, ms_min = 0, ms_max = 0;
+    double ns_per_day = 0;           // at the median
+    double drift = 0;                // kJ/mol/ps per atom (of the median repeat)
+    double drift_tolerance = 0;
+    std::map<std::string, double> timings;  // task -> seconds per step (median repeat)
+    // The median repeat's RunReport, typed: effective config (report->config),
+    // pair-list stats (report->pairlist), the build that ran (report->build).
+    // Absent when no repeat completed, and in rows of the first database schema.
+    std::optional<mdcore::RunReport> report;
+    std::string stderr_tail;         // last lines of stderr for failed/crashed/timeout
+    double load_avg = 0;             // 1-minute load average when the trial started
+    double wall_s = 0;
+};
+
+// Identity of a trial for resume: same key = same work.
+struct TrialKey {
+    std::string hardware_id, system, config, build_id, measure;
+    std::string str() const;  // joined with '|'
+};
+
+}  // namespace mdtune::core

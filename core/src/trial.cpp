@@ -1,0 +1,48 @@
+#include "mdtune/core/trial.h"
+
+namespace mdtune::inline core {
+
+std::string_view to_string(TrialStatus s) {
+    switch (s) {
+        case TrialStatus::Ok: return "ok";
+        case TrialStatus::Invalid: return "invalid";
+        case TrialStatus::Failed: return "failed";
+        case TrialStatus::Timeout: return "timeout";
+        case TrialStatus::Crashed: return "crashed";
+    }
+    return "?";
+}
+
+std::optional<TrialStatus> parse_trial_status(std::string_view s) {
+    for (TrialStatus t : {TrialStatus::Ok, TrialStatus::Invalid, TrialStatus::Failed, TrialStatus::Timeout,
+                          TrialStatus::Crashed})
+        if (s == to_string(t)) return t;
+    return std::nullopt;
+}
+
+bool is_failure(TrialStatus s) {
+    return s == TrialStatus::Failed || s == TrialStatus::Timeout || s == TrialStatus::Crashed;
+}
+
+std::vector<std::string> SystemDescriptor::mdcore_args() const {
+    std::vector<std::string> args{"--system", kind};
+    if (const auto k = system_kind(); k && mdcore::is_water(*k)) {
+        args.insert(args.end(), {"--nwater", std::to_string(natoms / 3)});
+    } else {
+        args.insert(args.end(), {"--natoms", std::to_string(natoms)});
+    }
+    args.insert(args.end(), {"--seed", std::to_string(seed)});
+    return args;
+}
+
+std::string SystemDescriptor::canonical() const {
+    return kind + ":natoms=" + std::to_string(natoms) + ":seed=" + std::to_string(seed);
+}
+
+std::string MeasureSettings::canonical() const {
+    return "steps=" + std::to_string(steps) + ":warmup=" + std::to_string(warmup) + ":repeats=" + std::to_string(repeats);
+}
+
+std::string TrialKey::str() const { return hardware_id + "|" + system + "|" + config + "|" + build_id + "|" + measure; }
+
+}  // namespace mdtune::core
