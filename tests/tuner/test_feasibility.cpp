@@ -54,7 +54,7 @@ TEST(Feasibility, GpuModesNeedAGpu) {
 // without a GPU only the CPU points are feasible; on one with a GPU all but PME on
 // the GPU without the nonbonded task there.
 TEST(Feasibility, OffloadModesInASearchSpace) {
-    const SearchSpace space = load_space(std::string(MDT_SPACES_DIR) + "/gpu_modes.toml");
+    const tuner::SearchSpace space = tuner::load_space(std::string(MDT_SPACES_DIR) + "/gpu_modes.toml");
     HardwareCaps gpu_machine = caps();
     gpu_machine.has_gpu = true;
     int cpu_feasible = 0, gpu_feasible = 0;
