@@ -32,6 +32,15 @@ if(NOT MDT_CUDA STREQUAL "off")
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
     set(MDT_HAVE_CUDA ON)
+    # A100 (80) and H100/H200 (90) machine code, plus compute_90 PTX that newer
+    # GPUs JIT-compile. Explicit, so the build never depends on a GPU being present.
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES "80-real;90-real;90-virtual")
+    endif()
+    set(CMAKE_CUDA_STANDARD 17)  # CMake 3.25 knows no CUDA20 flags for nvcc
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    enable_language(CUDA)
+    find_package(CUDAToolkit REQUIRED)  # CUDA::cudart, CUDA::cufft
   elseif(MDT_CUDA STREQUAL "on")
     message(FATAL_ERROR "MDT_CUDA=on but no CUDA compiler was found")
   endif()

@@ -26,8 +26,9 @@ int hw(bool json) {
         std::printf("cache      L%d %-11s %8.0f KiB, shared by %d core(s)\n", c.level, c.type.c_str(),
                     static_cast<double>(c.size_bytes) / 1024.0, c.shared_by_cores);
     for (const auto& g : hw.gpus)
-        std::printf("gpu        %s, %.1f GiB, sm %s\n", g.model.c_str(),
-                    static_cast<double>(g.memory_bytes) / (1024.0 * 1024 * 1024), g.compute_capability.c_str());
+        std::printf("gpu        %s, %.1f GiB, sm %s, %d SMs at %d MHz, %.0f GB/s peak\n", g.model.c_str(),
+                    static_cast<double>(g.memory_bytes) / (1024.0 * 1024 * 1024), g.compute_capability.c_str(),
+                    g.multiprocessors, g.clock_mhz, g.memory_bandwidth_gbs);
     if (hw.gpus.empty()) std::printf("gpu        none\n");
     std::printf("mpi        %s\n", hw.mpi_library.empty() ? "none" : hw.mpi_library.c_str());
     std::printf("compiler   %s\n", hw.compiler.c_str());

@@ -39,8 +39,11 @@ std::string machine_reason(const Config& config, const HardwareCaps& hw) {
         if (std::find(hw.simd_levels.begin(), hw.simd_levels.end(), *s) == hw.simd_levels.end())
             return "simd = " + *s + " is not available on this machine";
     }
-    // GPU-only choices: none exist yet. When a GPU tunable (offload mode, 8x8
-    // super-cluster shape, ...) joins the table, reject it here unless hw.has_gpu.
+    // Offload modes: a task on the GPU needs a machine with one.
+    if (!hw.has_gpu)
+        for (Param p : {Param::NbOffload, Param::PmeOffload, Param::UpdateOffload})
+            if (const auto mode = config.value<std::string>(p); mode && *mode == "gpu")
+                return std::string(param_info(p).name) + " = gpu needs a GPU; this machine has none";
     return "";
 }
 
@@ -71,7 +74,7 @@ mdcore::EffectiveConfig resolve_on_stand_in(const SystemDescriptor& system, cons
     mdcore::RunConfig rc = config.run_config();
     if (rc.simd != mdcore::SimdLevel::Auto) simd = rc.simd;
     if (simd == mdcore::SimdLevel::Auto) simd = mdcore::SimdLevel::None;
-    if (!rc.cluster) rc.cluster = mdcore::default_cluster_shape(simd);  // the target's default, not this CPU's
+    if (!rc.cluster) rc.cluster = mdcore::default_cluster_shape(simd, rc.nb);  // the target's default, not this CPU's
     rc.threads = 1;                     // set below; never "all cores of this machine"
     rc.simd = mdcore::SimdLevel::None;  // always resolvable here; the target's level is set below
 

@@ -293,6 +293,13 @@ void detect_gpus([[maybe_unused]] HardwareInfo& hw) {
         g.model = squash(p.name);
         g.memory_bytes = static_cast<long>(p.totalGlobalMem);
         g.compute_capability = std::to_string(p.major) + "." + std::to_string(p.minor);
+        g.multiprocessors = p.multiProcessorCount;
+        int clock_khz = 0, memory_khz = 0, bus_bits = 0;  // attributes: CUDA 13 dropped these from cudaDeviceProp
+        if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, i) == cudaSuccess) g.clock_mhz = clock_khz / 1000;
+        if (cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, i) == cudaSuccess &&
+            cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, i) == cudaSuccess)
+            g.memory_bandwidth_gbs = 2.0 * memory_khz * 1e3 * (bus_bits / 8.0) / 1e9;  // DDR: two transfers per clock
+        (void)cudaGetLastError();
         hw.gpus.push_back(std::move(g));
     }
 #endif
@@ -454,7 +461,10 @@ std::string HardwareInfo::to_json() const {
     for (const GpuInfo& g : gpus)
         j["gpus"].push_back({{"model", g.model},
                              {"memory_bytes", g.memory_bytes},
-                             {"compute_capability", g.compute_capability}});
+                             {"compute_capability", g.compute_capability},
+                             {"multiprocessors", g.multiprocessors},
+                             {"clock_mhz", g.clock_mhz},
+                             {"memory_bandwidth_gbs", g.memory_bandwidth_gbs}});
     j["mpi_library"] = mpi_library;
     j["compiler"] = compiler;
     j["os_kernel"] = os_kernel;

@@ -1,5 +1,6 @@
 #include "mdcore/engine.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -9,7 +10,6 @@
 #include "analysis/line_fit.h"
 #include "domdec/dd_layout.h"
 #include "domdec/mpi_world.h"
-#include "domdec/pme_rank_service.h"
 #include "domdec/update_groups.h"
 #include "integrate/vrescale.h"
 #include "md_runner.h"
@@ -123,6 +123,24 @@ std::string non_finite_forces(const Md& md, const ForceEnergies& fe) {
     return {};
 }
 
+// The device and what the GPU did (runs with a GPU task only).
+void describe_gpu(const MdRunner& md, GpuReport& gpu) {
+    const GpuNonbonded* nb = md.gpu_nonbonded();
+    const GpuPme* pme = md.gpu_pme();
+    if (!nb && !pme) return;
+    gpu.name = md.gpu_device().name;
+    gpu.memory_bytes = md.gpu_device().memory_bytes;
+    gpu.compute_capability = md.gpu_device().compute_capability;
+    if (nb) {
+        gpu.kernel_seconds = nb->kernel_seconds();
+        gpu.cpu_wait_seconds += nb->cpu_wait_seconds();
+    }
+    if (pme) {
+        for (const auto& [stage, s] : pme->kernel_seconds()) gpu.kernel_seconds[stage] += s;
+        gpu.cpu_wait_seconds += pme->cpu_wait_seconds();
+    }
+}
+
 // Timings, speed, pair-list averages and the drift fit of a finished (or failed) run.
 void finish_report(const RunSamples& s, std::map<std::string, double> timings, double wall, RunReport& rep) {
     const long measured = std::max(0L, rep.steps - rep.warmup);
@@ -150,6 +168,38 @@ void finish_report(const RunSamples& s, std::map<std::string, double> timings, d
 
 }  // namespace
 
+// Separate PME ranks (run_pme_rank) exist in MPI builds only.
+#ifdef MDCORE_HAVE_MPI
+constexpr bool kPmeRanksBuilt = true;
+#else
+constexpr bool kPmeRanksBuilt = false;
+#endif
+
+static void resolve_offload(const RunConfig& config, EffectiveConfig& eff) {
+    // GROMACS' rules (Paell et al. 2020, Fig. 2 B-E): PME and update join a GPU that
+    // already holds the nonbonded task and its coordinates.
+    if (config.pme == Offload::Gpu && config.nb != Offload::Gpu)
+        throw std::invalid_argument("--pme gpu needs --nb gpu (PME offload shares the nonbonded task's GPU)");
+    if (config.update == Offload::Gpu && config.nb != Offload::Gpu)
+        throw std::invalid_argument("--update gpu needs --nb gpu (the GPU update keeps the state next to the nonbonded task)");
+    // Mode E of the paper: the table and the rule are in place, the GPU update
+    // kernels are not yet (README "GPU offload (CUDA)").
+    if (config.update == Offload::Gpu)
+        throw std::invalid_argument("--update gpu: the GPU update is not implemented yet (--nb and --pme gpu are)");
+    if (config.gpu_id < 0) throw std::invalid_argument("--gpu-id must not be negative");
+    if (config.nb == Offload::Gpu) {
+        // The GPU list is built from the 8x4 search: its 8-atom j-clusters are two
+        // 4-atom halves, one per half-warp (gpu_pair_list.h).
+        if (config.cluster && *config.cluster != ClusterShape::k8x4)
+            throw std::invalid_argument("--cluster " + std::string(to_string(*config.cluster)) +
+                                        " does not apply with --nb gpu: the GPU pair list is built from the 8x4 search");
+    }
+    eff.nb = config.nb;
+    eff.pme_offload = config.pme;
+    eff.update = config.update;
+    eff.gpu_id = config.gpu_id;
+}
+
 EffectiveConfig resolve_config(const System& system, const RunConfig& config, const RunControl& control,
                                const ResolveOptions& options) {
     system.validate();
@@ -160,7 +210,12 @@ EffectiveConfig resolve_config(const System& system, const RunConfig& config, co
                                      : std::max(1, default_thread_count() / (eff.ranks > 1 ? node_rank_count() : 1));
     if (config.threads < 0) throw std::invalid_argument("--threads must be positive");
     eff.simd = resolve_simd_level(config.simd);
-    eff.cluster = config.cluster.value_or(default_cluster_shape(eff.simd));
+    eff.cluster = config.cluster.value_or(default_cluster_shape(eff.simd, config.nb));
+    resolve_offload(config, eff);
+    // The decomposed runner has no GPU path yet: GPU tasks run on one rank.
+    if (eff.ranks > 1 && (eff.nb == Offload::Gpu || eff.pme_offload == Offload::Gpu))
+        throw std::invalid_argument("--nb/--pme gpu run on one rank only (no GPU path under domain decomposition yet); got " +
+                                    std::to_string(eff.ranks) + " ranks");
     if (config.nstlist < 0) throw std::invalid_argument("--nstlist must be positive");
     if (config.nstprune < 0) throw std::invalid_argument("--nstprune must be positive");
     eff.nstlist = config.nstlist > 0 ? config.nstlist : kDefaultNstlist;
@@ -233,11 +288,16 @@ EffectiveConfig resolve_config(const System& system, const RunConfig& config, co
     if (eff.ranks > 1 || config.dd || config.npme > 0) {
         const double comm_distance = eff.rlist + 2.0 * make_update_groups(system).max_radius;
         const DdLayout layout = resolve_dd_layout(system.box, eff.ranks, config.dd, config.npme, comm_distance,
-                                                  pme_rank_service_linked());
+                                                  kPmeRanksBuilt);
         eff.dd = layout.cells;
         eff.npme = layout.npme;
         eff.dd_comm_distance = layout.comm_distance;
         eff.dd_reason = layout.reason;
+        // The PME ranks share the mesh in x-slabs (ParallelPmeMesh): each needs an x and a y plane.
+        const int planes = std::min(eff.pme_grid[0], eff.pme_grid[1]);
+        if (eff.pme && eff.npme > planes)
+            throw std::invalid_argument("--npme " + std::to_string(eff.npme) + " is more PME ranks than the PME grid " +
+                                        std::to_string(eff.pme_grid[0]) + "x" + std::to_string(eff.pme_grid[1]) + "x" + std::to_string(eff.pme_grid[2]) + " has x or y planes (" + std::to_string(planes) + ")");
     }
     return eff;
 }
@@ -274,6 +334,12 @@ void run_steps(Md& md, System& system, const RunControl& control, RunReport& rep
         if (step == control.warmup) {
             timer = TaskTimer{};
             if constexpr (kDecomposed) md.reset_timing();
+#ifdef MDT_HAVE_CUDA  // the GPU tasks exist only in CUDA builds (and one rank)
+            if constexpr (!kDecomposed) {
+                if (GpuNonbonded* gpu = md.gpu_nonbonded()) gpu->reset_times();
+                if (GpuPme* gpu = md.gpu_pme()) gpu->reset_times();
+            }
+#endif
             measured_start = Clock::now();
         }
         timer.set_enabled(step >= control.warmup);
@@ -288,8 +354,9 @@ void run_steps(Md& md, System& system, const RunControl& control, RunReport& rep
         const bool energy_step = step % control.nstcalcenergy == 0 || step == nsteps_eval - 1;
         const EnergyOutput eo = energy_step ? EnergyOutput::Yes : EnergyOutput::No;
         ForceEnergies fe = timer.time(Task::Nonbonded, [&] { return md.compute_nonbonded(eo); });
-        fe.coulomb_recip = md.compute_pme(eo);
+        fe.coulomb_recip = md.compute_pme(eo);  // overlaps a GPU nonbonded task
         pme_times.add_new(md, timer);
+        timer.time(Task::Nonbonded, [&] { md.finish_nonbonded(fe); });
         samples.add_lists(md, energy_step ? fe.pairs_in_cutoff : -1.0);
         if (const std::string bad = non_finite_forces(md, fe); !bad.empty()) {
             fail_at(step, bad);
@@ -321,6 +388,7 @@ void run_steps(Md& md, System& system, const RunControl& control, RunReport& rep
     md.scatter_to_system();
     finish_report(samples, timer.as_map(), wall, rep);
     if constexpr (kDecomposed) rep.parallel = md.parallel_stats();
+    else describe_gpu(md, rep.gpu);
     if (rep.status == "failed") throw RunFailed(std::move(rep));
 }
 

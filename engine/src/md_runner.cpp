@@ -1,5 +1,6 @@
 #include "md_runner.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -10,6 +11,22 @@ namespace mdcore {
 namespace {
 // Padding slots sit far outside the box; their mask bits are off anyway.
 constexpr double kFarAway = -1.0e4;
+
+// The GPU task exists only in CUDA builds; elsewhere nothing creates one.
+#ifdef MDT_HAVE_CUDA
+void destroy_gpu_nonbonded(GpuNonbonded* gpu) { delete gpu; }
+void destroy_gpu_pme(GpuPme* gpu) { delete gpu; }
+#else
+void destroy_gpu_nonbonded(GpuNonbonded*) {}
+void destroy_gpu_pme(GpuPme*) {}
+#endif
+
+// The device of a GPU run; throws std::invalid_argument with the one-line reason otherwise.
+GpuDevice require_gpu(int id) {
+    auto found = find_gpu(id);
+    if (const std::string* why = std::get_if<std::string>(&found)) throw std::invalid_argument(*why);
+    return std::get<GpuDevice>(found);
+}
 }  // namespace
 
 SettleParameters settle_parameters(const System& system) {
@@ -30,13 +47,24 @@ SettleParameters settle_parameters(const System& system) {
 MdRunner::MdRunner(System& system, const EffectiveConfig& config)
     : system_(system),
       config_(config),
-      dual_(config.nstprune < config.nstlist && config.rlist_inner < config.rlist),
+      // With --nb gpu the GPU prunes its own list (rolling); the CPU keeps the outer one.
+      dual_(config.nb == Offload::Cpu && config.nstprune < config.nstlist && config.rlist_inner < config.rlist),
       nonbonded_(system, config.cluster, config.simd, config.threads, config.rc, config.ewald_beta),
+      gpu_nb_(nullptr, &destroy_gpu_nonbonded),
+      gpu_pme_(nullptr, &destroy_gpu_pme),
       settle_params_(settle_parameters(system)),
       settle_role_(settle_atom_roles(system.natoms(), system.settles)) {
-    if (config.pme) {
+    if (config.pme && config.pme_offload == Offload::Gpu) {
+        gpu_device_ = require_gpu(config.gpu_id);
+#ifdef MDT_HAVE_CUDA
+        gpu_pme_.reset(new GpuPme(system.box, config.pme_grid, config.pme_order, config.ewald_beta, system.epsilon_r,
+                                  gpu_device_));
+#endif
+    } else if (config.pme) {
         pme_ = std::make_unique<Pme>(system.box, PmeGrid{config.pme_grid[0], config.pme_grid[1], config.pme_grid[2]},
                                      config.pme_order, config.ewald_beta, system.epsilon_r, config.threads, config.simd);
+    }
+    if (config.pme) {
         // Constant terms (GROMACS convention): the self energy goes with the
         // short-range Coulomb, the neutralising background with the mesh.
         double q2 = 0.0, qsum = 0.0;
@@ -47,6 +75,16 @@ MdRunner::MdRunner(System& system, const EffectiveConfig& config)
         const double f = units::kCoulomb / system.epsilon_r;
         self_energy_ = -f * config.ewald_beta / std::sqrt(M_PI) * q2;
         charged_energy_ = -f * M_PI * qsum * qsum / (2.0 * system.box.volume() * config.ewald_beta * config.ewald_beta);
+    }
+    if (config.nb == Offload::Gpu) {
+        gpu_device_ = require_gpu(config.gpu_id);
+#ifdef MDT_HAVE_CUDA
+        // Rolling pruning in nstprune - 1 parts: a part pruned after step t serves
+        // steps t+1 .. t+nstprune-1, the lifetime rlist_inner was estimated for.
+        const bool pruning = config.nstprune < config.nstlist && config.rlist_inner < config.rlist;
+        gpu_nb_.reset(new GpuNonbonded(system, gpu_device_, config.rc, config.pme ? config.ewald_beta : 0.0,
+                                       pruning ? config.rlist_inner : config.rlist, std::max(0, config.nstprune - 1)));
+#endif
     }
 }
 
@@ -105,6 +143,9 @@ void MdRunner::search() {
     floats_current_ = false;
     search_cluster_pairs(grid_, config_.rlist, system_.exclusions, config_.threads, search_work_, outer_);
     if (list_filter_) list_filter_(grid_, outer_);
+#ifdef MDT_HAVE_CUDA
+    if (gpu_nb_) gpu_nb_->set_list(grid_, outer_, order_);
+#endif
     if (dual_) prune();
 }
 
@@ -135,6 +176,17 @@ void MdRunner::prune() {
 
 ForceEnergies MdRunner::compute_nonbonded(EnergyOutput energy) {
     if (!floats_current_) update_float_coordinates();
+#ifdef MDT_HAVE_CUDA
+    if (gpu_nb_) {
+        gpu_nb_->launch(nonbonded_.x().data(), nonbonded_.y().data(), nonbonded_.z().data(), energy == EnergyOutput::Yes);
+        std::fill(state_.fx.begin(), state_.fx.end(), 0.0f);
+        std::fill(state_.fy.begin(), state_.fy.end(), 0.0f);
+        std::fill(state_.fz.begin(), state_.fz.end(), 0.0f);
+        ForceEnergies e;
+        e.coulomb_sr = self_energy_;
+        return e;
+    }
+#endif
     const NonbondedEnergies nb =
         nonbonded_.compute(inner_list(), energy, state_.fx.data(), state_.fy.data(), state_.fz.data());
     ForceEnergies e;
@@ -144,7 +196,27 @@ ForceEnergies MdRunner::compute_nonbonded(EnergyOutput energy) {
     return e;
 }
 
+void MdRunner::finish_nonbonded([[maybe_unused]] ForceEnergies& e) {
+#ifdef MDT_HAVE_CUDA
+    if (gpu_nb_) {
+        const GpuNonbondedEnergies g = gpu_nb_->finish(state_.fx.data(), state_.fy.data(), state_.fz.data());
+        e.lj += g.lj;
+        e.coulomb_sr += g.coulomb;
+        e.pairs_in_cutoff += g.pairs_in_cutoff;
+    }
+    if (gpu_pme_) e.coulomb_recip += gpu_pme_->finish(state_.fx.data(), state_.fy.data(), state_.fz.data());
+#endif
+}
+
 double MdRunner::compute_pme(EnergyOutput /*energy*/) {
+#ifdef MDT_HAVE_CUDA
+    if (gpu_pme_) {
+        if (!floats_current_) update_float_coordinates();
+        gpu_pme_->launch(state_.size(), nonbonded_.x().data(), nonbonded_.y().data(), nonbonded_.z().data(),
+                         charge_.data());
+        return charged_energy_;
+    }
+#endif
     if (!pme_) return 0.0;
     const double e = pme_->compute(state_.size(), state_.x.data(), state_.y.data(), state_.z.data(), charge_.data(),
                                    state_.fx.data(), state_.fy.data(), state_.fz.data());
@@ -153,7 +225,8 @@ double MdRunner::compute_pme(EnergyOutput /*energy*/) {
 
 ForceEnergies MdRunner::compute_forces(EnergyOutput energy) {
     ForceEnergies e = compute_nonbonded(energy);
-    e.coulomb_recip = compute_pme(energy);
+    e.coulomb_recip = compute_pme(energy);  // overlaps the GPU nonbonded task
+    finish_nonbonded(e);
     return e;
 }
 

@@ -5,6 +5,9 @@
 #include <functional>
 #include <memory>
 
+#include "gpu/gpu_device.h"
+#include "gpu/gpu_nonbonded.h"
+#include "gpu/gpu_pme.h"
 #include "integrate/leapfrog.h"
 #include "integrate/settle.h"
 #include "integrate/settle_update.h"
@@ -44,8 +47,15 @@ public:
     // decomposition keeps only the pairs its rank computes).
     void set_list_filter(std::function<void(const ClusterGrid&, PairList&)> filter) { list_filter_ = std::move(filter); }
     // Nonbonded forces at the current positions into state().fx/fy/fz (overwritten).
+    // With --nb gpu the forces are zeroed and the GPU task only launched: the
+    // caller does CPU work (PME) and then finish_nonbonded() adds the GPU's part.
     ForceEnergies compute_nonbonded(EnergyOutput energy);
+    // Waits for the GPU tasks (nonbonded, PME) and adds their forces and energies
+    // (no-op on the CPU path).
+    void finish_nonbonded(ForceEnergies& energies);
     // Adds the PME mesh forces; returns the reciprocal energy (0 without charges).
+    // With --pme gpu it launches the GPU PME and returns the constant net-charge
+    // term only: finish_nonbonded() adds the mesh forces and energy.
     double compute_pme(EnergyOutput energy);
     // Both of the above.
     ForceEnergies compute_forces(EnergyOutput energy);
@@ -70,11 +80,18 @@ public:
         twice_ke_valid_ = false;
         return state_;
     }
+    const SortedState& state() const { return state_; }
     const PairList& outer_list() const { return outer_; }
     const PairList& inner_list() const { return dual_ ? inner_ : outer_; }
     const ClusterGrid& grid() const { return grid_; }
     bool dual_list() const { return dual_; }
     const Pme* pme() const { return pme_.get(); }
+    // The GPU nonbonded task (--nb gpu), else null.
+    const GpuNonbonded* gpu_nonbonded() const { return gpu_nb_.get(); }
+    GpuNonbonded* gpu_nonbonded() { return gpu_nb_.get(); }
+    const GpuPme* gpu_pme() const { return gpu_pme_.get(); }
+    GpuPme* gpu_pme() { return gpu_pme_.get(); }
+    const GpuDevice& gpu_device() const { return gpu_device_; }
     double max_constraint_deviation() const;
     // False when any force component is NaN or infinite (an O(N) sum; run() checks every step).
     bool forces_finite() const;
@@ -91,6 +108,9 @@ private:
     PairSearchWork search_work_;
     NonbondedForce nonbonded_;
     std::unique_ptr<Pme> pme_;
+    GpuDevice gpu_device_;
+    std::unique_ptr<GpuNonbonded, void (*)(GpuNonbonded*)> gpu_nb_;
+    std::unique_ptr<GpuPme, void (*)(GpuPme*)> gpu_pme_;
     double self_energy_ = 0.0;
     double charged_energy_ = 0.0;
     SortedState state_;

@@ -69,6 +69,7 @@ void config_optional(R& c, Visit&& visit) {
     visit("ranks", c.ranks);
     visit("dd", c.dd);
     visit("npme", c.npme);
+    visit("gpu_id", c.gpu_id);
 }
 
 }  // namespace mdcore::report_fields

@@ -28,6 +28,9 @@ nlohmann::json config_block(const EffectiveConfig& c) {
                      {"thermostat", std::string(to_string(c.thermostat))}};
     report_fields::config_required(c, put_into(j));
     report_fields::config_optional(c, put_into(j));
+    j["nb_offload"] = std::string(to_string(c.nb));
+    j["pme_offload"] = std::string(to_string(c.pme_offload));
+    j["update_offload"] = std::string(to_string(c.update));
     return j;
 }
 
@@ -99,6 +102,12 @@ std::string run_report_to_json(const RunReport& r, int indent) {
     j["energy_samples"] = r.energy_samples;
     j["max_constraint_deviation"] = r.max_constraint_deviation;
     j["parallel"] = parallel_block(r.parallel, r.config);
+    if (!r.gpu.name.empty())
+        j["gpu"] = {{"name", r.gpu.name},
+                    {"memory_bytes", r.gpu.memory_bytes},
+                    {"compute_capability", r.gpu.compute_capability},
+                    {"kernel_seconds", r.gpu.kernel_seconds},
+                    {"cpu_wait_seconds", r.gpu.cpu_wait_seconds}};
     return j.dump(indent);
 }
 
@@ -134,6 +143,20 @@ std::string run_report_to_text(const RunReport& r) {
                       c.pme_grid[0], c.pme_grid[1], c.pme_grid[2], c.pme_order, c.ewald_beta, c.pme_scale,
                       c.constraints);
         o << line;
+    }
+    if (c.nb == Offload::Gpu || !r.gpu.name.empty()) {
+        std::snprintf(line, sizeof line, "offload  nb %s  pme %s  update %s  gpu %d: %s, %.1f GiB, sm %s  CPU wait %.4f s\n",
+                      std::string(to_string(c.nb)).c_str(), std::string(to_string(c.pme_offload)).c_str(),
+                      std::string(to_string(c.update)).c_str(), c.gpu_id, r.gpu.name.c_str(),
+                      static_cast<double>(r.gpu.memory_bytes) / (1024.0 * 1024.0 * 1024.0),
+                      r.gpu.compute_capability.c_str(), r.gpu.cpu_wait_seconds);
+        o << line;
+        o << "gpu time";
+        for (const auto& [kernel, s] : r.gpu.kernel_seconds) {
+            std::snprintf(line, sizeof line, "  %s %.4f s", kernel.c_str(), s);
+            o << line;
+        }
+        o << "\n";
     }
     for (const auto& [name, e] : {std::pair{"start", r.start}, std::pair{"end  ", r.end}}) {
         std::snprintf(line, sizeof line,

@@ -120,6 +120,9 @@ EffectiveConfig read_config(const Block& b) {
     c.rlist_from_estimate = parse_enum(b, "rlist_source", c.rlist_from_estimate, false, parse_rlist_source);
     c.thermostat = parse_enum(b, "thermostat", c.thermostat, false, parse_thermostat);
     report_fields::config_optional(c, read_from(b));
+    c.nb = parse_enum(b, "nb_offload", c.nb, false, parse_offload);
+    c.pme_offload = parse_enum(b, "pme_offload", c.pme_offload, false, parse_offload);
+    c.update = parse_enum(b, "update_offload", c.update, false, parse_offload);
     return c;
 }
 
@@ -211,6 +214,12 @@ RunReport run_report_from_json(std::string_view text) {
     top.read("energy_samples", r.energy_samples);
     top.read("max_constraint_deviation", r.max_constraint_deviation);
     r.parallel = read_parallel(top.child("parallel"), r.config);
+    const Block gpu = top.child("gpu");  // only in runs with a GPU task
+    gpu.read("name", r.gpu.name);
+    gpu.read("memory_bytes", r.gpu.memory_bytes);
+    gpu.read("compute_capability", r.gpu.compute_capability);
+    r.gpu.kernel_seconds = read_timings(gpu.child("kernel_seconds"));
+    gpu.read("cpu_wait_seconds", r.gpu.cpu_wait_seconds);
     return r;
 }
 

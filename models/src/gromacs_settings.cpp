@@ -29,6 +29,13 @@ GromacsSettings gromacs_settings(const SystemFeatures& sys, const mdcore::Effect
         g.mdp.emplace_back("ewald-rtol", fmt(eff.ewald_rtol));
     }
     g.mdrun = "gmx mdrun -ntmpi 1 -ntomp " + std::to_string(eff.threads) + " -nstlist " + std::to_string(eff.nstlist);
+    if (eff.nb == mdcore::Offload::Gpu) {
+        // The offload modes map one to one (GROMACS 2020 paper, Fig. 2 B-E).
+        g.mdrun += " -nb gpu -pme " + std::string(mdcore::to_string(eff.pme_offload)) + " -update " +
+                   std::string(mdcore::to_string(eff.update)) + " -gpu_id " + std::to_string(eff.gpu_id);
+    } else {
+        g.mdrun += " -nb cpu";
+    }
     if (eff.pme) {
         // The balance is chosen here; mdrun's own PME tuning would move it again.
         g.mdrun += " -notunepme";

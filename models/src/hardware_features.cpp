@@ -63,6 +63,13 @@ HardwareFeatures hardware_features(const HardwareInfo& info) {
     f.simd_levels = levels_from_flags(info.simd);
     f.cache_per_core_mb = cache_per_core_mb(info.caches, f.physical_cores);
     f.has_gpu = !info.gpus.empty();
+    if (f.has_gpu) {
+        const GpuInfo& g = info.gpus.front();
+        f.gpu_model = g.model;
+        f.gpu_multiprocessors = g.multiprocessors;
+        f.gpu_clock_mhz = g.clock_mhz;
+        f.gpu_memory_bandwidth_gbs = g.memory_bandwidth_gbs;
+    }
     return f;
 }
 
@@ -85,7 +92,10 @@ HardwareFeatures hardware_features_from_json(const std::string& json) {
                 info.caches.push_back(CacheInfo{c.value("level", 0), c.value("type", std::string()),
                                                 c.value("size_bytes", 0L), c.value("shared_by_cores", 0)});
         if (j.contains("gpus"))
-            for (const auto& g : j["gpus"]) info.gpus.push_back(GpuInfo{g.value("model", std::string()), 0, ""});
+            for (const auto& g : j["gpus"])
+                info.gpus.push_back(GpuInfo{g.value("model", std::string()), g.value("memory_bytes", 0L),
+                                            g.value("compute_capability", std::string()), g.value("multiprocessors", 0),
+                                            g.value("clock_mhz", 0), g.value("memory_bandwidth_gbs", 0.0)});
     } catch (const nlohmann::json::exception& e) {
         throw std::invalid_argument(std::string("hardware description has a malformed field: ") + e.what());
     }

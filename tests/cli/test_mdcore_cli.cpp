@@ -44,7 +44,33 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"--system water2", "--system"},
                       BadInput{"--drift-tolerance -1", "--drift-tolerance"},
                       BadInput{"--density 0", "--density"},
-                      BadInput{"--temperature", "--temperature"}));    // missing value
+                      BadInput{"--temperature", "--temperature"},      // missing value
+                      BadInput{"--nb tpu", "--nb"},
+                      BadInput{"--pme gpu", "--pme gpu needs --nb gpu"},
+                      BadInput{"--update gpu", "--update gpu needs --nb gpu"},
+                      BadInput{"--nb gpu --cluster 4x4", "--cluster 4x4 does not apply with --nb gpu"},
+                      BadInput{"--gpu-id -1", "--gpu-id"}));
+
+// --nb gpu where no GPU can run it (this machine, CI): one line naming why, exit 2.
+// Where a GPU is present the run goes ahead (exit 0) and the report names it.
+TEST(Cli, GpuModeWithoutAGpuIsOneLineAndExitTwo) {
+    const Result r = run_mdcore("run --system lj --natoms 500 --steps 2 --nb gpu --json -");
+    if (r.output.find("no usable GPU") == std::string::npos) {
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        EXPECT_EQ(nlohmann::json::parse(r.output).at("config").at("nb_offload"), "gpu");
+        return;
+    }
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_EQ(r.output.rfind("mdcore: error: --nb gpu: no usable GPU: ", 0), 0u) << r.output;
+    EXPECT_EQ(r.output.find('\n'), r.output.size() - 1) << "more than one line:\n" << r.output;
+    // The CPU modes need no driver.
+    const Result cpu = run_mdcore("run --system lj --natoms 500 --steps 2 --nb cpu --pme cpu --update cpu --json -");
+    ASSERT_EQ(cpu.exit_code, 0) << cpu.output;
+    const auto config = nlohmann::json::parse(cpu.output).at("config");
+    EXPECT_EQ(config.at("nb_offload"), "cpu");
+    EXPECT_EQ(config.at("update_offload"), "cpu");
+    EXPECT_FALSE(nlohmann::json::parse(cpu.output).contains("gpu"));
+}
 
 // An error is one line naming the problem and where help is, not the whole usage.
 TEST(Cli, ErrorIsOneLineWithTheHelpHint) {

@@ -331,7 +331,7 @@ TEST_F(StoreTest, CorruptDatabaseIsRefusedAndLeftAlone) {
 TEST_F(StoreTest, UnknownSystemKindIsAClearError) {
     const std::string p = path("a.db");
     {
-        Store s(p);
+        db::Store s(p);
         s.insert_trial(make_trial(1, TrialStatus::Ok, "hw-a", 0, mdcore::SystemKind::WaterIons));
     }
     {
@@ -339,11 +339,11 @@ TEST_F(StoreTest, UnknownSystemKindIsAClearError) {
         EXPECT_EQ(raw.count("SELECT COUNT(*) FROM systems WHERE kind = 'water-ions'"), 1);  // the text format
         raw.exec("UPDATE systems SET kind = 'gas'");
     }
-    Store s(p, Store::Mode::ReadOnly);
+    db::Store s(p, db::Store::Mode::ReadOnly);
     try {
         (void)s.trials();
         FAIL() << "read a trial of kind 'gas'";
-    } catch (const DbError& e) {
+    } catch (const db::DbError& e) {
         EXPECT_NE(std::string(e.what()).find("has system kind 'gas' (not lj, argon, lammps-lj, water, water-ions)"),
                   std::string::npos)
             << e.what();

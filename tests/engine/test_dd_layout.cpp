@@ -57,7 +57,7 @@ TEST(DdLayout, RefusesImpossibleLayoutsNamingTheLimit) {
               std::string::npos);
     EXPECT_NE(message([&] { resolve_dd_layout(b, 2, std::nullopt, 2, 1.2, false); }).find("leaves no PP rank"),
               std::string::npos);
-    EXPECT_NE(message([&] { resolve_dd_layout(b, 2, std::nullopt, 1, 1.2, false); }).find("PME-rank service"),
+    EXPECT_NE(message([&] { resolve_dd_layout(b, 2, std::nullopt, 1, 1.2, false); }).find("no PME ranks"),
               std::string::npos);
     // The limit names how many cells fit.
     EXPECT_NE(message([&] { resolve_dd_layout(b, 3, std::nullopt, 0, 1.2, false); }).find("at most 2x2x2 cells"),

@@ -23,15 +23,7 @@ namespace {
 
 using AtomPair = std::pair<int, int>;
 
-double min_image_r2(const System& sys, int a, int b) {
-    double r2 = 0;
-    for (int k = 0; k < 3; ++k) {
-        double d = sys.positions[a][k] - sys.positions[b][k];
-        d -= sys.box.lengths[k] * std::round(d / sys.box.lengths[k]);
-        r2 += d * d;
-    }
-    return r2;
-}
+using testing::min_image_r2;
 
 // Pair sets as sorted vectors: fast enough to compare every step.
 struct PairSet {

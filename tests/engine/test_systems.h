@@ -38,4 +38,15 @@ inline System two_type_lb_system(long natoms, std::uint64_t seed = 3) {
     return sys;
 }
 
+// Squared minimum-image distance of atoms a and b.
+inline double min_image_r2(const System& sys, int a, int b) {
+    double r2 = 0;
+    for (int k = 0; k < 3; ++k) {
+        double d = sys.positions[a][k] - sys.positions[b][k];
+        d -= sys.box.lengths[k] * std::round(d / sys.box.lengths[k]);
+        r2 += d * d;
+    }
+    return r2;
+}
+
 }  // namespace mdcore::testing

@@ -30,7 +30,7 @@ TEST(Tunables, OneEntryPerTunableInEnumOrderWithUniqueNames) {
         EXPECT_FALSE(t.default_doc.empty()) << t.name;
         EXPECT_TRUE(t.set && t.used) << t.name;
     }
-    EXPECT_EQ(tunables().size(), 12u);
+    EXPECT_EQ(tunables().size(), 16u);
     EXPECT_FALSE(tunable_by_name("bogus"));
 }
 
@@ -39,8 +39,9 @@ TEST(Tunables, ParseFormatRoundTrip) {
         {Tunable::Cluster, "4x8"},      {Tunable::Nstlist, "40"},       {Tunable::Nstprune, "100000"},
         {Tunable::Rlist, "1.1"},        {Tunable::PmeScale, "1.25"},    {Tunable::PmeSpacing, "0.125"},
         {Tunable::PmeOrder, "6"},       {Tunable::Threads, "4096"},     {Tunable::Simd, "avx2"},
-        {Tunable::PmeGrid, "52x52x48"}, {Tunable::Dd, "2x2x1"},       {Tunable::Dd, "auto"},
-        {Tunable::Npme, "3"}};
+        {Tunable::PmeGrid, "52x52x48"}, {Tunable::NbOffload, "gpu"},   {Tunable::PmeOffload, "cpu"},
+        {Tunable::UpdateOffload, "gpu"}, {Tunable::GpuId, "1"},        {Tunable::Dd, "2x2x1"},
+        {Tunable::Dd, "auto"},          {Tunable::Npme, "3"}};
     for (const auto& [t, text] : cases) EXPECT_EQ(format_tunable(parse_tunable(t, text)), text) << text;
     for (std::string_view shape : tunable_info(Tunable::Cluster).choices)
         EXPECT_EQ(std::get<ClusterShape>(parse_tunable(Tunable::Cluster, shape)), *parse_cluster_shape(shape));
@@ -100,6 +101,8 @@ TEST(Tunables, DefaultShapeFollowsTheSimdLevel) {
     EXPECT_EQ(default_cluster_shape(SimdLevel::Avx512), ClusterShape::k8x4);
     EXPECT_EQ(default_cluster_shape(SimdLevel::Avx2), ClusterShape::k4x4);
     EXPECT_EQ(default_cluster_shape(SimdLevel::None), ClusterShape::k4x4);
+    EXPECT_EQ(default_cluster_shape(SimdLevel::Avx2, Offload::Gpu), ClusterShape::k8x4);
+    EXPECT_EQ(default_cluster_shape(SimdLevel::Avx2, Offload::Cpu), ClusterShape::k4x4);
     RunConfig config;
     config.simd = SimdLevel::None;
     config.threads = 1;

@@ -187,6 +187,42 @@ TEST(Output, GromacsSettingsFollowThePmeBalance) {
     for (const auto& [k, v] : gl.mdp) EXPECT_NE(k, "rcoulomb");
 }
 
+// A stored fingerprint with a GPU (a fixture: this machine has none) gives the
+// models its GPU features and the feasibility check its GPU.
+TEST(Output, GpuFeaturesFromAStoredFingerprint) {
+    HardwareInfo info;
+    info.id = "hw-gpu-fixture";
+    info.hardware_threads = 16;
+    info.gpus.push_back({"NVIDIA H200", 141L << 30, "9.0", 132, 1980, 4800.0});
+    const models::HardwareFeatures f = models::hardware_features_from_json(info.to_json());
+    EXPECT_TRUE(f.has_gpu);
+    EXPECT_TRUE(f.caps().has_gpu);
+    EXPECT_EQ(f.gpu_model, "NVIDIA H200");
+    EXPECT_EQ(f.gpu_multiprocessors, 132);
+    EXPECT_EQ(f.gpu_clock_mhz, 1980);
+    EXPECT_DOUBLE_EQ(f.gpu_memory_bandwidth_gbs, 4800.0);
+    info.gpus.clear();
+    EXPECT_FALSE(models::hardware_features_from_json(info.to_json()).has_gpu);
+}
+
+// The offload modes print as GROMACS' mdrun flags, and as mdcore's.
+TEST(Output, GromacsSettingsNameTheOffloadModes) {
+    auto hw = test::test_hardware();
+    hw.has_gpu = true;
+    const models::SystemModel water({mdcore::SystemKind::Water, 3000, 1});
+    Config c;
+    c.set(Param::NbOffload, std::string("gpu"));
+    c.set(Param::PmeOffload, std::string("gpu"));
+    c.set(Param::UpdateOffload, std::string("cpu"));
+    c.set(Param::GpuId, 1L);
+    const models::GromacsSettings g = models::gromacs_settings(water.features(), water.resolve(c, hw));
+    EXPECT_NE(g.mdrun.find(" -nb gpu -pme gpu -update cpu -gpu_id 1"), std::string::npos) << g.mdrun;
+    EXPECT_EQ(models::mdcore_command({mdcore::SystemKind::Water, 3000, 1}, c),
+              "mdcore run --system water --nwater 1000 --seed 1 --nb gpu --pme gpu --update cpu --gpu-id 1");
+    const models::GromacsSettings cpu = models::gromacs_settings(water.features(), water.resolve(Config{}, hw));
+    EXPECT_NE(cpu.mdrun.find(" -nb cpu"), std::string::npos) << cpu.mdrun;
+}
+
 TEST(Output, SvgHasOneLinePerSeriesAndFilledOrHollowMarkers) {
     std::vector<models::PlotSeries> series{
         {"hw-a (water)", {{1500, 200, true}, {3000, 110, true}, {48000, 7, false}}},

@@ -26,6 +26,49 @@ TEST(Feasibility, MachineLimitsComeFirst) {
     EXPECT_EQ(infeasible_reason(lj, config({{Param::Simd, std::string("avx2")}, {Param::Threads, 4L}}), caps()), "");
 }
 
+// Offload modes: infeasible on a machine without a GPU; on one with a GPU the
+// engine's rules (PME on the GPU needs the nonbonded task there) still apply.
+TEST(Feasibility, GpuModesNeedAGpu) {
+    const SystemDescriptor water{mdcore::SystemKind::Water, 3000, 1};
+    const Config nb_gpu = config({{Param::NbOffload, std::string("gpu")}});
+    EXPECT_EQ(infeasible_reason(water, nb_gpu, caps()), "nb_offload = gpu needs a GPU; this machine has none");
+    EXPECT_EQ(infeasible_reason(water, config({{Param::PmeOffload, std::string("gpu")}}), caps()),
+              "pme_offload = gpu needs a GPU; this machine has none");
+    HardwareCaps gpu_machine = caps();
+    gpu_machine.has_gpu = true;  // a fixture descriptor: this machine has no GPU
+    EXPECT_EQ(infeasible_reason(water, nb_gpu, gpu_machine), "");
+    EXPECT_EQ(infeasible_reason(water, config({{Param::PmeOffload, std::string("gpu")}}), gpu_machine),
+              "--pme gpu needs --nb gpu (PME offload shares the nonbonded task's GPU)");
+    EXPECT_EQ(infeasible_reason(water,
+                                config({{Param::NbOffload, std::string("gpu")}, {Param::PmeOffload, std::string("gpu")}}),
+                                gpu_machine),
+              "");
+    EXPECT_EQ(infeasible_reason(water,
+                                config({{Param::NbOffload, std::string("gpu")}, {Param::UpdateOffload, std::string("gpu")}}),
+                                gpu_machine),
+              "--update gpu: the GPU update is not implemented yet (--nb and --pme gpu are)");
+    EXPECT_EQ(infeasible_reason(water, config({{Param::NbOffload, std::string("cpu")}}), caps()), "");
+    // Modes sweep like any choice tunable.
+    EXPECT_EQ(param_info(Param::NbOffload).choices.size(), 2u);
+}
+
+// The example space of offload modes (tuner/spaces/gpu_modes.toml): on a machine
+// without a GPU only the CPU points are feasible; on one with a GPU all but PME on
+// the GPU without the nonbonded task there.
+TEST(Feasibility, OffloadModesInASearchSpace) {
+    const tuner::SearchSpace space = tuner::load_space(std::string(MDT_SPACES_DIR) + "/gpu_modes.toml");
+    HardwareCaps gpu_machine = caps();
+    gpu_machine.has_gpu = true;
+    int cpu_feasible = 0, gpu_feasible = 0;
+    for (const Config& c : space.configs()) {
+        cpu_feasible += infeasible_reason(space.systems[0], c, caps()).empty();
+        gpu_feasible += infeasible_reason(space.systems[0], c, gpu_machine).empty();
+    }
+    EXPECT_EQ(space.configs().size(), 24u);
+    EXPECT_EQ(cpu_feasible, 6);   // nb cpu, pme cpu
+    EXPECT_EQ(gpu_feasible, 18);  // and nb gpu with pme cpu or gpu
+}
+
 // mdcore's refusals reach sweeps unchanged: here the PME accuracy target, which
 // the tuner never modelled before.
 TEST(Feasibility, MdcoresOwnChecksOnTheStandIn) {

@@ -143,12 +143,15 @@ TEST(Hardware, ToJsonRoundTrips) {
 
 TEST(Hardware, GpuJsonFields) {
     HardwareInfo hw;
-    hw.gpus.push_back({"NVIDIA H200", 150L << 30, "9.0"});
+    hw.gpus.push_back({"NVIDIA H200", 150L << 30, "9.0", 132, 1980, 4800.0});
     const nlohmann::json j = nlohmann::json::parse(hw.to_json());
     ASSERT_EQ(j.at("gpus").size(), 1u);
     EXPECT_EQ(j.at("gpus")[0].at("model"), "NVIDIA H200");
     EXPECT_EQ(j.at("gpus")[0].at("memory_bytes"), 150L << 30);
     EXPECT_EQ(j.at("gpus")[0].at("compute_capability"), "9.0");
+    EXPECT_EQ(j.at("gpus")[0].at("multiprocessors"), 132);
+    EXPECT_EQ(j.at("gpus")[0].at("clock_mhz"), 1980);
+    EXPECT_DOUBLE_EQ(j.at("gpus")[0].at("memory_bandwidth_gbs").get<double>(), 4800.0);
 }
 
 // With no visible device, detection reports zero GPUs instead of failing. Run

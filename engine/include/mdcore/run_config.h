@@ -48,6 +48,13 @@ bool simd_supported(SimdLevel level, std::span<const std::string> cpu_flags);
 // Whether this CPU does (the same rule on the running CPU's flags).
 bool simd_supported(SimdLevel level);
 
+// Where a task of the step runs: the CPU, or the GPU (CUDA builds with a device;
+// README "GPU offload (CUDA)"). The offload modes of GROMACS' 2020 paper, Fig. 2:
+// nb gpu (B), + pme gpu (C), + update gpu (E).
+enum class Offload { Cpu, Gpu };
+std::string_view to_string(Offload o);
+std::optional<Offload> parse_offload(std::string_view text);
+
 struct RunConfig {
     // Unset: 8x4 for AVX-512 (two 16-lane registers per cluster pair), 4x4 otherwise
     // (measured fastest per SIMD level on the in.lj benchmark; see README).
@@ -72,6 +79,12 @@ struct RunConfig {
     // Runs in this process alone even under mpirun: every rank relaxes the same
     // generated system by itself (not a tunable).
     bool one_process = false;
+    // Offload (tunables nb_offload, pme_offload, update_offload, gpu_id). PME or
+    // update on the GPU need the nonbonded task there too (resolve_config).
+    Offload nb = Offload::Cpu;
+    Offload pme = Offload::Cpu;
+    Offload update = Offload::Cpu;
+    int gpu_id = 0;
 };
 
 enum class Thermostat { None, VRescale };

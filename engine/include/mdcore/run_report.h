@@ -57,6 +57,10 @@ struct EffectiveConfig {
     int npme = 0;              // PME-only ranks
     double dd_comm_distance = 0;  // nm: rlist + 2 x update-group radius (0 on one rank)
     std::string dd_reason;     // why this grid
+    Offload nb = Offload::Cpu;      // where each task ran (the offload mode)
+    Offload pme_offload = Offload::Cpu;
+    Offload update = Offload::Cpu;
+    int gpu_id = 0;
 };
 
 // How a decomposed run spent its time, per PP rank and as means over the PP
@@ -71,6 +75,15 @@ struct ParallelStats {
     double reductions = 0;           // energy and kinetic-energy reductions
     double wait = 0;                 // waiting for the slowest rank before the reduction
     double load_imbalance = 1;       // max / mean force time
+};
+
+// The device a run with a GPU task used, and what the GPU did (README "GPU offload").
+struct GpuReport {
+    std::string name;           // "" when no task ran on a GPU
+    long memory_bytes = 0;
+    std::string compute_capability;
+    std::map<std::string, double> kernel_seconds;  // CUDA-event time per kernel and copy, measured steps
+    double cpu_wait_seconds = 0;  // CPU time blocked waiting for GPU results
 };
 
 struct PairlistStats {
@@ -108,6 +121,7 @@ struct RunReport {
     long energy_samples = 0;
     double max_constraint_deviation = 0;  // largest relative SETTLE distance error seen
     ParallelStats parallel;
+    GpuReport gpu;
 };
 
 }  // namespace mdcore

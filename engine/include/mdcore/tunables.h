@@ -24,17 +24,23 @@ namespace mdcore {
 
 // Table order is the order of the database's canonical config text: new
 // tunables go at the end.
-enum class Tunable { Cluster, Nstlist, Nstprune, Rlist, PmeScale, PmeSpacing, PmeOrder, Threads, Simd, PmeGrid, Dd, Npme };
+enum class Tunable {
+    Cluster, Nstlist, Nstprune, Rlist, PmeScale, PmeSpacing, PmeOrder, Threads, Simd, PmeGrid,
+    // Offload (issue 15): where the nonbonded, PME and update tasks run, and the device.
+    NbOffload, PmeOffload, UpdateOffload, GpuId,
+    // Domain decomposition (issue 12): the PP cell grid and the PME-only ranks.
+    Dd, Npme,
+};
 
 enum class TunableKind {
     Integer,  // long, within [min, max]
     Real,     // double, within (min, max] (min exclusive)
-    Choice,   // one of `choices` (a typed enum: ClusterShape, SimdLevel)
+    Choice,   // one of `choices` (a typed enum: ClusterShape, SimdLevel, Offload)
     Grid,     // NXxNYxNZ, positive sizes
 };
 
 // A typed value of a tunable.
-using TunableValue = std::variant<long, double, ClusterShape, SimdLevel, std::array<int, 3>>;
+using TunableValue = std::variant<long, double, ClusterShape, SimdLevel, std::array<int, 3>, Offload>;
 
 // Bad value: the message names the tunable by its flag or name, as the caller chose.
 struct TunableError : std::invalid_argument {
@@ -48,8 +54,8 @@ struct TunableInfo {
     TunableKind kind;
     std::string_view placeholder;  // usage text: "N", "NM", "4x4|4x8|8x4|1x1"
     double min = 0, max = 0;       // Integer: [min, max]; Real: (min, max]
-    // The machine bounds the value further (threads: the cores a host has);
-    // the feasibility check, not the value check, judges that.
+    // The machine bounds the value further (threads: the cores a host has; a GPU
+    // offload: a GPU); the feasibility check, not the value check, judges that.
     bool machine_bound = false;
     std::span<const std::string_view> choices;  // Choice: accepted text, in order
     std::string_view default_doc;  // the default and its heuristic, for usage and README
@@ -84,5 +90,8 @@ void set_tunable(RunConfig& config, Tunable t, const TunableValue& value);
 // 16-lane registers per cluster pair), 4x4 otherwise (fastest per level on the
 // in.lj benchmark; README).
 ClusterShape default_cluster_shape(SimdLevel resolved);
+// With the nonbonded task on the GPU: 8x4 whatever the level (the GPU pair list is
+// built from the 8x4 search; README "GPU offload (CUDA)").
+ClusterShape default_cluster_shape(SimdLevel resolved, Offload nb);
 
 }  // namespace mdcore

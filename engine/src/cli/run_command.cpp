@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "domdec/mpi_world.h"
+#include "gpu/gpu_device.h"
 #include "io/gromacs_io.h"
 #include "mdcore/generators.h"
 #include "mdcore/units.h"
@@ -287,6 +288,11 @@ int RunCommand::execute() {
     try {
         sys = build_system();
         resolve_config(sys, config, control);  // reject bad input before running
+        if (config.nb == Offload::Gpu) {
+            // A GPU mode without a usable GPU: one line, exit 2 (the CPU path needs none).
+            auto gpu = find_gpu(config.gpu_id);
+            if (const std::string* why = std::get_if<std::string>(&gpu)) throw UsageError("--nb gpu: " + *why);
+        }
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     } catch (const InputError& e) {

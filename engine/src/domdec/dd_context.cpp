@@ -2,8 +2,10 @@
 
 #include <stdexcept>
 
-#include "domdec/pme_rank_service.h"
+#include "domdec/pme_rank.h"
+#include "domdec/pme_rank_mesh.h"
 #include "domdec/replicated_mesh.h"
+#include "pme/parallel_pme_mesh.h"
 
 namespace mdcore {
 
@@ -39,18 +41,21 @@ void DdContext::serve_pme() const {
     setup.epsilon_r = system_.epsilon_r;
     setup.threads = config_.threads;
     setup.n_pp_ranks = layout_.pp_ranks();
-    if (!pme_rank_service_linked()) throw std::logic_error("PME-only rank started without the PME-rank service");
     run_pme_rank(MPI_COMM_WORLD, pme_comm_, setup);
 }
 
 std::unique_ptr<MeshSolver> DdContext::make_mesh() const {
     if (!config_.pme) return nullptr;
-    if (layout_.npme > 0)
-        // The PP side of the PME-rank service (ddpme's PmeRankMesh) plugs in here.
-        throw std::logic_error("--npme " + std::to_string(layout_.npme) + ": the PP side of the PME-rank service is not wired in");
-    return std::make_unique<ReplicatedMesh>(system_.box, PmeGrid{config_.pme_grid[0], config_.pme_grid[1], config_.pme_grid[2]},
-                                            config_.pme_order, config_.ewald_beta, system_.epsilon_r, config_.threads,
-                                            config_.simd, pp_comm_);
+    // Separate PME ranks: the PP ranks send coordinates to them and wait for forces.
+    if (layout_.npme > 0) return std::make_unique<PmeRankMesh>(MPI_COMM_WORLD, layout_.npme);
+    const PmeGrid grid{config_.pme_grid[0], config_.pme_grid[1], config_.pme_grid[2]};
+    // The PP ranks share the mesh in x-slabs; with more ranks than x or y planes the
+    // slabs cannot be cut, and every rank runs the whole mesh instead.
+    if (layout_.pp_ranks() <= std::min(grid.nx, grid.ny))
+        return std::make_unique<ParallelPmeMesh>(pp_comm_, system_.box, grid, config_.pme_order, config_.ewald_beta,
+                                                 system_.epsilon_r, config_.threads);
+    return std::make_unique<ReplicatedMesh>(system_.box, grid, config_.pme_order, config_.ewald_beta, system_.epsilon_r,
+                                            config_.threads, config_.simd, pp_comm_);
 }
 
 }  // namespace mdcore

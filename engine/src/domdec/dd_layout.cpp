@@ -107,7 +107,7 @@ DdLayout resolve_dd_layout(const Box& box, int ranks, const std::optional<std::a
                             std::to_string(ranks) + " MPI rank" + (ranks > 1 ? "s" : ""));
     if (npme > 0 && !pme_ranks_available)
         throw DdLayoutError("--npme " + std::to_string(npme) +
-                            ": this build has no PME-rank service (run_pme_rank is not linked in); use --npme 0");
+                            ": this build has no MPI, so no PME ranks; use --npme 0");
     const int pp = ranks - npme;
     DdLayout layout;
     if (cells) {

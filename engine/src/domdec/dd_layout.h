@@ -31,7 +31,7 @@ struct DdLayout {
 double dd_halo_volume(const Box& box, const std::array<int, 3>& cells, double comm_distance);
 
 // Resolves --dd (nullopt: auto) and --npme (-1: auto) for `ranks` MPI ranks.
-// pme_ranks_available: whether the separate PME-rank service is linked in.
+// pme_ranks_available: whether this build has PME-only ranks (an MPI build).
 // Throws DdLayoutError (message names the layout and the limit) when impossible.
 DdLayout resolve_dd_layout(const Box& box, int ranks, const std::optional<std::array<int, 3>>& cells, int npme,
                            double comm_distance, bool pme_ranks_available);

@@ -1,5 +1,7 @@
 #include "domdec/dd_md_runner.h"
 
+#include <utility>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -54,6 +56,7 @@ DdMdRunner::DdMdRunner(System& global, const EffectiveConfig& config, const DdLa
       local_system_(global),  // the runner's parameters (LJ types, charges present) come from the whole system
       md_(local_system_, without_mesh(config)),
       mesh_(std::move(mesh)) {
+    pme_ranks_ = dynamic_cast<PmeRankMesh*>(mesh_.get());
     int rank = 0;
     MPI_Comm_rank(comm_, &rank);
     cell_ = dd_cell_of(rank, layout.cells, global.box);
@@ -191,6 +194,14 @@ void DdMdRunner::prune() {
 
 ForceEnergies DdMdRunner::compute_nonbonded(EnergyOutput energy) {
     if (!halo_current_) exchange_halo_coordinates();
+    if (pme_ranks_) {
+        // The PME ranks work on the mesh while this rank computes its pair forces.
+        const auto t = Clock::now();
+        gather_mesh_input();
+        pme_ranks_->begin(mesh_q_.size(), mesh_x_.data(), mesh_y_.data(), mesh_z_.data(), mesh_q_.data());
+        mesh_started_ = true;
+        add_time(&Times::mesh, t);
+    }
     const auto t0 = Clock::now();
     ForceEnergies e = md_.compute_nonbonded(energy);
     add_time(&Times::force, t0);
@@ -207,10 +218,9 @@ ForceEnergies DdMdRunner::compute_nonbonded(EnergyOutput energy) {
     return e;
 }
 
-double DdMdRunner::compute_pme(EnergyOutput /*energy*/) {
-    if (!mesh_) return 0.0;
-    const auto t0 = Clock::now();
-    SortedState& st = md_.state();
+// Home atoms' coordinates and charges, in home order, for the mesh.
+void DdMdRunner::gather_mesh_input() {
+    const SortedState& st = std::as_const(md_).state();  // read only: the float copies stay valid
     const int n = local_.home_atoms;
     mesh_x_.resize(n);
     mesh_y_.resize(n);
@@ -223,11 +233,25 @@ double DdMdRunner::compute_pme(EnergyOutput /*energy*/) {
         mesh_z_[a] = st.z[s];
         mesh_q_[a] = local_system_.charge[a];
     }
+}
+
+double DdMdRunner::compute_pme(EnergyOutput /*energy*/) {
+    if (!mesh_) return 0.0;
+    const auto t0 = Clock::now();
+    const int n = local_.home_atoms;
     mesh_fx_.assign(n, 0.0f);
     mesh_fy_.assign(n, 0.0f);
     mesh_fz_.assign(n, 0.0f);
-    const MeshResult r = mesh_->compute(n, mesh_x_.data(), mesh_y_.data(), mesh_z_.data(), mesh_q_.data(),
-                                        mesh_fx_.data(), mesh_fy_.data(), mesh_fz_.data());
+    MeshResult r;
+    if (mesh_started_) {
+        r = pme_ranks_->finish(mesh_fx_.data(), mesh_fy_.data(), mesh_fz_.data());
+        mesh_started_ = false;
+    } else {
+        gather_mesh_input();
+        r = mesh_->compute(n, mesh_x_.data(), mesh_y_.data(), mesh_z_.data(), mesh_q_.data(), mesh_fx_.data(),
+                           mesh_fy_.data(), mesh_fz_.data());
+    }
+    SortedState& st = md_.state();
     for (int a = 0; a < n; ++a) {
         const int s = slot_of_[a];
         st.fx[s] += mesh_fx_[a];

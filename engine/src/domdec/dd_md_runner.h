@@ -15,6 +15,7 @@
 #include "domdec/halo_exchange.h"
 #include "domdec/local_atoms.h"
 #include "domdec/mesh_solver.h"
+#include "domdec/pme_rank_mesh.h"
 #include "md_runner.h"
 #include "mdcore/run_report.h"
 
@@ -31,6 +32,7 @@ public:
     void prune();
     ForceEnergies compute_nonbonded(EnergyOutput energy);
     double compute_pme(EnergyOutput energy);
+    void finish_nonbonded(ForceEnergies&) {}  // the nonbonded forces are complete after compute_nonbonded
     ForceEnergies compute_forces(EnergyOutput energy);
     double update(double dt, double lambda);
     double twice_kinetic_energy();
@@ -64,6 +66,7 @@ private:
     void count_list_pairs();
     double allreduce_sum(double v) const;
     void add_time(double Times::*field, Clock::time_point since);
+    void gather_mesh_input();
 
     System& global_;
     EffectiveConfig config_;
@@ -84,6 +87,8 @@ private:
     std::vector<float> f_flat_;
     std::vector<double> mesh_x_, mesh_y_, mesh_z_, mesh_q_;
     std::vector<float> mesh_fx_, mesh_fy_, mesh_fz_;
+    PmeRankMesh* pme_ranks_ = nullptr;  // mesh_ when PME-only ranks compute it (--npme K)
+    bool mesh_started_ = false;         // coordinates sent to the PME ranks this step
     bool searched_ = false;
     bool halo_current_ = false;
     bool ke_valid_ = false;

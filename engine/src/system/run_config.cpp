@@ -55,6 +55,14 @@ bool simd_supported(SimdLevel level, std::span<const std::string> cpu_flags) {
     });
 }
 
+std::string_view to_string(Offload o) { return o == Offload::Gpu ? "gpu" : "cpu"; }
+
+std::optional<Offload> parse_offload(std::string_view text) {
+    if (text == "cpu") return Offload::Cpu;
+    if (text == "gpu") return Offload::Gpu;
+    return std::nullopt;
+}
+
 std::string_view to_string(Thermostat t) {
     switch (t) {
         case Thermostat::None: return "none";

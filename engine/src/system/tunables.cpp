@@ -12,6 +12,7 @@ namespace {
 
 constexpr std::array<std::string_view, 4> kShapeNames{"4x4", "4x8", "8x4", "1x1"};
 constexpr std::array<std::string_view, 4> kSimdNames{"auto", "none", "avx2", "avx512"};
+constexpr std::array<std::string_view, 2> kOffloadNames{"cpu", "gpu"};
 
 template <class T>
 T as(const TunableValue& v) {
@@ -20,7 +21,7 @@ T as(const TunableValue& v) {
 int as_int(const TunableValue& v) { return static_cast<int>(std::get<long>(v)); }
 
 // The table. Ranges are mdcore's flag ranges; defaults are resolve_config's.
-const std::array<TunableInfo, 12> kTunables{{
+const std::array<TunableInfo, 16> kTunables{{
     {Tunable::Cluster, "cluster", "--cluster", TunableKind::Choice, "4x4|4x8|8x4|1x1", 0, 0, false, kShapeNames,
      "8x4 with AVX-512, else 4x4", "nonbonded cluster shape (i x j atoms)",
      [](RunConfig& c, const TunableValue& v) { c.cluster = as<ClusterShape>(v); },
@@ -61,6 +62,23 @@ const std::array<TunableInfo, 12> kTunables{{
      "from the box and pme_spacing", "PME grid size (overrides the spacing)",
      [](RunConfig& c, const TunableValue& v) { c.pme_grid = as<std::array<int, 3>>(v); },
      [](const EffectiveConfig& e) { return TunableValue{e.pme_grid}; }},
+    // Offload modes (GROMACS -nb/-pme/-update); the rules between them are resolve_config's.
+    {Tunable::NbOffload, "nb_offload", "--nb", TunableKind::Choice, "cpu|gpu", 0, 0, true, kOffloadNames,
+     "cpu", "where the nonbonded task runs (gpu: CUDA build and a GPU)",
+     [](RunConfig& c, const TunableValue& v) { c.nb = as<Offload>(v); },
+     [](const EffectiveConfig& e) { return TunableValue{e.nb}; }},
+    {Tunable::PmeOffload, "pme_offload", "--pme", TunableKind::Choice, "cpu|gpu", 0, 0, true, kOffloadNames,
+     "cpu", "where PME runs (gpu needs --nb gpu)",
+     [](RunConfig& c, const TunableValue& v) { c.pme = as<Offload>(v); },
+     [](const EffectiveConfig& e) { return TunableValue{e.pme_offload}; }},
+    {Tunable::UpdateOffload, "update_offload", "--update", TunableKind::Choice, "cpu|gpu", 0, 0, true, kOffloadNames,
+     "cpu", "where leap-frog and SETTLE run (gpu: needs --nb gpu, not implemented yet)",
+     [](RunConfig& c, const TunableValue& v) { c.update = as<Offload>(v); },
+     [](const EffectiveConfig& e) { return TunableValue{e.update}; }},
+    {Tunable::GpuId, "gpu_id", "--gpu-id", TunableKind::Integer, "N", 0, 63, true, {},
+     "0", "CUDA device of the GPU tasks",
+     [](RunConfig& c, const TunableValue& v) { c.gpu_id = as_int(v); },
+     [](const EffectiveConfig& e) { return TunableValue{long{e.gpu_id}}; }},
     {Tunable::Dd, "dd", "--dd", TunableKind::Grid, "NXxNYxNZ|auto", 0, 0, false, {},
      "auto: the grid of PP cells with the least halo volume", "domain-decomposition grid of the PP ranks (mpirun -np N)",
      [](RunConfig& c, const TunableValue& v) {
@@ -74,6 +92,10 @@ const std::array<TunableInfo, 12> kTunables{{
      [](RunConfig& c, const TunableValue& v) { c.npme = as_int(v); },
      [](const EffectiveConfig& e) { return TunableValue{long{e.npme}}; }, true},
 }};
+
+bool is_offload(Tunable t) {
+    return t == Tunable::NbOffload || t == Tunable::PmeOffload || t == Tunable::UpdateOffload;
+}
 
 std::string label_of(const TunableInfo& info, std::string_view label) {
     return std::string(label.empty() ? info.flag : label);
@@ -121,7 +143,8 @@ void check_range(const TunableInfo& info, const TunableValue& value, const std::
         }
         case TunableKind::Choice: {
             const bool typed = info.id == Tunable::Cluster ? std::holds_alternative<ClusterShape>(value)
-                                                           : std::holds_alternative<SimdLevel>(value);
+                               : is_offload(info.id)   ? std::holds_alternative<Offload>(value)
+                                                       : std::holds_alternative<SimdLevel>(value);
             if (!typed) fail("'" + shown + "' is not one of " + tunable_choices(info.id));
             return;
         }
@@ -198,6 +221,8 @@ TunableValue parse_tunable(Tunable t, std::string_view text, std::string_view la
         case TunableKind::Choice:
             if (t == Tunable::Cluster) {
                 if (const auto s = parse_cluster_shape(text)) value = *s;
+            } else if (is_offload(t)) {
+                if (const auto o = parse_offload(text)) value = *o;
             } else if (const auto l = parse_simd_level(text)) {
                 value = *l;
             }
@@ -222,6 +247,7 @@ std::string format_tunable(const TunableValue& value) {
     if (const double* d = std::get_if<double>(&value)) return g(*d);
     if (const auto* s = std::get_if<ClusterShape>(&value)) return std::string(to_string(*s));
     if (const auto* l = std::get_if<SimdLevel>(&value)) return std::string(to_string(*l));
+    if (const auto* o = std::get_if<Offload>(&value)) return std::string(to_string(*o));
     const auto& grid = std::get<std::array<int, 3>>(value);
     if (grid == std::array<int, 3>{0, 0, 0}) return "auto";
     return std::to_string(grid[0]) + "x" + std::to_string(grid[1]) + "x" + std::to_string(grid[2]);
@@ -234,6 +260,10 @@ void set_tunable(RunConfig& config, Tunable t, const TunableValue& value) {
 
 ClusterShape default_cluster_shape(SimdLevel resolved) {
     return resolved == SimdLevel::Avx512 ? ClusterShape::k8x4 : ClusterShape::k4x4;
+}
+
+ClusterShape default_cluster_shape(SimdLevel resolved, Offload nb) {
+    return nb == Offload::Gpu ? ClusterShape::k8x4 : default_cluster_shape(resolved);
 }
 
 }  // namespace mdcore

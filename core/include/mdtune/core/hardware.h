@@ -17,6 +17,9 @@ struct GpuInfo {
     std::string model;
     long memory_bytes = 0;
     std::string compute_capability;
+    int multiprocessors = 0;            // SM count
+    int clock_mhz = 0;                  // peak SM clock
+    double memory_bandwidth_gbs = 0.0;  // peak: 2 x memory clock x bus width
 };
 
 struct HardwareInfo {

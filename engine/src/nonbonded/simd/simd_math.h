@@ -11,17 +11,16 @@
 // and 1.7e-7 (H), at single-precision rounding level.
 #include <iterator>
 
+#include "nonbonded/pair_math.h"
+
 namespace mdcore::simd {
 
 inline constexpr float kEwaldMaxW = 16.0f;
-inline constexpr float kGP[] = {1.128379132e+00f, 1.921958249e-01f, 5.295695323e-02f,
-                                3.835321936e-03f, 2.851793553e-04f, 2.018884775e-06f};
-inline constexpr float kGQ[] = {1.000000000e+00f, 5.036616194e-01f, 1.148230971e-01f,
-                                1.510887341e-02f, 1.177138493e-03f, 3.778605820e-05f};
-inline constexpr float kHP[] = {7.522528447e-01f,  -3.654546681e-02f, 1.811548881e-02f, -2.167855614e-04f,
-                                5.080315322e-05f,  -1.046658471e-06f, 1.108088515e-08f};
-inline constexpr float kHQ[] = {1.000000000e+00f, 5.514210868e-01f, 1.406359670e-01f,
-                                2.151415285e-02f, 2.079442652e-03f, 1.289490231e-04f};
+namespace pm = pair_math;  // the coefficients, defined once in pair_math.h
+inline constexpr float kGP[] = {pm::kGP0, pm::kGP1, pm::kGP2, pm::kGP3, pm::kGP4, pm::kGP5};
+inline constexpr float kGQ[] = {pm::kGQ0, pm::kGQ1, pm::kGQ2, pm::kGQ3, pm::kGQ4, pm::kGQ5};
+inline constexpr float kHP[] = {pm::kHP0, pm::kHP1, pm::kHP2, pm::kHP3, pm::kHP4, pm::kHP5, pm::kHP6};
+inline constexpr float kHQ[] = {pm::kHQ0, pm::kHQ1, pm::kHQ2, pm::kHQ3, pm::kHQ4, pm::kHQ5};
 
 template <class S, int N>
 typename S::F horner(typename S::F w, const float (&c)[N]) {

@@ -29,6 +29,11 @@ struct HardwareFeatures {
     double cache_per_core_mb = 1.0;        // L2 + L3 share per core
     bool has_gpu = false;
     bool this_machine = false;  // this_hardware(): mdcore's host-memory check applies to it
+    // The first GPU's model and size (0 / "" without one): what the GPU tasks run on.
+    std::string gpu_model;
+    int gpu_multiprocessors = 0;
+    int gpu_clock_mhz = 0;
+    double gpu_memory_bandwidth_gbs = 0.0;
 
     std::string widest_simd() const;  // "avx512" | "avx2" | "none"
     int simd_width() const;            // float lanes of the widest level: 16, 8 or 1

@@ -1,0 +1,201 @@
+// Host side of the GPU nonbonded task: buffers, the stream, copies, launches and
+// CUDA-event timings. C++ with the CUDA runtime API; the kernels are nbnxm_gpu.cu.
+#include "gpu/gpu_nonbonded.h"
+
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "gpu/cuda_buffers.h"
+#include "gpu/nbnxm_gpu.cuh"
+#include "mdcore/units.h"
+#include "pairlist/cluster_pair_search.h"
+
+namespace mdcore {
+namespace {
+
+using gpu::check;
+using gpu::DeviceBuffer;
+using gpu::PinnedBuffer;
+
+// Event pairs bracketing the timed stages of a step.
+enum Stage { kCopyUp, kPrune, kForces, kCopyDown, kRollingPrune, kNumStages };
+constexpr const char* kStageNames[kNumStages] = {"copy_x_up", "prune", "nonbonded", "copy_f_down", "rolling_prune"};
+
+constexpr float kFarAway = -1.0e4f;  // empty GPU slots: never within any cut-off
+
+}  // namespace
+
+struct GpuNonbonded::Device {
+    cudaStream_t stream = nullptr;
+    gpu::StageTimers<kNumStages> timers{kStageNames};
+    DeviceBuffer<float4> xq;
+    DeviceBuffer<int> type;
+    DeviceBuffer<float2> lj;
+    DeviceBuffer<float3> shift;
+    DeviceBuffer<gpu::Sci> sci;
+    DeviceBuffer<gpu::Cj4> outer, inner;
+    DeviceBuffer<gpu::PairMasks> masks;
+    DeviceBuffer<float3> f;
+    DeviceBuffer<double> energies;
+    PinnedBuffer<float4> h_xq;
+    PinnedBuffer<float3> h_f;
+    PinnedBuffer<double> h_energies;
+    std::vector<float> q;  // per GPU slot, scaled charge
+    int ntypes = 0;
+
+    void begin(Stage s) { timers.begin(s, stream); }
+    void end(Stage s) { timers.end(s, stream); }
+    ~Device() {
+        if (stream) cudaStreamDestroy(stream);
+    }
+};
+
+GpuNonbonded::GpuNonbonded(const System& system, const GpuDevice& device, double rc, double ewald_beta,
+                           double rlist_inner, int prune_parts)
+    : system_(system), dev_(std::make_unique<Device>()), rc_(rc), beta_(ewald_beta), rlist_inner_(rlist_inner),
+      prune_parts_(prune_parts) {
+    check(cudaSetDevice(device.id), "cudaSetDevice");
+    check(cudaStreamCreateWithFlags(&dev_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    const int nt = system.lj.ntypes;
+    dev_->ntypes = nt;
+    std::vector<float2> lj(static_cast<std::size_t>(nt) * nt);
+    for (int k = 0; k < nt * nt; ++k)
+        lj[k] = make_float2(static_cast<float>(6.0 * system.lj.c6[k]), static_cast<float>(12.0 * system.lj.c12[k]));
+    dev_->lj.upload(lj.data(), lj.size());
+    float shift[kNumShifts][3];
+    fill_shift_table(system.box, shift);
+    std::vector<float3> shifts(kNumShifts);
+    for (int k = 0; k < kNumShifts; ++k) shifts[k] = make_float3(shift[k][0], shift[k][1], shift[k][2]);
+    dev_->shift.upload(shifts.data(), shifts.size());
+    dev_->energies.reserve(3);
+    dev_->h_energies.reserve(3);
+}
+
+GpuNonbonded::~GpuNonbonded() {
+    if (dev_ && dev_->stream) cudaStreamSynchronize(dev_->stream);
+}
+
+void GpuNonbonded::set_list(const ClusterGrid& grid, const PairList& outer, const std::vector<int>& order) {
+    check(cudaStreamSynchronize(dev_->stream), "cudaStreamSynchronize");  // a rolling prune may still read the old list
+    layout_ = gpu::group_super_clusters(grid);
+    gpu::build_gpu_pair_list(outer, layout_, list_);
+    const int nslots = layout_.num_gpu_slots();
+    gpu_to_cpu_.resize(nslots);
+    dev_->q.assign(nslots, 0.0f);
+    std::vector<int> type(nslots, 0);
+    const double q_scale = std::sqrt(units::kCoulomb / system_.epsilon_r);
+    for (int g = 0; g < nslots; ++g) {
+        const int c = layout_.cpu_slot(g);
+        const int atom = c < 0 ? -1 : order[c];
+        gpu_to_cpu_[g] = atom < 0 ? -1 : c;
+        if (atom < 0) continue;
+        type[g] = system_.type[atom];
+        dev_->q[g] = static_cast<float>(system_.charge[atom] * q_scale);
+    }
+    dev_->type.upload(type.data(), type.size());
+    dev_->sci.upload(list_.sci.data(), list_.sci.size());
+    dev_->outer.upload(list_.cj4.data(), list_.cj4.size());
+    dev_->inner.upload(list_.cj4.data(), list_.cj4.size());  // pruned below before first use
+    dev_->masks.upload(list_.masks.data(), list_.masks.size());
+    dev_->xq.reserve(nslots);
+    dev_->f.reserve(nslots);
+    dev_->h_xq.reserve(nslots);
+    dev_->h_f.reserve(nslots);
+    steps_since_search_ = 0;
+}
+
+void GpuNonbonded::prune_part(int part) {
+    const int n = static_cast<int>(list_.sci.size());
+    const int parts = std::max(1, prune_parts_);
+    gpu::PruneArgs a{dev_->xq.p,     dev_->shift.p, dev_->sci.p, dev_->outer.p, dev_->inner.p, dev_->masks.p,
+                     static_cast<float>(rlist_inner_ * rlist_inner_), static_cast<int>(static_cast<long>(n) * part / parts),
+                     static_cast<int>(static_cast<long>(n) * (part + 1) / parts)};
+    if (part < 0) {  // all of it
+        a.sci_begin = 0;
+        a.sci_end = n;
+    }
+    check(gpu::launch_prune(a, dev_->stream), "prune kernel");
+}
+
+void GpuNonbonded::launch(const float* x, const float* y, const float* z, bool energy) {
+    Device& d = *dev_;
+    collect_times();  // the last step's rolling prune, done by now in the common case
+    const int nslots = layout_.num_gpu_slots();
+    for (int g = 0; g < nslots; ++g) {
+        const int c = gpu_to_cpu_[g];
+        d.h_xq.p[g] = c < 0 ? make_float4(kFarAway, kFarAway, kFarAway, 0.0f) : make_float4(x[c], y[c], z[c], d.q[g]);
+    }
+    const bool pruning = rlist_inner_ < list_.rlist;
+    d.begin(kCopyUp);
+    check(cudaMemcpyAsync(d.xq.p, d.h_xq.p, nslots * sizeof(float4), cudaMemcpyHostToDevice, d.stream), "copy x up");
+    d.end(kCopyUp);
+    check(cudaMemsetAsync(d.f.p, 0, nslots * sizeof(float3), d.stream), "zero f");
+    if (energy) check(cudaMemsetAsync(d.energies.p, 0, 3 * sizeof(double), d.stream), "zero energies");
+    // After a search (and every step without rolling parts) the whole list is pruned first.
+    if (pruning && (steps_since_search_ == 0 || prune_parts_ == 0)) {
+        d.begin(kPrune);
+        prune_part(-1);
+        d.end(kPrune);
+    }
+    gpu::NbKernelArgs a{};
+    a.atoms = {d.xq.p, d.type.p, d.lj.p, d.ntypes, d.shift.p};
+    a.list = {d.sci.p, pruning ? d.inner.p : d.outer.p, d.masks.p, static_cast<int>(list_.sci.size())};
+    const float rc2 = static_cast<float>(rc_ * rc_);
+    a.constants = {rc2, static_cast<float>(1.0 / (static_cast<double>(rc2) * rc2 * rc2)), 0.0f,
+                   static_cast<float>(beta_), beta_ > 0 ? static_cast<float>(std::erfc(beta_ * rc_) / rc_) : 0.0f};
+    a.constants.rc_inv12 = a.constants.rc_inv6 * a.constants.rc_inv6;
+    a.out = {d.f.p, d.energies.p};
+    a.energy = energy;
+    d.begin(kForces);
+    check(gpu::launch_nonbonded(a, d.stream), "nonbonded kernel");
+    d.end(kForces);
+    d.begin(kCopyDown);
+    check(cudaMemcpyAsync(d.h_f.p, d.f.p, nslots * sizeof(float3), cudaMemcpyDeviceToHost, d.stream), "copy f down");
+    if (energy)
+        check(cudaMemcpyAsync(d.h_energies.p, d.energies.p, 3 * sizeof(double), cudaMemcpyDeviceToHost, d.stream),
+              "copy energies down");
+    d.end(kCopyDown);
+    // Rolling pruning of the next part overlaps the CPU's work on this step.
+    if (pruning && prune_parts_ > 0) {
+        d.begin(kRollingPrune);
+        prune_part(static_cast<int>(steps_since_search_ % prune_parts_));
+        d.end(kRollingPrune);
+    }
+    energy_ = energy;
+    ++steps_since_search_;
+}
+
+GpuNonbondedEnergies GpuNonbonded::finish(float* fx, float* fy, float* fz) {
+    Device& d = *dev_;
+    const auto t0 = std::chrono::steady_clock::now();
+    check(cudaEventSynchronize(d.timers.stop(kCopyDown)), "waiting for the forces");
+    cpu_wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const int nslots = layout_.num_gpu_slots();
+    for (int g = 0; g < nslots; ++g) {
+        const int c = gpu_to_cpu_[g];
+        if (c < 0) continue;
+        fx[c] += d.h_f.p[g].x;
+        fy[c] += d.h_f.p[g].y;
+        fz[c] += d.h_f.p[g].z;
+    }
+    GpuNonbondedEnergies e;
+    if (energy_) {
+        e.lj = d.h_energies.p[0];
+        e.coulomb = d.h_energies.p[1];
+        e.pairs_in_cutoff = d.h_energies.p[2];
+    }
+    collect_times();
+    return e;
+}
+
+void GpuNonbonded::collect_times() { dev_->timers.collect(kernel_seconds_); }
+
+void GpuNonbonded::reset_times() {
+    kernel_seconds_.clear();
+    cpu_wait_seconds_ = 0.0;
+}
+
+}  // namespace mdcore
