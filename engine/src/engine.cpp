@@ -288,16 +288,21 @@ EffectiveConfig resolve_config(const System& system, const RunConfig& config, co
     if (eff.ranks > 1 || config.dd || config.npme > 0) {
         const double comm_distance = eff.rlist + 2.0 * make_update_groups(system).max_radius;
         const DdLayout layout = resolve_dd_layout(system.box, eff.ranks, config.dd, config.npme, comm_distance,
-                                                  kPmeRanksBuilt);
+                                                  kPmeRanksBuilt && (eff.pme || config.npme > 0));
         eff.dd = layout.cells;
         eff.npme = layout.npme;
         eff.dd_comm_distance = layout.comm_distance;
         eff.dd_reason = layout.reason;
+        // PME-only ranks would wait for a mesh that a system without charges never asks for.
+        if (eff.npme > 0 && !eff.pme)
+            throw std::invalid_argument("--npme " + std::to_string(eff.npme) +
+                                        ": this system has no charges, so no PME to give ranks to; use --npme 0");
         // The PME ranks share the mesh in x-slabs (ParallelPmeMesh): each needs an x and a y plane.
         const int planes = std::min(eff.pme_grid[0], eff.pme_grid[1]);
         if (eff.pme && eff.npme > planes)
             throw std::invalid_argument("--npme " + std::to_string(eff.npme) + " is more PME ranks than the PME grid " +
-                                        std::to_string(eff.pme_grid[0]) + "x" + std::to_string(eff.pme_grid[1]) + "x" + std::to_string(eff.pme_grid[2]) + " has x or y planes (" + std::to_string(planes) + ")");
+                                        format_tunable(TunableValue{eff.pme_grid}) + " has x or y planes (" +
+                                        std::to_string(planes) + ")");
     }
     return eff;
 }

@@ -130,14 +130,23 @@ TEST_P(DdStepZero, EnergiesForcesAndPairCountMatchOneRank) {
     double rms = 0;
     for (const auto& f : ref_f) rms += f[0] * f[0] + f[1] * f[1] + f[2] * f[2];
     rms = std::sqrt(rms / (3.0 * ref_f.size()));
-    for (const char* dd : {"2x1x1", "1x2x1", "1x1x2", "2x2x1"}) {
-        SCOPED_TRACE(dd);
-        const std::string tag = std::string(dd);
-        const auto r = mdtest::run_command(mpirun(layout_ranks(dd)) + common + "--dd " + dd + " --json " +
-                                           (dir / (tag + ".json")) + " --dump-forces " + (dir / (tag + ".f")));
+    // The last two: PME-only ranks (--npme 1) serving one and two PP ranks; the
+    // others share the mesh in x-slabs over the PP ranks.
+    const bool charged = ref["config"]["pme"].get<bool>();
+    struct Layout { const char* dd; int npme; };
+    for (const Layout l : {Layout{"2x1x1", 0}, Layout{"1x2x1", 0}, Layout{"1x1x2", 0}, Layout{"2x2x1", 0},
+                           Layout{"1x1x1", 1}, Layout{"2x1x1", 1}}) {
+        if (l.npme > 0 && !charged) continue;  // no mesh, no PME ranks (refused)
+        const char* dd = l.dd;
+        const std::string tag = std::string(dd) + "_npme" + std::to_string(l.npme);
+        SCOPED_TRACE(tag);
+        const int ranks = layout_ranks(dd) + l.npme;
+        const auto r = mdtest::run_command(mpirun(ranks) + common + "--dd " + dd + " --npme " + std::to_string(l.npme) +
+                                           " --json " + (dir / (tag + ".json")) + " --dump-forces " + (dir / (tag + ".f")));
         ASSERT_EQ(r.exit_code, 0) << r.output;
         const json got = read_json(dir / (tag + ".json"));
-        EXPECT_EQ(got["config"]["ranks"], layout_ranks(dd));
+        EXPECT_EQ(got["config"]["ranks"], ranks);
+        EXPECT_EQ(got["config"]["npme"], l.npme);
         EXPECT_EQ(got["parallel"]["dd"], json::array({dd[0] - '0', dd[2] - '0', dd[4] - '0'}));
         for (const char* term : {"lj", "coulomb_sr", "coulomb_recip", "potential"}) {
             const double e1 = ref["energies"]["start"][term], eN = got["energies"]["start"][term];
@@ -248,6 +257,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadLayout{3, "--dd 2x1x1", "--dd 2x1x1 has 2 cells but the run has 3 PP ranks"},
                       BadLayout{4, "--dd 4x1x1", "below the communication distance"},
                       BadLayout{2, "--npme 2", "--npme 2 leaves no PP rank: it must be below the 2 MPI ranks"},
-                      BadLayout{3, "", "--dd auto: no grid of 3 cells fits"}));
+                      BadLayout{3, "", "--dd auto: no grid of 3 cells fits"},
+                      BadLayout{2, "--npme 1", "--npme 1: this system has no charges"}));
 
 }  // namespace
