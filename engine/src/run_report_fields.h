@@ -30,6 +30,20 @@ void pairlist_stats(R& p, Visit&& visit) {
     visit("prunes", p.prunes);
 }
 
+// The per-rank timings of the "parallel" block (it also repeats the layout's config fields).
+template <class R, class Visit>
+void parallel_stats(R& p, Visit&& visit) {
+    visit("force_time", p.force_time);
+    visit("atoms", p.atoms);
+    visit("halo_x", p.halo_x);
+    visit("halo_f", p.halo_f);
+    visit("pp_pme", p.pp_pme);
+    visit("mesh", p.mesh);
+    visit("reductions", p.reductions);
+    visit("wait", p.wait);
+    visit("load_imbalance", p.load_imbalance);
+}
+
 // The "system" block of a RunReport.
 template <class R, class Visit>
 void system(R& r, Visit&& visit) {

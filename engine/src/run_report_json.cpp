@@ -36,20 +36,13 @@ nlohmann::json config_block(const EffectiveConfig& c) {
 
 // Schema version 2: how the run was spread over MPI ranks.
 nlohmann::json parallel_block(const ParallelStats& p, const EffectiveConfig& c) {
-    return {{"ranks", c.ranks},
-            {"dd", {c.dd[0], c.dd[1], c.dd[2]}},
-            {"npme", c.npme},
-            {"comm_distance", c.dd_comm_distance},
-            {"dd_reason", c.dd_reason},
-            {"force_time", p.force_time},
-            {"atoms", p.atoms},
-            {"halo_x", p.halo_x},
-            {"halo_f", p.halo_f},
-            {"pp_pme", p.pp_pme},
-            {"mesh", p.mesh},
-            {"reductions", p.reductions},
-            {"wait", p.wait},
-            {"load_imbalance", p.load_imbalance}};
+    nlohmann::json j{{"ranks", c.ranks},
+                     {"dd", {c.dd[0], c.dd[1], c.dd[2]}},
+                     {"npme", c.npme},
+                     {"comm_distance", c.dd_comm_distance},
+                     {"dd_reason", c.dd_reason}};
+    report_fields::parallel_stats(p, put_into(j));
+    return j;
 }
 
 nlohmann::json pairlist_block(const PairlistStats& p, const EffectiveConfig& c) {

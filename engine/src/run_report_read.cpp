@@ -131,15 +131,7 @@ ParallelStats read_parallel(const Block& b, EffectiveConfig& c) {
     ParallelStats p;
     b.read("comm_distance", c.dd_comm_distance);
     b.read("dd_reason", c.dd_reason);
-    b.read("force_time", p.force_time);
-    b.read("atoms", p.atoms);
-    b.read("halo_x", p.halo_x);
-    b.read("halo_f", p.halo_f);
-    b.read("pp_pme", p.pp_pme);
-    b.read("mesh", p.mesh);
-    b.read("reductions", p.reductions);
-    b.read("wait", p.wait);
-    b.read("load_imbalance", p.load_imbalance);
+    report_fields::parallel_stats(p, read_from(b));
     return p;
 }
 
