@@ -49,45 +49,12 @@ if [[ "${KEEP_TMP:-0}" == 1 ]]; then echo "peer_gromacs_water: run directory $wo
 else trap 'rm -rf "$work"' EXIT; fi
 
 # --- GROMACS ------------------------------------------------------------------
-find_gmx() {
-  if [[ -n "${GMX:-}" ]]; then echo "$GMX"; return 0; fi
-  if command -v gmx >/dev/null 2>&1; then command -v gmx; return 0; fi
-  local tarball=../shared/tools/gromacs-2024.6-avx512.tar.xz
-  if [[ -x /tmp/gmx/inst/bin/gmx ]]; then echo /tmp/gmx/inst/bin/gmx; return 0; fi
-  if [[ -f "$tarball" ]]; then
-    # Its run-time libraries, as ../shared/tools/README.md lists them.
-    local libs=(libfftw3-single3 libblas3 liblapack3 libmuparser2v5 libgfortran5) missing=() p
-    for p in "${libs[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p"); done
-    if ((${#missing[@]})); then
-      local sudo_cmd=(); [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
-      DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null >&2 || return 1
-    fi
-    mkdir -p /tmp/gmx && tar -C /tmp/gmx -xJf "$tarball" && echo /tmp/gmx/inst/bin/gmx && return 0
-  fi
-  return 1
-}
-gmx_bin=""
-if gmx_bin=$(find_gmx) && [[ -x "$gmx_bin" ]]; then
-  if ! gmx_version=$("$gmx_bin" --version 2>&1 | grep -m1 'GROMACS version' | sed 's/.*version: *//'); then
-    echo "peer_gromacs_water: NOTE: $gmx_bin does not run here: $("$gmx_bin" --version 2>&1 | tail -n 2 | tr '\n' ' ')" >&2
-    gmx_bin=""
-  fi
-else
-  gmx_bin=""
-fi
+source benchmarks/gmx_locate.sh
+gmx_bin=$(gmx_locate peer_gromacs_water) || gmx_bin=""
+gmx_version=$(gmx_version_of "$gmx_bin")
 
 if [[ -n "$gmx_bin" ]]; then
-  top_dir=$(cd "$(dirname "$gmx_bin")/../share/gromacs/top" 2>/dev/null && pwd || true)
-  cat > "$work/topol_gmx.top" <<EOF
-#include "oplsaa.ff/forcefield.itp"
-#include "oplsaa.ff/spce.itp"
-[ system ]
-SPC/E water w24k
-[ molecules ]
-SOL 8051
-EOF
-  (cd "$work" && GMXLIB="$top_dir" "$gmx_bin" -quiet grompp -f "$OLDPWD/$box_dir/md.mdp" -c "$OLDPWD/$box_dir/conf.gro" \
-      -p topol_gmx.top -o w24k.tpr -maxwarn 1 > grompp.log 2>&1) ||
+  gmx_prepare_tpr "$gmx_bin" "$work" "$box_dir" ||
     { echo "peer_gromacs_water: NOTE: grompp failed (see below); GROMACS skipped" >&2; tail -n 5 "$work/grompp.log" >&2; gmx_bin=""; }
 fi
 

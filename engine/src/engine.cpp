@@ -200,6 +200,91 @@ static void resolve_offload(const RunConfig& config, EffectiveConfig& eff) {
     eff.gpu_id = config.gpu_id;
 }
 
+// The run controls (steps, warm-up, energy interval, thermostat) are checked, not resolved.
+static void check_run_control(const RunControl& control) {
+    if (control.steps < 0) throw std::invalid_argument("--steps must not be negative");
+    if (control.warmup < 0) throw std::invalid_argument("--warmup must not be negative");
+    if (control.warmup > control.steps && control.steps > 0)
+        throw std::invalid_argument("--warmup (" + std::to_string(control.warmup) + ") exceeds --steps (" +
+                                    std::to_string(control.steps) + ")");
+    if (control.nstcalcenergy <= 0) throw std::invalid_argument("--nstcalcenergy must be positive");
+    if (control.thermostat == Thermostat::VRescale && !(control.tau_t > 0))
+        throw std::invalid_argument("--tau-t must be positive");
+}
+
+// PME: rc and the grid spacing scale together; beta follows rc.
+static void resolve_electrostatics(const System& system, const RunConfig& config, EffectiveConfig& eff) {
+    bool charged = false;
+    for (double q : system.charge) charged = charged || q != 0.0;
+    if (!(config.pme_scale > 0)) throw std::invalid_argument("--pme-scale must be positive");
+    if (config.pme_order < 4 || config.pme_order > 6) throw std::invalid_argument("--pme-order must be 4, 5 or 6");
+    if (!(config.pme_spacing > 0)) throw std::invalid_argument("--pme-spacing must be positive");
+    eff.pme_scale = config.pme_scale;
+    eff.rc = system.rc * config.pme_scale;
+    if (eff.rc >= 0.5 * system.box.min_length())
+        throw std::invalid_argument("rc x pme-scale = " + format_g(eff.rc) + " nm must be below half the shortest box edge (" +
+                                    format_g(0.5 * system.box.min_length()) + " nm)");
+    eff.pme = charged;
+    eff.ewald_rtol = system.ewald_rtol;
+    if (!charged) return;
+    // The kernels' Ewald functions are fitted for beta r <= 4 (simd_math.h).
+    if (!(system.ewald_rtol >= 1e-8 && system.ewald_rtol < 1.0))
+        throw std::invalid_argument("--ewald-rtol must be in [1e-8, 1)");
+    eff.ewald_beta = ewald_beta(eff.rc, system.ewald_rtol);
+    eff.pme_order = config.pme_order;
+    eff.pme_spacing = config.pme_spacing * config.pme_scale;
+    if (config.pme_grid) {
+        eff.pme_grid = *config.pme_grid;
+    } else {
+        const PmeGrid g = pme_grid_for_spacing(system.box, eff.pme_spacing, eff.pme_order);
+        eff.pme_grid = {g.nx, g.ny, g.nz};
+    }
+    for (int d = 0; d < 3; ++d)
+        if (eff.pme_grid[d] < 2 * eff.pme_order)
+            throw std::invalid_argument("--pme-grid dimension " + std::to_string(eff.pme_grid[d]) +
+                                        " is below 2 x pme-order");
+}
+
+// The outer list radius from the Verlet-buffer estimate (or --rlist), and the inner
+// (pruned) radius for the dynamic pruning interval.
+static void resolve_pair_list_radii(const System& system, const RunConfig& config, EffectiveConfig& eff) {
+    const VerletBufferParams params = verlet_buffer_params(system, eff.cluster, eff.rc, eff.ewald_beta);
+    if (config.rlist) {
+        if (!(*config.rlist >= eff.rc))
+            throw std::invalid_argument("--rlist " + format_g(*config.rlist) + " must be at least rc (" + format_g(eff.rc) + ")");
+        eff.rlist = *config.rlist;
+        eff.rlist_from_estimate = false;
+    } else {
+        eff.rlist = estimate_rlist(params, eff.nstlist - 1);
+    }
+    if (eff.rlist >= 2.0 * system.box.min_length())
+        throw std::invalid_argument("rlist " + format_g(eff.rlist) + " nm is not below twice the shortest box edge");
+    eff.rlist_inner = eff.nstprune < eff.nstlist ? std::min(eff.rlist, estimate_rlist(params, eff.nstprune - 1))
+                                                 : eff.rlist;
+}
+
+// Domain decomposition: an impossible layout is refused here, before any run.
+static void resolve_decomposition(const System& system, const RunConfig& config, EffectiveConfig& eff) {
+    if (eff.ranks <= 1 && !config.dd && config.npme <= 0) return;
+    const double comm_distance = eff.rlist + 2.0 * make_update_groups(system).max_radius;
+    const DdLayout layout = resolve_dd_layout(system.box, eff.ranks, config.dd, config.npme, comm_distance,
+                                              kPmeRanksBuilt && (eff.pme || config.npme > 0));
+    eff.dd = layout.cells;
+    eff.npme = layout.npme;
+    eff.dd_comm_distance = layout.comm_distance;
+    eff.dd_reason = layout.reason;
+    // PME-only ranks would wait for a mesh that a system without charges never asks for.
+    if (eff.npme > 0 && !eff.pme)
+        throw std::invalid_argument("--npme " + std::to_string(eff.npme) +
+                                    ": this system has no charges, so no PME to give ranks to; use --npme 0");
+    // The PME ranks share the mesh in x-slabs (ParallelPmeMesh): each needs an x and a y plane.
+    const int planes = std::min(eff.pme_grid[0], eff.pme_grid[1]);
+    if (eff.pme && eff.npme > planes)
+        throw std::invalid_argument("--npme " + std::to_string(eff.npme) + " is more PME ranks than the PME grid " +
+                                    format_tunable(TunableValue{eff.pme_grid}) + " has x or y planes (" +
+                                    std::to_string(planes) + ")");
+}
+
 EffectiveConfig resolve_config(const System& system, const RunConfig& config, const RunControl& control,
                                const ResolveOptions& options) {
     system.validate();
@@ -225,89 +310,34 @@ EffectiveConfig resolve_config(const System& system, const RunConfig& config, co
     eff.temperature = system.temperature;
     eff.drift_tolerance = system.drift_tolerance;
     eff.thermostat = control.thermostat;
-    if (control.steps < 0) throw std::invalid_argument("--steps must not be negative");
-    if (control.warmup < 0) throw std::invalid_argument("--warmup must not be negative");
-    if (control.warmup > control.steps && control.steps > 0)
-        throw std::invalid_argument("--warmup (" + std::to_string(control.warmup) + ") exceeds --steps (" +
-                                    std::to_string(control.steps) + ")");
-    if (control.nstcalcenergy <= 0) throw std::invalid_argument("--nstcalcenergy must be positive");
-    if (control.thermostat == Thermostat::VRescale && !(control.tau_t > 0))
-        throw std::invalid_argument("--tau-t must be positive");
-
-    // PME: rc and the grid spacing scale together; beta follows rc.
-    bool charged = false;
-    for (double q : system.charge) charged = charged || q != 0.0;
-    if (!(config.pme_scale > 0)) throw std::invalid_argument("--pme-scale must be positive");
-    if (config.pme_order < 4 || config.pme_order > 6) throw std::invalid_argument("--pme-order must be 4, 5 or 6");
-    if (!(config.pme_spacing > 0)) throw std::invalid_argument("--pme-spacing must be positive");
-    eff.pme_scale = config.pme_scale;
-    eff.rc = system.rc * config.pme_scale;
-    if (eff.rc >= 0.5 * system.box.min_length())
-        throw std::invalid_argument("rc x pme-scale = " + format_g(eff.rc) + " nm must be below half the shortest box edge (" +
-                                    format_g(0.5 * system.box.min_length()) + " nm)");
-    eff.pme = charged;
-    eff.ewald_rtol = system.ewald_rtol;
-    if (charged) {
-        // The kernels' Ewald functions are fitted for beta r <= 4 (simd_math.h).
-        if (!(system.ewald_rtol >= 1e-8 && system.ewald_rtol < 1.0))
-            throw std::invalid_argument("--ewald-rtol must be in [1e-8, 1)");
-        eff.ewald_beta = ewald_beta(eff.rc, system.ewald_rtol);
-        eff.pme_order = config.pme_order;
-        eff.pme_spacing = config.pme_spacing * config.pme_scale;
-        if (config.pme_grid) {
-            eff.pme_grid = *config.pme_grid;
-        } else {
-            const PmeGrid g = pme_grid_for_spacing(system.box, eff.pme_spacing, eff.pme_order);
-            eff.pme_grid = {g.nx, g.ny, g.nz};
-        }
-        for (int d = 0; d < 3; ++d)
-            if (eff.pme_grid[d] < 2 * eff.pme_order)
-                throw std::invalid_argument("--pme-grid dimension " + std::to_string(eff.pme_grid[d]) +
-                                            " is below 2 x pme-order");
-    }
+    check_run_control(control);
+    resolve_electrostatics(system, config, eff);
     eff.constraints = static_cast<int>(system.settles.size());
-    const VerletBufferParams params = verlet_buffer_params(system, eff.cluster, eff.rc, eff.ewald_beta);
-    if (config.rlist) {
-        if (!(*config.rlist >= eff.rc))
-            throw std::invalid_argument("--rlist " + format_g(*config.rlist) + " must be at least rc (" + format_g(eff.rc) + ")");
-        eff.rlist = *config.rlist;
-        eff.rlist_from_estimate = false;
-    } else {
-        eff.rlist = estimate_rlist(params, eff.nstlist - 1);
-    }
-    if (eff.rlist >= 2.0 * system.box.min_length())
-        throw std::invalid_argument("rlist " + format_g(eff.rlist) + " nm is not below twice the shortest box edge");
-    eff.rlist_inner = eff.nstprune < eff.nstlist ? std::min(eff.rlist, estimate_rlist(params, eff.nstprune - 1))
-                                                 : eff.rlist;
+    resolve_pair_list_radii(system, config, eff);
     require_memory(estimate_run_memory(system, eff), "this run (" + std::to_string(system.natoms()) + " atoms)",
                    options.check_host_memory);
     // After the memory check: the estimate sums over the grid, so (with the host check) an
     // absurd grid is refused for its size before anything iterates over it.
     if (eff.pme) require_pme_accuracy(system, config, eff);
-    // Domain decomposition: an impossible layout is refused here, before any run.
-    if (eff.ranks > 1 || config.dd || config.npme > 0) {
-        const double comm_distance = eff.rlist + 2.0 * make_update_groups(system).max_radius;
-        const DdLayout layout = resolve_dd_layout(system.box, eff.ranks, config.dd, config.npme, comm_distance,
-                                                  kPmeRanksBuilt && (eff.pme || config.npme > 0));
-        eff.dd = layout.cells;
-        eff.npme = layout.npme;
-        eff.dd_comm_distance = layout.comm_distance;
-        eff.dd_reason = layout.reason;
-        // PME-only ranks would wait for a mesh that a system without charges never asks for.
-        if (eff.npme > 0 && !eff.pme)
-            throw std::invalid_argument("--npme " + std::to_string(eff.npme) +
-                                        ": this system has no charges, so no PME to give ranks to; use --npme 0");
-        // The PME ranks share the mesh in x-slabs (ParallelPmeMesh): each needs an x and a y plane.
-        const int planes = std::min(eff.pme_grid[0], eff.pme_grid[1]);
-        if (eff.pme && eff.npme > planes)
-            throw std::invalid_argument("--npme " + std::to_string(eff.npme) + " is more PME ranks than the PME grid " +
-                                        format_tunable(TunableValue{eff.pme_grid}) + " has x or y planes (" +
-                                        std::to_string(planes) + ")");
-    }
+    resolve_decomposition(system, config, eff);
     return eff;
 }
 
 namespace {
+
+// At the end of the warm-up every task timer starts again from zero.
+template <class Md>
+void restart_timing(Md& md, TaskTimer& timer) {
+    timer = TaskTimer{};
+    if constexpr (requires { md.parallel_stats(); }) {
+        md.reset_timing();
+    } else {
+#ifdef MDT_HAVE_CUDA  // the GPU tasks exist only in CUDA builds (and one rank)
+        if (GpuNonbonded* gpu = md.gpu_nonbonded()) gpu->reset_times();
+        if (GpuPme* gpu = md.gpu_pme()) gpu->reset_times();
+#endif
+    }
+}
 
 // The MD loop, on one rank (MdRunner) or as one of the PP ranks of a domain
 // decomposition (DdMdRunner: every call below is then collective and every
@@ -337,14 +367,7 @@ void run_steps(Md& md, System& system, const RunControl& control, RunReport& rep
     const long nsteps_eval = std::max(steps, 1L);  // steps 0: one force evaluation, no update
     for (long step = 0; step < nsteps_eval; ++step) {
         if (step == control.warmup) {
-            timer = TaskTimer{};
-            if constexpr (kDecomposed) md.reset_timing();
-#ifdef MDT_HAVE_CUDA  // the GPU tasks exist only in CUDA builds (and one rank)
-            if constexpr (!kDecomposed) {
-                if (GpuNonbonded* gpu = md.gpu_nonbonded()) gpu->reset_times();
-                if (GpuPme* gpu = md.gpu_pme()) gpu->reset_times();
-            }
-#endif
+            restart_timing(md, timer);
             measured_start = Clock::now();
         }
         timer.set_enabled(step >= control.warmup);

@@ -46,6 +46,31 @@ Eigen::MatrixXd standardise(const Eigen::MatrixXd& X, RidgeFit& f) {
     return Z;
 }
 
+// The penalty minimising generalised cross-validation over a log grid from
+// 1e-8 n to 1e3 n (quarter decades), from the SVD of the centred design.
+double lambda_by_gcv(const Eigen::VectorXd& s2, const Eigen::VectorXd& uty, double outside, Eigen::Index n) {
+    auto gcv = [&](double lam) {
+        double rss = outside, df = 1.0;  // intercept
+        for (Eigen::Index k = 0; k < s2.size(); ++k) {
+            const double shrink = lam / (s2(k) + lam);
+            rss += shrink * shrink * uty(k) * uty(k);
+            df += s2(k) / (s2(k) + lam);
+        }
+        const double dof = static_cast<double>(n) - df;
+        return dof > 1e-9 ? static_cast<double>(n) * rss / (dof * dof) : std::numeric_limits<double>::infinity();
+    };
+    double best = std::numeric_limits<double>::infinity(), chosen = 1.0;
+    for (int k = 0; k <= 44; ++k) {
+        const double lam = static_cast<double>(n) * std::pow(10.0, -8.0 + 0.25 * k);
+        const double g = gcv(lam);
+        if (g < best) {
+            best = g;
+            chosen = lam;
+        }
+    }
+    return chosen;
+}
+
 // One (weighted) ridge solve on standardised Z. Without weights and penalty
 // factors this is the plain solver, operation for operation.
 void solve(const Eigen::MatrixXd& Z, const Eigen::VectorXd& y, const Eigen::VectorXd* weights,
@@ -81,29 +106,10 @@ void solve(const Eigen::MatrixXd& Z, const Eigen::VectorXd& y, const Eigen::Vect
     // Residual of the part of y outside the column space of Z.
     const double outside = std::max(0.0, yc.squaredNorm() - uty.squaredNorm());
 
-    auto gcv = [&](double lam) {
-        double rss = outside, df = 1.0;  // intercept
-        for (Eigen::Index k = 0; k < s.size(); ++k) {
-            const double shrink = lam / (s2(k) + lam);
-            rss += shrink * shrink * uty(k) * uty(k);
-            df += s2(k) / (s2(k) + lam);
-        }
-        const double dof = static_cast<double>(n) - df;
-        return dof > 1e-9 ? static_cast<double>(n) * rss / (dof * dof) : std::numeric_limits<double>::infinity();
-    };
     if (o.lambda) {
         f.lambda = *o.lambda * (o.lambda_per_weight ? total_weight : 1.0);
     } else {
-        double best = std::numeric_limits<double>::infinity();
-        f.lambda = 1.0;
-        for (int k = 0; k <= 44; ++k) {
-            const double lam = static_cast<double>(n) * std::pow(10.0, -8.0 + 0.25 * k);
-            const double g = gcv(lam);
-            if (g < best) {
-                best = g;
-                f.lambda = lam;
-            }
-        }
+        f.lambda = lambda_by_gcv(s2, uty, outside, n);
     }
     const double lam = f.lambda;
     Eigen::VectorXd d(s.size()), a(s.size());

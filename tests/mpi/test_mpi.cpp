@@ -1,43 +1,26 @@
 // MPI collective tuning: the Open MPI catalogue, the rules-file writer and its
 // parser (round trip, Open MPI's lookup, malformed files), the selection model
-// and its grouped cross-validation, rules building, launcher command lines, the
-// database tables, and — when mpirun and mpi_collectives exist — that Open MPI
-// accepts and applies a generated rules file.
+// and its grouped cross-validation, rules building and launcher command lines
+// (the database tables: test_mpi_store.cpp; mpirun itself: test_mpi_acceptance.cpp).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <random>
 
 #include "mdtune/models/mpi_catalog.h"
 #include "mdtune/mpi/rules_builder.h"
 #include "mdtune/mpi/rules_file.h"
 #include "mdtune/models/mpi_selection.h"
 #include "mdtune/mpi/sweep.h"
-#include "mdtune/db/mpi_store.h"
+#include "mpi_test_support.h"
 
 namespace fs = std::filesystem;
 using namespace mdtune;
 using namespace mdtune::mpi;
+using namespace mpitest;
 
 namespace {
-
-class TempDir {
-public:
-    TempDir() {
-        path_ = fs::temp_directory_path() / ("mdtune_mpi_test_" + std::to_string(getpid()) + "_" +
-                                             std::to_string(counter_++));
-        fs::create_directories(path_);
-    }
-    ~TempDir() { fs::remove_all(path_); }
-    std::string file(const std::string& name) const { return (path_ / name).string(); }
-
-private:
-    fs::path path_;
-    static inline int counter_ = 0;
-};
 
 // Throws RulesError whose message must contain `needle`.
 void expect_rejected(const std::string& text, const std::string& needle) {
@@ -60,35 +43,8 @@ mpi::RulesFile sample_rules() {
     return f;
 }
 
-// Synthetic latencies: algorithm 1 is cheap for small messages, algorithm 2 for
-// large ones (crossover at 2^14 B at 4 ranks per node), the default in between.
-double synthetic_us(int alg, const models::mpi::Site& s) {
-    const double x = std::log2(double(s.bytes)), q = std::log2(double(s.ppn));
-    switch (alg) {
-        case 1: return 2.0 * (1 + q) + double(s.bytes) * 0.004 * (1 + q);
-        case 2: return 30.0 * (1 + q) + double(s.bytes) * 0.0022 * (1 + q);
-        default: return 1.15 * std::min(synthetic_us(1, s), synthetic_us(2, s)) + 0 * x;
-    }
-}
-
-std::vector<models::mpi::Observation> synthetic_data(models::mpi::Collective c, double noise, unsigned seed = 7) {
-    std::mt19937 rng(seed);
-    std::normal_distribution<double> n(0.0, noise);
-    std::vector<models::mpi::Observation> data;
-    for (int ppn : {2, 3, 4, 6, 8})
-        for (std::uint64_t b = 8; b <= (4u << 20); b *= 4)
-            for (int alg : {0, 1, 2}) {
-                models::mpi::Observation o;
-                o.collective = c;
-                o.variant = {alg, 0, 0};
-                o.site = {1, ppn, b};
-                o.latency_us = synthetic_us(alg, o.site) * std::exp(n(rng));
-                data.push_back(o);
-            }
-    return data;
-}
-
 }  // namespace
+
 
 // ---- catalogue --------------------------------------------------------------
 
@@ -427,185 +383,4 @@ TEST(MpiRulesBuilder, ThresholdsFollowThePredictions) {
     const models::mpi::Site guess = mpi::layout_for(12, {{1, 6, 0}}, 8);
     EXPECT_EQ(guess.nodes, 2);
     EXPECT_EQ(guess.ppn, 6);
-}
-
-// ---- database ---------------------------------------------------------------
-
-TEST(MpiStoreTest, StoresReplacesAndFilters) {
-    TempDir dir;
-    db::Store store(dir.file("m.db"));
-    EXPECT_EQ(store.schema_version(), db::kSchemaVersion);
-    db::MpiStore ms(store);
-    const long sweep = ms.begin_sweep("hw1", "Open MPI 4.1.4", "mpirun", "{}");
-    db::MpiMeasurement m;
-    m.sweep_id = sweep;
-    m.hardware_id = "hw1";
-    m.mpi_library = "Open MPI 4.1.4";
-    m.nodes = 1;
-    m.ppn = 4;
-    m.ranks = 4;
-    m.collective = "allreduce";
-    m.selection = "forced";
-    m.algorithm = 3;
-    m.bytes = 64;
-    m.iterations = 100;
-    m.lat_median_us = 2.5;
-    m.status = "ok";
-    db::MpiMeasurement f = m;
-    f.algorithm = 6;
-    f.status = "failed";
-    f.error = "MPI_ERR_ARG";
-    ms.put_measurements({m, f});
-    m.lat_median_us = 2.0;  // re-measured
-    ms.put_measurements({m});
-    ms.finish_sweep(sweep, "done");
-    auto rows = ms.measurements();
-    ASSERT_EQ(rows.size(), 2u);
-    EXPECT_EQ(rows[0].lat_median_us, 2.0);
-    EXPECT_EQ(rows[1].error, "MPI_ERR_ARG");
-    EXPECT_EQ(rows[1].lat_median_us, 0.0);  // NULL for failures
-    db::MpiFilter filter;
-    filter.collective = "bcast";
-    EXPECT_TRUE(ms.measurements(filter).empty());
-    filter.collective = "allreduce";
-    filter.ranks = 4;
-    EXPECT_EQ(ms.measurements(filter).size(), 2u);
-    // A bad row leaves the database as it was.
-    db::MpiMeasurement broken = m;
-    broken.bytes = 128;
-    db::MpiMeasurement worse = m;
-    worse.status = "great";
-    EXPECT_THROW(ms.put_measurements({broken, worse}), db::DbError);
-    EXPECT_EQ(ms.measurements().size(), 2u);
-    EXPECT_THROW(ms.finish_sweep(sweep + 100, "done"), db::DbError);
-
-    // Repeats keep the faster row; a failed repeat never replaces a success.
-    m.lat_p10_us = 1.5;
-    ms.put_measurements({m});
-    db::MpiMeasurement slower = m;
-    slower.lat_p10_us = 1.8;
-    db::MpiMeasurement failed = m;
-    failed.status = "failed";
-    ms.put_measurements({slower, failed}, db::MpiStore::Upsert::KeepFaster);
-    filter.selection = "forced";
-    auto kept = ms.measurements(filter);
-    EXPECT_EQ(kept[0].lat_p10_us, 1.5);
-    EXPECT_EQ(kept[0].status, "ok");
-    db::MpiMeasurement faster = m;
-    faster.lat_p10_us = 1.2;
-    db::MpiMeasurement now_ok = f;  // the failed algorithm 6 row, measured fine this time
-    now_ok.status = "ok";
-    now_ok.lat_p10_us = 9;
-    ms.put_measurements({faster, now_ok}, db::MpiStore::Upsert::KeepFaster);
-    kept = ms.measurements(filter);
-    EXPECT_EQ(kept[0].lat_p10_us, 1.2);
-    EXPECT_EQ(kept[1].status, "ok");
-
-    db::MpiRulesEval e;
-    e.hardware_id = "hw1";
-    e.mpi_library = "Open MPI 4.1.4";
-    e.collective = "bcast";
-    e.bytes = 8;
-    e.rounds = 2;
-    e.default_us = 3;
-    e.rules_us = 2;
-    ms.put_rules_evaluation("abc", "1\n", {e, e});
-    EXPECT_EQ(ms.rules_evaluations("abc").size(), 2u);
-    ms.put_rules_evaluation("abc", "1\n", {e});  // same file again: its text is kept once
-    EXPECT_EQ(ms.rules_evaluations("abc").size(), 3u);
-
-    db::MpiModelRow row;
-    row.hardware_id = "hw1";
-    row.mpi_library = "Open MPI 4.1.4";
-    row.collective = "bcast";
-    row.feature_set = describe(models::mpi::FeatureSet::Spline);
-    row.model_json = "[]";
-    row.cv_json = "{}";
-    ms.put_model(row);
-    const long second = ms.put_model(row);
-    EXPECT_EQ(ms.latest_model("hw1", "bcast")->id, second);
-    EXPECT_FALSE(ms.latest_model("hw1", "alltoall"));
-}
-
-// ---- Open MPI accepts and applies generated files ---------------------------
-
-namespace {
-#ifdef MDT_MPI_COLLECTIVES
-constexpr const char* kBenchmark = MDT_MPI_COLLECTIVES;  // built: MPI was found
-#else
-constexpr const char* kBenchmark = "";
-#endif
-// Empty when the benchmark cannot run here (no MPI at build time, no mpirun now).
-std::string benchmark() {
-    if (!*kBenchmark || !fs::exists(kBenchmark)) return "";
-    return std::system("command -v mpirun >/dev/null 2>&1") == 0 ? kBenchmark : "";
-}
-}  // namespace
-
-TEST(MpiAcceptance, MpirunAppliesAGeneratedRulesFile) {
-    const std::string bench = benchmark();
-    if (bench.empty()) GTEST_SKIP() << "mpirun or mpi_collectives not available";
-    TempDir dir;
-    const mpi::LaunchContext ctx = mpi::detect_launch_context("mpirun", "", 0);
-    mpi::BenchSettings m;
-    m.sizes = {8, 4096, 65536};
-    m.budget_bytes = 1 << 16;
-    m.min_iters = 2;
-    m.max_iters = 20;
-    m.max_seconds = 0.05;
-
-    // A file from the builder: Open MPI must run with it and give correct results.
-    auto data = synthetic_data(models::mpi::Collective::Allreduce, 0.0);
-    auto more = synthetic_data(models::mpi::Collective::Allgather, 0.0);
-    data.insert(data.end(), more.begin(), more.end());
-    mpi::RulesOptions opt;
-    opt.header = {"generated by test_mpi"};
-    const std::string rules = dir.file("rules.conf");
-    mpi::write_rules_file(rules, mpi::build_rules(models::mpi::SelectionModel::fit(data), data, opt));
-    for (const models::mpi::Collective c : {models::mpi::Collective::Allreduce, models::mpi::Collective::Allgather}) {
-        const mpi::LaunchResult r = mpi::launch(mpi::make_command(ctx, bench, {3, c, mpi::Selection::Rules, {}, rules}, m), 60);
-        ASSERT_TRUE(r.usable()) << r.stderr_tail << r.output.error;
-        EXPECT_EQ(r.exit_code, 0) << r.stderr_tail;
-        EXPECT_EQ(r.output.mca_check, "ok");
-        ASSERT_EQ(r.output.results.size(), 3u);
-        for (const auto& row : r.output.results) EXPECT_EQ(row.status, "ok") << row.error;
-    }
-
-    // Proof that Open MPI parsed it: the same writer's file forcing two_proc
-    // allgather at 3 ranks must make the call fail (a dropped file would not).
-    mpi::RulesFile canary;
-    canary.header = {"canary"};
-    canary.collectives.push_back({0, {{2, {{0, 6, 0, 0, "two_proc"}}, "from 2 ranks"}}});
-    const std::string canary_path = dir.file("canary.conf");
-    mpi::write_rules_file(canary_path, canary);
-    m.sizes = {8};
-    const mpi::LaunchResult c =
-        mpi::launch(mpi::make_command(ctx, bench, {3, models::mpi::Collective::Allgather, mpi::Selection::Rules, {}, canary_path}, m), 60);
-    ASSERT_TRUE(c.usable()) << c.stderr_tail;
-    ASSERT_EQ(c.output.results.size(), 1u);
-    EXPECT_EQ(c.output.results[0].status, "failed");
-    EXPECT_NE(c.output.results[0].error.find("MPI_ERR_UNSUPPORTED_OPERATION"), std::string::npos)
-        << c.output.results[0].error;
-}
-
-TEST(MpiAcceptance, ForcedAlgorithmIsCheckedAgainstItsLabel) {
-    const std::string bench = benchmark();
-    if (bench.empty()) GTEST_SKIP() << "mpirun or mpi_collectives not available";
-    mpi::LaunchContext ctx = mpi::detect_launch_context("mpirun", "", 0);
-    mpi::BenchSettings m;
-    m.sizes = {64};
-    m.max_iters = 10;
-    m.max_seconds = 0.05;
-    mpi::Command cmd = mpi::make_command(ctx, bench, {2, models::mpi::Collective::Bcast, mpi::Selection::Forced, {6, 0, 0}, ""}, m);
-    const mpi::LaunchResult ok = mpi::launch(cmd, 60);
-    ASSERT_TRUE(ok.usable()) << ok.stderr_tail;
-    EXPECT_EQ(ok.output.mca_check, "ok");
-    ASSERT_EQ(ok.output.results.size(), 1u);
-    EXPECT_EQ(ok.output.results[0].status, "ok");
-    // Relabel the run: the program must refuse to measure under the wrong name.
-    for (std::size_t k = 0; k + 1 < cmd.argv.size(); ++k)
-        if (cmd.argv[k] == "--algorithm") cmd.argv[k + 1] = "5";
-    const mpi::LaunchResult wrong = mpi::launch(cmd, 60);
-    EXPECT_NE(wrong.output.error.find("do not match the label"), std::string::npos) << wrong.output.error;
-    EXPECT_TRUE(wrong.output.results.empty());
 }

@@ -166,78 +166,72 @@ std::vector<Molecule> remove_clashes(const std::vector<Molecule>& mols, double b
     return kept;
 }
 
-}  // namespace
-
-System make_water_system(const WaterSpec& spec) {
-    if (spec.nwater <= 0) throw std::invalid_argument("--nwater must be positive");
-    if (!(spec.density > 0)) throw std::invalid_argument("--density must be positive");
-    if (spec.nacl_molar < 0) throw std::invalid_argument("--nacl must not be negative");
-
-    // Box from the water mass (ion pairs replace waters, so the count is fixed first).
-    const double water_mass = kMassO + 2 * kMassH;
-    const double volume = spec.nwater * water_mass * units::kAmuPerNm3ToGPerCm3 / spec.density;  // nm^3
-    const double length = std::cbrt(volume);
-    const long npairs = std::lround(spec.nacl_molar * volume * 1e-24 * units::kAvogadro);
-    if (2 * npairs >= spec.nwater) throw std::invalid_argument("--nacl is too high for --nwater");
-    require_memory_for_atoms(3.0 * spec.nwater, Box{{length, length, length}}, spec.rc, true,
-                             "a water box of " + std::to_string(spec.nwater) + " molecules");
-
-    // Tile the equilibrated cell; cut a cube that holds at least nwater oxygens,
-    // drop the surplus nearest the cut faces (where tiles meet unlike neighbours
-    // anyway), then scale molecule positions to the exact box.
+// Tiles the equilibrated cell and cuts a cube that holds at least nwater oxygens,
+// dropping the surplus nearest the cut faces (where tiles meet unlike neighbours
+// anyway). `cut` returns the cube's edge, `seams` whether it is not a whole number
+// of cells (then contacts across the seams need relaxing).
+std::vector<Molecule> cut_water_cube(long nwater, std::mt19937_64& rng, double& cut, bool& seams) {
     double edge = 0.0;
     const std::vector<Molecule> cell = equilibrated_cell(edge);
-    std::mt19937_64 rng(spec.seed);
     std::uniform_real_distribution<double> uniform(0.0, edge);
     const Vec3 shift{uniform(rng), uniform(rng), uniform(rng)};
     const double cell_density = cell.size() / (edge * edge * edge);
-    double cut = std::cbrt(spec.nwater / cell_density);
+    cut = std::cbrt(nwater / cell_density);
     // A whole number of cells tiles exactly: no seams, nothing to relax.
     const double whole = std::round(cut / edge);
     if (whole >= 1 && std::abs(cut - whole * edge) < 1e-6 * edge) cut = whole * edge;
     // O-O closer than 0.25 nm (the first peak of g(r) is at 0.28) marks a seam clash.
     constexpr double kMinOO = 0.25;
     std::vector<Molecule> mols = remove_clashes(tile(cell, edge, cut, shift), cut, kMinOO);
-    while (static_cast<long>(mols.size()) < spec.nwater) {
+    while (static_cast<long>(mols.size()) < nwater) {
         cut *= 1.001;
         mols = remove_clashes(tile(cell, edge, cut, shift), cut, kMinOO);
     }
-    if (static_cast<long>(mols.size()) > spec.nwater) {
-        auto face_distance = [&](const Molecule& m) {
-            double d = cut;
-            for (int k = 0; k < 3; ++k) d = std::min({d, m.o[k], cut - m.o[k]});
+    if (static_cast<long>(mols.size()) > nwater) {
+        const double c = cut;
+        auto face_distance = [c](const Molecule& m) {
+            double d = c;
+            for (int k = 0; k < 3; ++k) d = std::min({d, m.o[k], c - m.o[k]});
             return d;
         };
         std::stable_sort(mols.begin(), mols.end(),
                          [&](const Molecule& a, const Molecule& b) { return face_distance(a) > face_distance(b); });
-        mols.resize(spec.nwater);
+        mols.resize(static_cast<std::size_t>(nwater));
     }
-    const double scale = length / cut;
-    const bool seams = std::abs(cut / edge - std::round(cut / edge)) > 1e-9;
+    seams = std::abs(cut / edge - std::round(cut / edge)) > 1e-9;
+    return mols;
+}
 
-    System sys;
-    sys.kind = npairs > 0 ? "water-ions" : "water";
-    sys.box.lengths = {length, length, length};
-    // Ion types only when ions exist: water alone keeps a geometric LJ matrix,
-    // which the kernels evaluate without table gathers.
+// SPC/E plus (only when ions exist) Joung-Cheatham-style Na/Cl: water alone keeps
+// a geometric LJ matrix, which the kernels evaluate without table gathers.
+void set_water_force_field(System& sys, bool with_ions) {
     sys.atom_types = {lj_type("OW", 0.316557, 0.650194), lj_type("HW", 0.0, 0.0)};
-    if (npairs > 0) {
+    if (with_ions) {
         sys.atom_types.push_back(lj_type("NA", 0.2159, 1.47545));
         sys.atom_types.push_back(lj_type("CL", 0.4830, 0.05349));
     }
     sys.lj = make_lj_matrix(sys.atom_types, CombinationRule::LorentzBerthelot);
+}
 
-    // Which molecules become ions: a seeded shuffle picks 2*npairs of them.
-    std::vector<int> role(mols.size(), 0);  // 0 water, 1 Na, 2 Cl
-    {
-        std::vector<std::size_t> idx(mols.size());
-        for (std::size_t k = 0; k < idx.size(); ++k) idx[k] = k;
-        std::shuffle(idx.begin(), idx.end(), rng);
-        for (long k = 0; k < npairs; ++k) {
-            role[idx[2 * k]] = 1;
-            role[idx[2 * k + 1]] = 2;
-        }
+enum class MoleculeRole { Water, Sodium, Chloride };
+
+// Which molecules become ions: a seeded shuffle picks 2*npairs of them.
+std::vector<MoleculeRole> pick_ion_roles(std::size_t nmol, long npairs, std::mt19937_64& rng) {
+    std::vector<MoleculeRole> role(nmol, MoleculeRole::Water);
+    std::vector<std::size_t> idx(nmol);
+    for (std::size_t k = 0; k < idx.size(); ++k) idx[k] = k;
+    std::shuffle(idx.begin(), idx.end(), rng);
+    for (long k = 0; k < npairs; ++k) {
+        role[idx[2 * k]] = MoleculeRole::Sodium;
+        role[idx[2 * k + 1]] = MoleculeRole::Chloride;
     }
+    return role;
+}
+
+// Appends the molecules' atoms, scaled from the cut cube to the box of edge
+// `length` (molecules move rigidly), with SETTLE entries for the waters.
+void append_molecules(System& sys, const std::vector<Molecule>& mols, const std::vector<MoleculeRole>& role,
+                      double scale, double length) {
     int resnr = 0;
     for (std::size_t k = 0; k < mols.size(); ++k) {
         ++resnr;
@@ -254,11 +248,11 @@ System make_water_system(const WaterSpec& spec) {
             sys.residue_name.push_back(res);
             sys.residue_number.push_back(resnr);
         };
-        if (role[k] == 1) {
+        if (role[k] == MoleculeRole::Sodium) {
             add(o, 2, 1.0, kMassNa, "NA", "NA");
             continue;
         }
-        if (role[k] == 2) {
+        if (role[k] == MoleculeRole::Chloride) {
             add(o, 3, -1.0, kMassCl, "CL", "CL");
             continue;
         }
@@ -268,38 +262,67 @@ System make_water_system(const WaterSpec& spec) {
         add({mols[k].h2[0] + delta[0], mols[k].h2[1] + delta[1], mols[k].h2[2] + delta[2]}, 1, 0.4238, kMassH, "HW2", "SOL");
         sys.settles.push_back({io, io + 1, io + 2, kDoh, kDhh});
     }
-    const std::size_t n = sys.positions.size();
-    sys.exclusions.assign(n, {});
+    sys.exclusions.assign(sys.positions.size(), {});
     for (const Settle& s : sys.settles) {
         sys.exclusions[s.o] = {s.h1, s.h2};
         sys.exclusions[s.h1] = {s.o, s.h2};
         sys.exclusions[s.h2] = {s.o, s.h1};
     }
     sys.removed_dof = 3 + 3 * static_cast<int>(sys.settles.size());
+}
+
+// Where tiles meet (and around new ions) a few contacts are strained: relax them
+// with small steps and strong coupling, then restore the time step and fresh
+// velocities.
+void relax_strained_contacts(System& sys, const WaterSpec& spec) {
+    const double dt = sys.dt;
+    sys.dt = 0.0005;
+    RunConfig cfg;
+    cfg.threads = spec.threads;
+    cfg.one_process = true;  // under mpirun every rank builds the same box
+    RunControl control;
+    control.steps = spec.relax_steps;
+    control.thermostat = Thermostat::VRescale;
+    control.tau_t = 0.01;
+    control.seed = spec.seed + 1;
+    control.nstcalcenergy = spec.relax_steps;
+    run(sys, cfg, control);
+    sys.dt = dt;
+    assign_constrained_velocities(sys, spec.temperature, spec.seed + 2);
+}
+
+}  // namespace
+
+System make_water_system(const WaterSpec& spec) {
+    if (spec.nwater <= 0) throw std::invalid_argument("--nwater must be positive");
+    if (!(spec.density > 0)) throw std::invalid_argument("--density must be positive");
+    if (spec.nacl_molar < 0) throw std::invalid_argument("--nacl must not be negative");
+
+    // Box from the water mass (ion pairs replace waters, so the count is fixed first).
+    const double water_mass = kMassO + 2 * kMassH;
+    const double volume = spec.nwater * water_mass * units::kAmuPerNm3ToGPerCm3 / spec.density;  // nm^3
+    const double length = std::cbrt(volume);
+    const long npairs = std::lround(spec.nacl_molar * volume * 1e-24 * units::kAvogadro);
+    if (2 * npairs >= spec.nwater) throw std::invalid_argument("--nacl is too high for --nwater");
+    require_memory_for_atoms(3.0 * spec.nwater, Box{{length, length, length}}, spec.rc, true,
+                             "a water box of " + std::to_string(spec.nwater) + " molecules");
+
+    std::mt19937_64 rng(spec.seed);
+    double cut = 0.0;
+    bool seams = false;
+    const std::vector<Molecule> mols = cut_water_cube(spec.nwater, rng, cut, seams);
+
+    System sys;
+    sys.kind = npairs > 0 ? "water-ions" : "water";
+    sys.box.lengths = {length, length, length};
+    set_water_force_field(sys, npairs > 0);
+    append_molecules(sys, mols, pick_ion_roles(mols.size(), npairs, rng), length / cut, length);
     sys.rc = spec.rc;
     sys.dt = spec.dt;
     sys.temperature = spec.temperature;
     assign_constrained_velocities(sys, spec.temperature, spec.seed);
-
-    if (spec.relax_steps > 0 && (seams || npairs > 0)) {
-        // Where tiles meet (and around new ions) a few contacts are strained: relax
-        // them with small steps and strong coupling, then restore the time step
-        // and fresh velocities. A box of whole cells needs none of this.
-        const double dt = sys.dt;
-        sys.dt = 0.0005;
-        RunConfig cfg;
-        cfg.threads = spec.threads;
-        cfg.one_process = true;  // under mpirun every rank builds the same box
-        RunControl control;
-        control.steps = spec.relax_steps;
-        control.thermostat = Thermostat::VRescale;
-        control.tau_t = 0.01;
-        control.seed = spec.seed + 1;
-        control.nstcalcenergy = spec.relax_steps;
-        run(sys, cfg, control);
-        sys.dt = dt;
-        assign_constrained_velocities(sys, spec.temperature, spec.seed + 2);
-    }
+    // A box of whole cells without ions needs no relaxation.
+    if (spec.relax_steps > 0 && (seams || npairs > 0)) relax_strained_contacts(sys, spec);
     return sys;
 }
 
