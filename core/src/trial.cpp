@@ -24,6 +24,12 @@ bool is_failure(TrialStatus s) {
     return s == TrialStatus::Failed || s == TrialStatus::Timeout || s == TrialStatus::Crashed;
 }
 
+bool is_noisy(const TrialResult& r) {
+    std::size_t noisy = 0;
+    for (const RepeatSample& s : r.samples) noisy += s.noisy ? 1 : 0;
+    return !r.samples.empty() && 2 * noisy > r.samples.size();
+}
+
 std::vector<std::string> SystemDescriptor::mdcore_args() const {
     std::vector<std::string> args{"--system", kind_name()};
     if (mdcore::is_water(kind)) {

@@ -1,7 +1,8 @@
 #pragma once
 // `mdtune tune` as a library call: rank a system's configs with the database's
 // model (fitting one first when none is stored), measure the top predictions and
-// the default config as a sweep, and compare predicted with measured times.
+// the default config as a sweep — in interleaved rounds, the default the
+// reference of every round — and compare predicted with measured times.
 #include <functional>
 #include <optional>
 #include <string>
@@ -47,6 +48,7 @@ struct TuneResult {
     std::vector<VerifiedConfig> verified;  // every measured config that had a prediction, in database order
     mdcore::EffectiveConfig best_effective;  // resolved for the machine when a best exists
     models::SystemFeatures system_features;
+    double elapsed_s = 0;                  // wall time of the measurements (the sweep)
 };
 
 struct TuneEvents {
