@@ -124,6 +124,10 @@ void print_outcomes(const tuner::SweepSummary& summary) {
         std::printf("\n%s\n", o.system.canonical().c_str());
         if (!o.best || !o.verdict) {
             std::printf("  no valid configuration measured\n");
+            if (o.noisy > 0)
+                std::printf("  noisy     all %zu valid trial(s) were noisy: most of their repeats did not get the "
+                            "threads they asked for (see trial_samples.load_avg); measure on a quieter machine\n",
+                            o.noisy);
             continue;
         }
         const TrialResult& b = o.best->result;

@@ -230,10 +230,11 @@ CREATE TABLE trial_samples(
   ms_per_step REAL NOT NULL,
   ref_ms_per_step REAL,                 -- the reference (default) config in the same round; NULL when none
   wall_s REAL NOT NULL,
+  measured_s REAL NOT NULL,             -- wall seconds of the measured steps
   cpu_s REAL NOT NULL,
   threads INTEGER NOT NULL,
   load_avg REAL NOT NULL,
-  noisy INTEGER NOT NULL,               -- 1: cpu_s / (wall_s * threads) below the guard rail
+  noisy INTEGER NOT NULL,               -- 1: the run got too little of the CPU it asked for
   PRIMARY KEY(trial_key, round)
 );
 )sql";

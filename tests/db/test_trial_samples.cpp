@@ -30,6 +30,7 @@ db::StoredTrial trial(long nstlist, TrialStatus status = TrialStatus::Ok, int ro
         s.ms_per_step = 1.5 + 0.1 * r;
         s.ref_ms_per_step = r == 1 ? 0.0 : 2.0;  // the reference failed round 1
         s.wall_s = 4.0;
+        s.measured_s = 1.5 + r;
         s.cpu_s = 7.0 - r;
         s.threads = 2;
         s.load_avg = 0.25 * r;
@@ -47,6 +48,7 @@ void expect_same_samples(const std::vector<RepeatSample>& got, const std::vector
         EXPECT_DOUBLE_EQ(got[k].ms_per_step, want[k].ms_per_step);
         EXPECT_DOUBLE_EQ(got[k].ref_ms_per_step, want[k].ref_ms_per_step);
         EXPECT_DOUBLE_EQ(got[k].wall_s, want[k].wall_s);
+        EXPECT_DOUBLE_EQ(got[k].measured_s, want[k].measured_s);
         EXPECT_DOUBLE_EQ(got[k].cpu_s, want[k].cpu_s);
         EXPECT_EQ(got[k].threads, want[k].threads);
         EXPECT_DOUBLE_EQ(got[k].load_avg, want[k].load_avg);

@@ -35,7 +35,9 @@ public:
             share = seq.front();
             seq.erase(seq.begin());
         }
-        out.cpu_s = share * out.wall_s * 2;
+        // The CPU a run that got `share` of its 2 threads uses (set-up serial).
+        const double measured = out.report.ms_per_step * static_cast<double>(p.measure.steps - p.measure.warmup) / 1000;
+        out.cpu_s = share * ((out.wall_s - measured) + measured * 2);
         return out;
     }
 };
@@ -144,6 +146,19 @@ TEST(Rounds, ARepeatWithoutItsThreadsIsRunAgainThenMarkedNoisyAndNeverBest) {
     const auto best = tuner::best_observation(history, kSystem);
     ASSERT_TRUE(best);
     EXPECT_EQ(best->proposal.config, nstlist(10));
+}
+
+TEST(Rounds, TheCpuShareCountsTheSetUpAsSerial) {
+    RepeatSample s;
+    s.wall_s = 2.0;
+    s.measured_s = 1.0;
+    s.threads = 2;
+    s.cpu_s = 3.0;  // 1 s of set-up on one core + 1 s on two
+    EXPECT_DOUBLE_EQ(s.cpu_share(), 1.0);
+    s.cpu_s = 1.5;
+    EXPECT_DOUBLE_EQ(s.cpu_share(), 0.5);
+    s.threads = 0;
+    EXPECT_EQ(s.cpu_share(), 0.0);  // unknown: never noisy
 }
 
 TEST(Rounds, AFailedMemberLeavesTheLaterRounds) {

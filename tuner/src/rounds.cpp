@@ -45,6 +45,8 @@ void run_repeat(Runner& runner, Slot& slot, int round, int position, const Round
         }
         sample.ms_per_step = out.report.ms_per_step;
         sample.wall_s = out.wall_s;
+        const long measured_steps = std::max(0L, slot.proposal->measure.steps - slot.proposal->measure.warmup);
+        sample.measured_s = out.report.ms_per_step * static_cast<double>(measured_steps) / 1000.0;
         sample.cpu_s = out.cpu_s;
         sample.threads = threads_of(out.report);
         const double share = sample.cpu_share();

@@ -67,6 +67,7 @@ public:
         for (auto& outcome : summary_.systems) {
             outcome.best = best_observation(history_, outcome.system);
             outcome.verdict = judge(history_, outcome.system, ctx_.confidence);
+            ranked_finalists(history_, outcome.system, &outcome.noisy);
             outcome.baseline = baseline_of(outcome.system);
         }
         summary_.interrupted = interrupted;

@@ -49,12 +49,15 @@ struct RepeatSample {
     double ms_per_step = 0;
     double ref_ms_per_step = 0;     // the reference config in the same round; 0 when none
     double wall_s = 0;              // the whole run (set-up included)
+    double measured_s = 0;          // wall seconds of its measured steps (ms_per_step x measured steps)
     double cpu_s = 0;               // user + system CPU seconds of the run
     int threads = 0;                // threads (x ranks) the run asked for
     double load_avg = 0;            // 1-minute load average before the run
     bool noisy = false;
-    // cpu_s / (wall_s * threads): about 1 for a run that got its threads; 0 when unknown.
-    double cpu_share() const { return wall_s > 0 && threads > 0 ? cpu_s / (wall_s * threads) : 0.0; }
+    // The CPU the run got over the CPU it asked for: cpu_s / ((wall_s - measured_s)
+    // + measured_s x threads), the set-up counted as serial; about 1 (or above) for
+    // a run that got its threads, 0 when unknown.
+    double cpu_share() const;
     // ms_per_step / ref_ms_per_step; 0 without a reference.
     double ratio() const { return ref_ms_per_step > 0 ? ms_per_step / ref_ms_per_step : 0.0; }
 };

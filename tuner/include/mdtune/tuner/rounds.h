@@ -14,7 +14,7 @@ namespace mdtune::tuner {
 
 struct RoundSettings {
     unsigned long seed = 1;       // the order of every round follows from it
-    // Guard rail: a repeat whose cpu_s / (wall_s x threads) is below this did not
+    // Guard rail: a repeat whose RepeatSample::cpu_share() is below this did not
     // get the threads it asked for; it is run again up to `reruns` times, then
     // kept and marked noisy (excluded from its trial's statistics).
     double min_cpu_share = 0.5;

@@ -64,6 +64,7 @@ struct SystemOutcome {
     std::optional<Observation> best;       // best valid config measured
     std::optional<Observation> baseline;   // the default config
     std::optional<Verdict> verdict;        // the best, its ties, and whether it beats the default
+    std::size_t noisy = 0;                 // valid trials left out: most repeats did not get their threads
 };
 
 struct SweepSummary {
