@@ -67,6 +67,9 @@ int print_outcome(const tuner::TuneResult& r, const SystemDescriptor& system, co
         std::printf("  default        %.3f ms/step, %.2f ns/day\n", o.baseline->result.ms_median,
                     o.baseline->result.ns_per_day);
     if (o.verdict) print_verdict(*o.verdict, o.baseline ? &o.baseline->result : nullptr);
+    if (b.repeats < r.plan.measure.repeats)
+        std::printf("  stopped        after %d of %d rounds: the best was significantly ahead\n", b.repeats,
+                    r.plan.measure.repeats);
     std::printf("  time spent     %.1f s measuring\n", r.elapsed_s);
     std::printf("  run it         %s\n", models::mdcore_command(system, o.best->proposal.config).c_str());
     print_gromacs(r.system_features, r.best_effective, "  ");

@@ -17,7 +17,7 @@ namespace {
 // the call number, for drift) and a scripted share of the CPU it asked for.
 class ScriptedRunner : public tuner::Runner {
 public:
-    std::map<std::string, std::vector<double>> ms;         // per config: by round (the last repeats)
+    std::map<std::string, std::vector<double>> ms;         // per config: by round, cyclically
     std::map<std::string, std::vector<double>> cpu_share;  // per config: consumed per call, then 1
     std::vector<std::pair<std::string, int>> calls;        // (config, round)
 
@@ -27,7 +27,7 @@ public:
         const std::vector<double>& times = ms.at(c);
         tuner::RunOutcome out;
         out.status = TrialStatus::Ok;
-        out.report.ms_per_step = times[std::min<std::size_t>(static_cast<std::size_t>(round), times.size() - 1)];
+        out.report.ms_per_step = times[static_cast<std::size_t>(round) % times.size()];
         out.report.config.threads = 2;
         out.wall_s = 1.0;
         double share = 1.0;
@@ -186,6 +186,24 @@ TEST(Rounds, AFailedMemberLeavesTheLaterRounds) {
               2);
     EXPECT_EQ(out.members[0].status, TrialStatus::Ok);
     EXPECT_EQ(out.members[0].samples.size(), 4u);
+}
+
+TEST(Rounds, OnlineTuningStopsOnceTheBestIsSignificantlyAhead) {
+    ScriptedRunner runner;
+    runner.ms = {{"", {2.0}}, {"nstlist=10", {1.0, 1.02, 0.98, 1.01, 0.99}}, {"nstlist=20", {1.5, 1.52, 1.48}}};
+    tuner::RoundSettings settings;
+    settings.stop_when_decided = true;
+    const std::vector<tuner::Proposal> members{proposal(nstlist(10), 9), proposal(nstlist(20), 9)};
+    const tuner::RoundsOutcome apart = tuner::measure_in_rounds(runner, members, proposal(Config{}, 9), settings);
+    EXPECT_EQ(apart.rounds_run, tuner::kMinDecidingRounds);
+    EXPECT_EQ(apart.members[0].repeats, tuner::kMinDecidingRounds);
+    EXPECT_EQ(runner.calls.size(), 9u);
+    // Two configs as fast as each other are never decided: every round runs.
+    ScriptedRunner tied;
+    tied.ms = {{"", {2.0}}, {"nstlist=10", {1.0, 1.02, 0.98}}, {"nstlist=20", {1.01, 0.99, 1.0}}};
+    const tuner::RoundsOutcome close = tuner::measure_in_rounds(tied, members, proposal(Config{}, 9), settings);
+    EXPECT_EQ(close.rounds_run, 9);
+    EXPECT_EQ(close.members[1].samples.size(), 9u);
 }
 
 // Per-round times of the default, a config 20 % faster and one as fast as the

@@ -7,6 +7,8 @@
 #include <numeric>
 #include <random>
 
+#include "mdtune/tuner/verdict.h"
+
 namespace mdtune::tuner {
 namespace {
 
@@ -75,6 +77,25 @@ TrialResult summarise(const Slot& slot, double load_avg) {
     return r;
 }
 
+// True when one slot is significantly faster than every other one still running.
+bool decided(const std::vector<Slot>& slots, double confidence) {
+    std::vector<TrialResult> views;
+    for (const Slot& s : slots) {
+        if (s.failed || s.samples.empty()) continue;
+        TrialResult view;
+        view.samples = s.samples;
+        if (clean_ratios(view).size() < 2) return false;
+        views.push_back(std::move(view));
+    }
+    if (views.size() < 2) return false;
+    const auto best = std::min_element(views.begin(), views.end(), [](const TrialResult& a, const TrialResult& b) {
+        return rank_score(a, true) < rank_score(b, true);
+    });
+    return std::all_of(views.begin(), views.end(), [&](const TrialResult& v) {
+        return &v == &*best || significantly_slower(v, *best, confidence);
+    });
+}
+
 }  // namespace
 
 RoundsOutcome measure_in_rounds(Runner& runner, const std::vector<Proposal>& members, const Proposal& reference,
@@ -103,7 +124,9 @@ RoundsOutcome measure_in_rounds(Runner& runner, const std::vector<Proposal>& mem
         const double ref_ms = ref_ok ? ref.samples.back().ms_per_step : 0.0;
         for (Slot& s : slots)
             if (!s.samples.empty() && s.samples.back().round == round) s.samples.back().ref_ms_per_step = ref_ms;
+        out.rounds_run = round + 1;
         if (on_round) on_round(round);
+        if (settings.stop_when_decided && round + 1 >= kMinDecidingRounds && decided(slots, settings.confidence)) break;
     }
     for (std::size_t i = 0; i < members.size(); ++i) out.members.push_back(summarise(slots[i], load_avg));
     out.reference = summarise(ref, load_avg);

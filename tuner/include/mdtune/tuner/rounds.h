@@ -19,11 +19,19 @@ struct RoundSettings {
     // kept and marked noisy (excluded from its trial's statistics).
     double min_cpu_share = 0.5;
     int reruns = 1;
+    // Online tuning (mdtune tune): stop after a round, from round kMinDecidingRounds
+    // on, once the best member (by median ratio to the reference) is significantly
+    // faster than every other member and the reference at `confidence`.
+    bool stop_when_decided = false;
+    double confidence = 0.95;
 };
+
+inline constexpr int kMinDecidingRounds = 3;
 
 struct RoundsOutcome {
     std::vector<TrialResult> members;  // per member, in the batch's order
     TrialResult reference;             // the reference measured alongside (ratio 1 in every round)
+    int rounds_run = 0;                // fewer than measure.repeats when stop_when_decided stopped early
     bool interrupted = false;          // stop_requested(): nothing of the batch is a result
 };
 

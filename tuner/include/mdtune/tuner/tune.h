@@ -22,7 +22,10 @@ struct TuneRequest {
     std::size_t top = 5;                  // predictions to verify
     std::optional<std::size_t> budget;    // trials including the default; nullopt: top + 1 (at least 2)
     std::optional<long> steps;            // nullopt: about 2 s of measured time per repeat at the predicted speed
-    int repeats = 3;
+    int repeats = 3;                      // rounds at most: every candidate and the default once per round
+    // Stop after a round (from the third) once the best is significantly ahead of
+    // every other candidate and the default (RoundSettings::stop_when_decided).
+    bool stop_when_decided = true;
     std::optional<models::ModelKind> kind;        // nullopt: the latest model of any kind
 };
 
