@@ -36,8 +36,11 @@ public:
             if (ctx_.on_note)
                 ctx_.on_note("sweep " + std::to_string(id) +
                              " was left running by a process that is gone: marked interrupted");
+        // No claim (the heartbeat) is made while a group runs its rounds: the lease covers a whole group.
+        MeasureSettings group_time = space_.measure;
+        group_time.repeats = std::max(1, group_time.repeats) * static_cast<int>(std::max<std::size_t>(1, ctx_.max_group) + 1);
         summary_.sweep_id = store_.create_sweep(sweep_name, space_.text, strategy.name(),
-                                                db::Lease{self_, trial_lease_s(space_.measure)});
+                                                db::Lease{self_, trial_lease_s(group_time)});
         claims_.emplace(store_, summary_.sweep_id, self_, ctx_.claim_poll_s, ctx_.on_note);
         progress_.planned = strategy.planned();
         for (const SystemDescriptor& s : space_.systems) {
