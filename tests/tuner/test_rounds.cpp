@@ -8,6 +8,8 @@
 #include <set>
 
 #include "mdtune/tuner/rounds.h"
+#include "mdtune/tuner/space.h"
+#include "mdtune/tuner/strategy.h"
 #include "mdtune/tuner/verdict.h"
 
 namespace mdtune {
@@ -255,6 +257,52 @@ TEST(Verdict, SignificantlySlowerNeedsTheIntervalAboveOne) {
     EXPECT_TRUE(tuner::significantly_slower(same, fast, 0.95));
     EXPECT_FALSE(tuner::significantly_slower(fast, same, 0.95));
     EXPECT_FALSE(tuner::significantly_slower(same, history[2].result, 0.95));  // vs the default itself
+}
+
+TEST(Rounds, HalvingDropsAConfigOnlyWhenItIsSignificantlySlower) {
+    const tuner::SearchSpace space = tuner::parse_space(R"(
+[system]
+kind = "lj"
+natoms = [256]
+[space]
+nstlist = [10, 20, 40, 80]
+[measure]
+steps = 2000
+warmup = 100
+repeats = 3
+)",
+                                                        "halving.toml");
+    // Per-round ratios to the reference: 40 overlaps the cut-off (20), 80 is far behind it.
+    const std::map<long, std::vector<double>> ratios{
+        {10, {0.50, 0.52, 0.48}}, {20, {0.60, 0.62, 0.58}}, {40, {0.61, 0.70, 0.55}}, {80, {0.90, 0.92, 0.88}}};
+    auto strategy = tuner::make_successive_halving(space, HardwareCaps{2, false, {"none"}}, 2, 0);
+    std::vector<tuner::Observation> history;
+    std::set<long> first_rung;
+    while (const auto p = strategy->next(history)) {
+        const long n = std::get<long>(*p->config.get(Param::Nstlist));
+        first_rung.insert(n);
+        TrialResult r;
+        r.status = TrialStatus::Ok;
+        r.repeats = 3;
+        for (int round = 0; round < 3; ++round) {
+            RepeatSample sample;
+            sample.round = round;
+            sample.ref_ms_per_step = 2.0;
+            sample.ms_per_step = 2.0 * ratios.at(n)[static_cast<std::size_t>(round)];
+            r.samples.push_back(sample);
+        }
+        r.ms_median = 2.0 * ratios.at(n)[0];
+        r.ms_min = r.ms_max = r.ms_median;  // the range rule alone would keep none beyond the cut
+        history.push_back({*p, r});
+        if (first_rung.size() == 4 && history.size() == 4) break;
+    }
+    ASSERT_EQ(first_rung, (std::set<long>{10, 20, 40, 80}));
+    std::set<long> second_rung;
+    while (const auto p = strategy->next(history)) {
+        second_rung.insert(std::get<long>(*p->config.get(Param::Nstlist)));
+        history.push_back({*p, history.front().result});
+    }
+    EXPECT_EQ(second_rung, (std::set<long>{10, 20, 40}));
 }
 
 }  // namespace
