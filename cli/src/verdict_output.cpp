@@ -18,7 +18,7 @@ void print_speedup(const tuner::Verdict& v, const TrialResult* baseline) {
                     "per-round ratios)\n",
                     v.speedup.estimate, percent(v.confidence), v.speedup.lo, v.speedup.hi);
     } else if (baseline && baseline->status == TrialStatus::Ok && v.best.result.ms_median > 0) {
-        std::printf("  speed-up  %.2fx over the default configuration (no rounds recorded: no interval)\n",
+        std::printf("  speed-up  %.2fx over the default configuration (no per-round ratios to the default: no interval)\n",
                     baseline->ms_median / v.best.result.ms_median);
     }
 }

@@ -135,6 +135,16 @@ TEST(Rounds, ARepeatWithoutItsThreadsIsRunAgainThenMarkedNoisyAndNeverBest) {
         EXPECT_NEAR(s.cpu_share(), 0.3, 1e-12);
     }
     EXPECT_TRUE(is_noisy(starved));
+    // A round whose reference was starved gives no ratios.
+    ScriptedRunner starved_ref;
+    starved_ref.ms = runner.ms;
+    starved_ref.cpu_share[""] = {0.1, 0.1};  // round 0 and its re-run
+    const tuner::RoundsOutcome no_ref =
+        tuner::measure_in_rounds(starved_ref, {members[0]}, proposal(Config{}, 3), {});
+    EXPECT_TRUE(no_ref.reference.samples[0].noisy);
+    EXPECT_EQ(no_ref.members[0].samples[0].ref_ms_per_step, 0.0);
+    EXPECT_DOUBLE_EQ(no_ref.members[0].samples[1].ref_ms_per_step, 2.0);
+    EXPECT_EQ(tuner::clean_ratios(no_ref.members[0]).size(), 2u);
     // Even when its times say it is the fastest, a noisy trial is never the best.
     TrialResult fake_fast = starved;
     for (RepeatSample& s : fake_fast.samples) s.ms_per_step = 0.1;

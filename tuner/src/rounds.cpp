@@ -119,8 +119,9 @@ RoundsOutcome measure_in_rounds(Runner& runner, const std::vector<Proposal>& mem
             }
             run_repeat(runner, slots[order[pos]], round, static_cast<int>(pos), settings);
         }
-        // The reference's time in this round, when it completed the round.
-        const bool ref_ok = !ref.samples.empty() && ref.samples.back().round == round;
+        // The reference's time in this round, when it completed the round and got
+        // its threads (a ratio to a starved reference says nothing about a config).
+        const bool ref_ok = !ref.samples.empty() && ref.samples.back().round == round && !ref.samples.back().noisy;
         const double ref_ms = ref_ok ? ref.samples.back().ms_per_step : 0.0;
         for (Slot& s : slots)
             if (!s.samples.empty() && s.samples.back().round == round) s.samples.back().ref_ms_per_step = ref_ms;

@@ -39,7 +39,8 @@ struct RoundsOutcome {
 // measure settings) in rounds. A member whose run fails leaves later rounds and
 // keeps that status and stderr; the others are summarised over their clean
 // (not noisy) repeats as Runner::measure summarises (all repeats when every one
-// was noisy), with every repeat in TrialResult::samples. on_round is called
+// was noisy), with every repeat in TrialResult::samples; a round whose reference
+// run was noisy or failed gives no ratios (ref_ms_per_step 0). on_round is called
 // after each round with its number (0-based).
 RoundsOutcome measure_in_rounds(Runner& runner, const std::vector<Proposal>& members, const Proposal& reference,
                                 const RoundSettings& settings, const std::function<void(int)>& on_round = {});
