@@ -197,8 +197,11 @@ void print_ranking(const PredictOptions& opts, const models::PredictResult& p) {
     for (std::size_t k = 0; k < shown; ++k) row(std::to_string(k + 1), r.ranked[k]);
     if (r.default_config) {
         row("dflt", *r.default_config);
-        std::printf("\n  predicted speed-up of rank 1 over mdcore's defaults: %.2fx\n",
-                    r.default_config->prediction.ms / r.ranked[0].prediction.ms);
+        std::printf("\n  predicted speed-up of rank 1 over mdcore's defaults: %.2fx%s\n",
+                    r.default_config->prediction.ms / r.ranked[0].prediction.ms,
+                    models::best_indistinguishable_from_default(r)
+                        ? " (indistinguishable from the default: the 90 % intervals overlap)"
+                        : "");
     }
     if (std::any_of(r.ranked.begin(), r.ranked.begin() + static_cast<std::ptrdiff_t>(shown),
                     [](const models::RankedConfig& c) { return c.prediction.extrapolated; }))

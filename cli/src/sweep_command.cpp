@@ -8,6 +8,8 @@
 
 #include "cli_options.h"
 #include "commands.h"
+#include "model_output.h"
+#include "verdict_output.h"
 #include "launcher_flags.h"
 #include "mdcore/engine.h"
 #include "mdtune/core/hardware.h"
@@ -28,7 +30,6 @@ std::string format_duration(double s) {
     return buf;
 }
 
-std::string config_text(const Config& c) { return c.canonical().empty() ? "(defaults)" : c.canonical(); }
 
 // A bar on a terminal (redrawn in place), plain lines otherwise.
 void print_progress(const tuner::SweepProgress& p, bool tty) {
@@ -84,9 +85,9 @@ void check_strategy_flags(const std::string& name, std::size_t budget) {
 }
 
 std::unique_ptr<tuner::Strategy> make_strategy(const std::string& name, const tuner::SearchSpace& space, const HardwareCaps& caps,
-                                        std::size_t budget, unsigned long seed, int eta) {
+                                        std::size_t budget, unsigned long seed, int eta, double confidence) {
     if (name == "random") return tuner::make_random(space, caps, budget, seed);
-    if (name == "halving") return tuner::make_successive_halving(space, caps, eta, budget, seed);
+    if (name == "halving") return tuner::make_successive_halving(space, caps, eta, budget, seed, confidence);
     return tuner::make_exhaustive(space, caps);
 }
 
@@ -117,12 +118,16 @@ tuner::MeasurementIdentity identify(const std::string& mdcore, const std::vector
     }
 }
 
-// Per system: the best config, the default's speed and the mdcore command line.
+// Per system: the best config, the default's speed, the verdict and the mdcore command line.
 void print_outcomes(const tuner::SweepSummary& summary) {
     for (const tuner::SystemOutcome& o : summary.systems) {
         std::printf("\n%s\n", o.system.canonical().c_str());
-        if (!o.best) {
+        if (!o.best || !o.verdict) {
             std::printf("  no valid configuration measured\n");
+            if (o.noisy > 0)
+                std::printf("  noisy     all %zu valid trial(s) were noisy: most of their repeats did not get the "
+                            "threads they asked for (see trial_samples.load_avg); measure on a quieter machine\n",
+                            o.noisy);
             continue;
         }
         const TrialResult& b = o.best->result;
@@ -131,8 +136,8 @@ void print_outcomes(const tuner::SweepSummary& summary) {
         if (o.baseline && o.baseline->result.status == TrialStatus::Ok) {
             const TrialResult& d = o.baseline->result;
             std::printf("  default   %.4f ms/step, %.2f ns/day\n", d.ms_median, d.ns_per_day);
-            std::printf("  speed-up  %.2fx over the default configuration\n", d.ms_median / b.ms_median);
         }
+        print_verdict(*o.verdict, o.baseline ? &o.baseline->result : nullptr);
         std::string flags;
         for (const auto& a : o.best->proposal.config.mdcore_args()) flags += " " + a;
         std::string sys_flags;
@@ -151,6 +156,8 @@ struct SweepOptions {
     std::optional<std::string> launcher;
     std::vector<std::string> launcher_args;
     bool force = false, retry_failed = false, no_retry_failed = false;
+    long rounds = 0;  // 0: the space's repeats
+    double confidence = tuner::kDefaultConfidence;
 };
 
 int sweep(const SweepOptions& opts) {
@@ -161,7 +168,8 @@ int sweep(const SweepOptions& opts) {
     const auto budget = static_cast<std::size_t>(opts.budget);
     check_strategy_flags(strategy_name, budget);
     check_output_file("--db", opts.db);
-    const tuner::SearchSpace space = tuner::load_space(opts.space);
+    tuner::SearchSpace space = tuner::load_space(opts.space);
+    if (opts.rounds > 0) space.measure.repeats = static_cast<int>(opts.rounds);
     const auto seed = static_cast<unsigned long>(opts.seed);
     const int eta = static_cast<int>(opts.eta);
     const auto max_configs = static_cast<std::uint64_t>(opts.max_configs);
@@ -173,8 +181,10 @@ int sweep(const SweepOptions& opts) {
     ctx.hardware_id = hw.id;
     ctx.failed_trials = failed_trials;
     ctx.caps = machine_caps(hw);
+    ctx.confidence = opts.confidence;
+    ctx.rounds.seed = seed;
 
-    std::unique_ptr<tuner::Strategy> strategy = make_strategy(strategy_name, space, ctx.caps, budget, seed, eta);
+    std::unique_ptr<tuner::Strategy> strategy = make_strategy(strategy_name, space, ctx.caps, budget, seed, eta, opts.confidence);
     const tuner::InfeasibleTally& dropped = strategy->infeasible();
     if (strategy->planned() == 0)
         throw tuner::SpaceError(opts.space + (dropped.complete ? ": nothing feasible to run on this machine: "
@@ -207,6 +217,11 @@ int sweep(const SweepOptions& opts) {
     const bool tty = isatty(STDOUT_FILENO);
     ctx.on_note = [tty](const std::string& note) {
         std::printf("%snote: %s\n", tty ? "\r\033[K" : "", note.c_str());
+        std::fflush(stdout);
+    };
+    ctx.on_round = [tty](const SystemDescriptor& system, int round, int rounds) {
+        if (tty) return;  // the bar moves when the group's trials are recorded
+        std::printf("round %d/%d of %s done\n", round + 1, rounds, system.canonical().c_str());
         std::fflush(stdout);
     };
     std::printf("mdtune sweep %s: %zu system(s) x %llu config(s), strategy %s, db %s, hardware %s\n",
@@ -250,6 +265,13 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
     add_values(*cmd, "--launcher-arg", opts->launcher_args, "One more launcher word, verbatim (repeatable)");
     add_value(*cmd, "--max-configs", opts->max_configs, "Refuse sweeps of more trials than this unless --force")
         ->check(integer_in(1, most))->capture_default_str();
+    add_value(*cmd, "--rounds", opts->rounds,
+              "Interleaved rounds per group: every config once per round (default: the space's repeats)")
+        ->check(integer_in(1, 1000));
+    add_value(*cmd, "--confidence", opts->confidence,
+              "Confidence of the verdicts: which configs cannot be told apart from the best")
+        ->check(real_in(0.5, 0.999))
+        ->capture_default_str();
     cmd->add_flag("--force", opts->force, "Run a sweep above --max-configs");
     cmd->add_flag("--retry-failed", opts->retry_failed, "Measure recorded failures again (the default)");
     cmd->add_flag("--no-retry-failed", opts->no_retry_failed, "Reuse recorded failures like any result");

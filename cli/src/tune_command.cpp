@@ -9,6 +9,7 @@
 #include "cli_options.h"
 #include "commands.h"
 #include "model_output.h"
+#include "verdict_output.h"
 #include "mdtune/models/gromacs_settings.h"
 #include "mdtune/tuner/measurement_identity.h"
 #include "mdtune/models/model_lookup.h"
@@ -31,8 +32,8 @@ void print_plan(const tuner::TunePlan& plan, const std::string& db, const System
                     plan.training_trials);
     std::printf("mdtune tune: %s on %s, model #%ld %s; verifying the top %zu predictions + the default config\n",
                 system.canonical().c_str(), hw.c_str(), plan.model_id, plan.model_kind.c_str(), plan.candidates.size());
-    std::printf("measure: %ld steps (%ld warm-up), %d repeats each\n", plan.measure.steps, plan.measure.warmup,
-                plan.measure.repeats);
+    std::printf("measure: %ld steps (%ld warm-up), %d interleaved rounds (each config once per round, random order)\n",
+                plan.measure.steps, plan.measure.warmup, plan.measure.repeats);
     std::fflush(stdout);
 }
 
@@ -60,11 +61,16 @@ int print_outcome(const tuner::TuneResult& r, const SystemDescriptor& system, co
         return r.summary.interrupted ? 130 : 1;
     }
     const TrialResult& b = o.best->result;
-    std::printf("\n  measured best  %s: %.3f ms/step, %.2f ns/day\n", config_text(o.best->proposal.config).c_str(),
-                b.ms_median, b.ns_per_day);
+    std::printf("\n  measured best  %s: %.3f ms/step (%.3f-%.3f over %d rounds), %.2f ns/day\n",
+                config_text(o.best->proposal.config).c_str(), b.ms_median, b.ms_min, b.ms_max, b.repeats, b.ns_per_day);
     if (o.baseline && o.baseline->result.status == TrialStatus::Ok)
-        std::printf("  default        %.3f ms/step, %.2f ns/day -> speed-up %.2fx\n", o.baseline->result.ms_median,
-                    o.baseline->result.ns_per_day, o.baseline->result.ms_median / b.ms_median);
+        std::printf("  default        %.3f ms/step, %.2f ns/day\n", o.baseline->result.ms_median,
+                    o.baseline->result.ns_per_day);
+    if (o.verdict) print_verdict(*o.verdict, o.baseline ? &o.baseline->result : nullptr);
+    if (b.repeats < r.plan.measure.repeats)
+        std::printf("  stopped        after %d of %d rounds: the best was significantly ahead\n", b.repeats,
+                    r.plan.measure.repeats);
+    std::printf("  time spent     %.1f s measuring\n", r.elapsed_s);
     std::printf("  run it         %s\n", models::mdcore_command(system, o.best->proposal.config).c_str());
     print_gromacs(r.system_features, r.best_effective, "  ");
     std::printf("recorded in %s as sweep %ld\n", db.c_str(), r.summary.sweep_id);
@@ -119,7 +125,7 @@ void add_tune_command(CLI::App& app, int& exit_code) {
     add_value(*cmd, "--top", opts->top, "Predictions to verify")->check(integer_in(1, 1000))->capture_default_str();
     add_value(*cmd, "--steps", opts->steps, "Steps per repeat (default: about 2 s at the predicted speed)")
         ->check(integer_in(10, 10'000'000));
-    add_value(*cmd, "--repeats", opts->repeats, "Repeats per config")->check(integer_in(1, 99))->capture_default_str();
+    add_value(*cmd, "--repeats", opts->repeats, "Interleaved rounds: every config once per round")->check(integer_in(1, 99))->capture_default_str();
     add_model_flag(*cmd, opts->model, false);
     add_value(*cmd, "--mdcore", opts->mdcore, "mdcore executable (default: next to mdtune, else on PATH)");
     cmd->callback([opts, &exit_code] { exit_code = tune(*opts); });

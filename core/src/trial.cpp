@@ -1,5 +1,7 @@
 #include "mdtune/core/trial.h"
 
+#include <algorithm>
+
 namespace mdtune::inline core {
 
 std::string_view to_string(TrialStatus s) {
@@ -22,6 +24,18 @@ std::optional<TrialStatus> parse_trial_status(std::string_view s) {
 
 bool is_failure(TrialStatus s) {
     return s == TrialStatus::Failed || s == TrialStatus::Timeout || s == TrialStatus::Crashed;
+}
+
+double RepeatSample::cpu_share() const {
+    if (wall_s <= 0 || threads <= 0) return 0.0;
+    const double parallel = std::clamp(measured_s, 0.0, wall_s);
+    return cpu_s / ((wall_s - parallel) + parallel * threads);
+}
+
+bool is_noisy(const TrialResult& r) {
+    std::size_t noisy = 0;
+    for (const RepeatSample& s : r.samples) noisy += s.noisy ? 1 : 0;
+    return !r.samples.empty() && 2 * noisy > r.samples.size();
 }
 
 std::vector<std::string> SystemDescriptor::mdcore_args() const {

@@ -218,8 +218,29 @@ CREATE TABLE trial_claims(
 );
 )sql";
 
+// v6: interleaved rounds (issue 16). Every repeat of a trial measured in rounds,
+// with the reference config's time in the same round and the CPU time the run
+// got (the guard rail against runs that did not get their threads). Keyed by
+// the trial key, so shards merge like trials; trials from before v6 have none.
+constexpr const char* kV6 = R"sql(
+CREATE TABLE trial_samples(
+  trial_key TEXT NOT NULL,              -- trials.trial_key
+  round INTEGER NOT NULL,               -- 0-based
+  position INTEGER NOT NULL,            -- place in the round's random order
+  ms_per_step REAL NOT NULL,
+  ref_ms_per_step REAL,                 -- the reference (default) config in the same round; NULL when none
+  wall_s REAL NOT NULL,
+  measured_s REAL NOT NULL,             -- wall seconds of the measured steps
+  cpu_s REAL NOT NULL,
+  threads INTEGER NOT NULL,
+  load_avg REAL NOT NULL,
+  noisy INTEGER NOT NULL,               -- 1: the run got too little of the CPU it asked for
+  PRIMARY KEY(trial_key, round)
+);
+)sql";
+
 // kMigrations[i] takes the schema from version i to i+1.
-constexpr std::array<const char*, 5> kMigrations{kV1, kV2, kV3, kV4, kV5};
+constexpr std::array<const char*, 6> kMigrations{kV1, kV2, kV3, kV4, kV5, kV6};
 static_assert(kMigrations.size() == kSchemaVersion, "one migration per schema version");
 
 std::atomic<int> g_failing_migration{0};

@@ -15,6 +15,7 @@
 #include "report_columns.h"
 #include "statement.h"
 #include "timestamp.h"
+#include "trial_samples.h"
 
 namespace mdtune::db {
 namespace {
@@ -117,6 +118,7 @@ StoredTrial read_trial(sqlite3* db, const sql::Statement& st) {
                       e.what());
     }
     st.read_columns(c, r.stderr_tail, r.load_avg, r.wall_s, t.created_at);
+    r.samples = read_samples(db, t.key().str());
     return t;
 }
 
@@ -287,6 +289,7 @@ bool Store::insert_trial(const StoredTrial& t, OnExisting on_existing) {
     static_assert(kTrialColumnCount + 1 == 27, "one bind per column");
     st.run();
     const bool inserted = sqlite3_changes(db_) == 1;
+    if (inserted) write_samples(db_, key.str(), r.samples);
     sql::Statement claim(db_, "DELETE FROM trial_claims WHERE trial_key = ?");
     claim.bind_text(1, key.str());
     claim.run();
@@ -386,7 +389,10 @@ long Store::merge_from(const std::string& other_path) {
             if (it != sweep_map.end()) insert.bind_int(1, it->second); else insert.bind_null(1);
             for (int c = 1; c <= kTrialColumnCount; ++c) insert.bind_value(c + 1, from.column_value(c));
             insert.run();
-            added += sqlite3_changes(db_);
+            if (sqlite3_changes(db_) == 1) {
+                ++added;
+                copy_samples(src, db_, from.column_text(1));  // column 1: trial_key
+            }
             insert.reset();
         }
     }

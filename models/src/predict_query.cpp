@@ -56,6 +56,11 @@ PredictResult predict_configs(const PredictRequest& request) {
     return out;
 }
 
+bool best_indistinguishable_from_default(const Ranking& r) {
+    if (!r.default_config || r.ranked.empty()) return false;
+    return r.ranked[0].prediction.hi >= r.default_config->prediction.lo;
+}
+
 nlohmann::json predict_json(const PredictRequest& request, const PredictResult& result, std::size_t top) {
     const Ranking& r = result.ranking;
     const db::StoredModel& m = result.model;
@@ -67,7 +72,10 @@ nlohmann::json predict_json(const PredictRequest& request, const PredictResult& 
     out["ranked"] = nlohmann::json::array();
     for (std::size_t k = 0; k < std::min(top, r.ranked.size()); ++k)
         out["ranked"].push_back(ranked_json(r.ranked[k], request.system, r.system_features));
-    if (r.default_config) out["default"] = ranked_json(*r.default_config, request.system, r.system_features);
+    if (r.default_config) {
+        out["default"] = ranked_json(*r.default_config, request.system, r.system_features);
+        out["indistinguishable_from_default"] = best_indistinguishable_from_default(r);
+    }
     out["candidates"] = r.ranked.size();
     out["rejected"] = r.rejected.size();
     out["elapsed_ms"] = result.elapsed_ms;

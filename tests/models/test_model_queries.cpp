@@ -84,6 +84,15 @@ TEST_F(ModelQueries, PredictRanksFeasibleConfigsFastestFirst) {
     EXPECT_EQ(j.at("ranked")[0].at("config"), p.ranking.ranked[0].config.canonical());
     EXPECT_EQ(j.at("candidates"), p.ranking.ranked.size());
     EXPECT_EQ(j.at("model").at("id"), id);
+    // The mark follows the intervals: overlapping means indistinguishable from the default.
+    const models::Prediction& best = p.ranking.ranked[0].prediction;
+    const bool overlap = best.hi >= p.ranking.default_config->prediction.lo;
+    EXPECT_EQ(j.at("indistinguishable_from_default"), overlap);
+    models::Ranking apart = p.ranking;
+    apart.default_config->prediction.lo = best.hi + 1.0;
+    EXPECT_FALSE(models::best_indistinguishable_from_default(apart));
+    apart.default_config->prediction.lo = best.hi;
+    EXPECT_TRUE(models::best_indistinguishable_from_default(apart));
 
     request.hardware = "hw-nowhere";
     EXPECT_THROW(models::predict_configs(request), InputError);

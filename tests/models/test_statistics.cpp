@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 #include <vector>
 
 #include "mdtune/models/statistics.h"
@@ -138,6 +139,47 @@ TEST(Holm, StepDownAdjustmentInInputOrder) {
     const std::vector<double> big{0.6, 0.5};
     EXPECT_EQ(models::stats::holm_adjust(big), (std::vector<double>{1.0, 1.0}));
     EXPECT_TRUE(models::stats::holm_adjust(std::vector<double>{}).empty());
+}
+
+TEST(Bootstrap, MedianIntervalHoldsTheMedianAndIsReproducible) {
+    const std::vector<double> v{1.0, 1.2, 0.9, 1.1, 1.05, 0.95, 1.3};
+    const auto a = models::stats::bootstrap_median(v, 0.95, 3);
+    EXPECT_DOUBLE_EQ(a.estimate, 1.05);
+    EXPECT_LE(a.lo, a.estimate);
+    EXPECT_GE(a.hi, a.estimate);
+    EXPECT_GE(a.lo, 0.9);  // medians of resamples lie within the data
+    EXPECT_LE(a.hi, 1.3);
+    EXPECT_LT(a.lo, a.hi);
+    const auto b = models::stats::bootstrap_median(v, 0.95, 3);
+    EXPECT_EQ(a.lo, b.lo);
+    EXPECT_EQ(a.hi, b.hi);
+    // A wider confidence never gives a narrower interval.
+    const auto wide = models::stats::bootstrap_median(v, 0.99, 3);
+    EXPECT_LE(wide.lo, a.lo);
+    EXPECT_GE(wide.hi, a.hi);
+}
+
+TEST(Bootstrap, RatioOfMediansSeparatesOnlyWhatIsApart) {
+    const std::vector<double> slow{1.21, 1.19, 1.2, 1.22, 1.18};
+    const std::vector<double> fast{1.0, 1.01, 0.99, 1.02, 0.98};
+    const auto apart = models::stats::bootstrap_median_ratio(slow, fast, 0.95);
+    EXPECT_NEAR(apart.estimate, 1.2, 1e-12);
+    EXPECT_GT(apart.lo, 1.0);
+    const std::vector<double> overlapping{1.03, 0.97, 1.0, 1.02, 0.98};
+    const auto together = models::stats::bootstrap_median_ratio(overlapping, fast, 0.95);
+    EXPECT_LE(together.lo, 1.0);
+    EXPECT_GE(together.hi, 1.0);
+}
+
+TEST(Bootstrap, EdgeCasesAndBadSettings) {
+    const std::vector<double> one{2.5};
+    const auto single = models::stats::bootstrap_median(one, 0.95);
+    EXPECT_EQ(single.lo, 2.5);
+    EXPECT_EQ(single.hi, 2.5);
+    EXPECT_TRUE(std::isnan(models::stats::bootstrap_median(std::vector<double>{}, 0.95).estimate));
+    EXPECT_TRUE(std::isnan(models::stats::bootstrap_median_ratio(one, std::vector<double>{}, 0.95).lo));
+    EXPECT_THROW(models::stats::bootstrap_median(one, 1.5), std::invalid_argument);
+    EXPECT_THROW(models::stats::bootstrap_median(one, 0.95, 1, 2), std::invalid_argument);
 }
 
 }  // namespace

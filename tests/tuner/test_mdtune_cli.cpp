@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -119,6 +120,47 @@ TEST_F(MdtuneCli, ShowAndExport) {
     r = run(std::string(MDTUNE_BINARY) + " db export --db " + path("missing.db"));
     EXPECT_NE(r.exit_code, 0);
     EXPECT_FALSE(fs::exists(dir_ / "missing.db"));
+}
+
+TEST_F(MdtuneCli, RoundsRecordEveryRepeatAndShowMarksTheVerdict) {
+    const std::string space = write("r.toml", small_space("10, 20", 256));
+    const std::string sweep = std::string(MDTUNE_BINARY) + " sweep " + space + " --db " + db();
+    Result r = run(sweep + " --rounds 0");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--rounds"), std::string::npos) << r.output;
+    r = run(sweep + " --confidence 1.5");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--confidence"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(db()));
+
+    r = run(sweep + " --rounds 3");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("round 3/3 of lj:natoms=256:seed=1 done"), std::string::npos) << r.output;
+    const auto trials = db::Store(db(), db::Store::Mode::ReadOnly).trials();
+    // A loaded machine may starve every run (the guard rail): then there is no best to mark.
+    const bool starved = std::all_of(trials.begin(), trials.end(), [](const auto& t) { return is_noisy(t.result); });
+    EXPECT_NE(r.output.find(starved ? "  noisy     all" : "  verdict   "), std::string::npos) << r.output;
+    ASSERT_EQ(trials.size(), 3u);  // the default + 2 configs
+    for (const auto& t : trials) {
+        EXPECT_EQ(t.measure.repeats, 3);
+        ASSERT_EQ(t.result.samples.size(), 3u) << t.config.canonical();
+        for (const RepeatSample& s : t.result.samples) {
+            EXPECT_GT(s.ms_per_step, 0);
+            EXPECT_GT(s.ref_ms_per_step, 0);
+            EXPECT_GT(s.wall_s, 0);
+            EXPECT_GT(s.cpu_s, 0);  // getrusage of the child
+            EXPECT_GE(s.threads, 1);
+        }
+    }
+    r = run(std::string(MDTUNE_BINARY) + " show --db " + db());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("vs default"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(starved ? " noisy " : "  verdict: "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(starved ? " noisy " : " best "), std::string::npos) << r.output;
+    r = run(std::string(MDTUNE_BINARY) + " show --db " + db() + " --json");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(starved ? "\"mark\": \"noisy\"" : "\"mark\": \"best\""), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("\"ratio_to_default\""), std::string::npos) << r.output;
 }
 
 }  // namespace

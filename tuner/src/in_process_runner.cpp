@@ -14,6 +14,7 @@ public:
     RunOutcome run_once(const Proposal& p, int /*repeat*/) override {
         RunOutcome out;
         const auto start = std::chrono::steady_clock::now();
+        const double cpu_before = self_cpu_seconds();  // the thread group: this process's OpenMP threads
         try {
             mdcore::System sys = mdcore::make_named_system(p.system.kind, p.system.natoms, p.system.seed);
             mdcore::RunControl control;
@@ -26,6 +27,7 @@ public:
             out.stderr_tail = e.what();
         }
         out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        out.cpu_s = self_cpu_seconds() - cpu_before;
         return out;
     }
 };

@@ -12,7 +12,8 @@
 //   3+ repeats: [min, max, median, median, ...]  -> median, min and max as recorded.
 // Drift and tolerance are the recorded ones, so measure() re-derives Invalid from
 // them. Failed/Timeout/Crashed recordings replay as that status with their
-// stderr tail. Proposals with no recording (by system, config and measure
+// stderr tail. A replayed repeat's CPU time is its wall time x threads (it got
+// its threads). Proposals with no recording (by system, config and measure
 // canonical text; halving's shorter rungs are not scaled from longer ones) come
 // back Failed with "not recorded".
 #include <algorithm>
@@ -56,6 +57,8 @@ public:
         }
         out.status = TrialStatus::Ok;  // the run itself completed; accuracy is measure()'s call
         out.report = synthesize(p, r, repeat);
+        // A replayed run got every thread it asked for.
+        out.cpu_s = out.wall_s * std::max(1, out.report.config.threads) * std::max(1, out.report.config.ranks);
         return out;
     }
 

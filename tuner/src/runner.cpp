@@ -1,5 +1,7 @@
 #include "mdtune/tuner/runner.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -19,6 +21,13 @@ bool drift_breaks_tolerance(double drift, double drift_stderr, double tolerance)
 
 namespace {
 
+double cpu_seconds(int who) {
+    rusage u{};
+    if (getrusage(who, &u) != 0) return 0.0;
+    const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
+    return seconds(u.ru_utime) + seconds(u.ru_stime);
+}
+
 // Task -> seconds per measured step (reports carry seconds over the measured steps).
 std::map<std::string, double> per_step(const std::map<std::string, double>& timings, long measured_steps) {
     std::map<std::string, double> out;
@@ -27,6 +36,9 @@ std::map<std::string, double> per_step(const std::map<std::string, double>& timi
 }
 
 }  // namespace
+
+double children_cpu_seconds() { return cpu_seconds(RUSAGE_CHILDREN); }
+double self_cpu_seconds() { return cpu_seconds(RUSAGE_SELF); }
 
 TrialResult Runner::measure(const Proposal& p) {
     TrialResult result;
@@ -53,6 +65,14 @@ TrialResult Runner::measure(const Proposal& p) {
         result.stderr_tail = "no repeats requested";
         return result;
     }
+    TrialResult summary = summarise_repeats(p, repeats);
+    summary.load_avg = result.load_avg;
+    summary.wall_s = result.wall_s;
+    return summary;
+}
+
+TrialResult summarise_repeats(const Proposal& p, const std::vector<mdcore::RunReport>& repeats) {
+    TrialResult result;
     // The median repeat (lower median for an even count) stands for the trial.
     std::vector<std::size_t> idx(repeats.size());
     for (std::size_t k = 0; k < idx.size(); ++k) idx[k] = k;

@@ -11,6 +11,8 @@
 #include <stdexcept>
 
 #include "mdtune/tuner/strategy.h"
+#include "mdtune/tuner/rounds.h"
+#include "mdtune/tuner/verdict.h"
 #include "space_sampling.h"
 
 namespace mdtune::tuner {
@@ -179,8 +181,9 @@ std::size_t rung0_size_within(std::size_t share, int eta, const MeasureSettings&
 // Successive halving, one independent bracket per system.
 class HalvingStrategy : public Strategy {
 public:
-    HalvingStrategy(const SearchSpace& space, const HardwareCaps& hw, int eta, std::size_t budget, unsigned long seed)
-        : space_(space), eta_(eta), budget_(budget) {
+    HalvingStrategy(const SearchSpace& space, const HardwareCaps& hw, int eta, std::size_t budget, unsigned long seed,
+                    double confidence)
+        : space_(space), eta_(eta), budget_(budget), confidence_(confidence) {
         if (eta < 2) throw std::invalid_argument("successive halving needs eta >= 2");
         // With a budget, each system's bracket is sized to fit its share, so the
         // budget buys a whole bracket rather than the start of rung 0.
@@ -271,18 +274,31 @@ private:
             b.done = true;
             return;
         }
-        // Ties broken by canonical text so the cut never depends on input order.
-        std::sort(valid.begin(), valid.end(), [](const Ranked& x, const Ranked& y) {
-            if (x.result->ms_median != y.result->ms_median) return x.result->ms_median < y.result->ms_median;
+        // By median ratio to the rounds' reference when every one was measured in
+        // rounds, else by median time; ties by canonical text so the cut never
+        // depends on input order.
+        std::vector<const TrialResult*> results;
+        for (const Ranked& r : valid) results.push_back(r.result);
+        const bool by_ratio = all_have_ratios(results);
+        std::sort(valid.begin(), valid.end(), [by_ratio](const Ranked& x, const Ranked& y) {
+            const double sx = rank_score(*x.result, by_ratio), sy = rank_score(*y.result, by_ratio);
+            if (sx != sy) return sx < sy;
             return x.canonical < y.canonical;
         });
         const std::size_t keep = std::min(valid.size(), ceil_div(b.members.size(), eta_));
-        // Noise-aware: a config whose best repeat beats the cut-off config's worst
-        // repeat is not distinguishable from it at this rung's length; keep it too.
-        const double cutoff_max = valid[keep - 1].result->ms_max;
+        // Noise-aware: a config is dropped only when it is significantly slower
+        // than the cut-off config — measured in rounds, when the interval of
+        // their median ratios lies above 1 at the confidence; otherwise when its
+        // best repeat does not beat the cut-off config's worst.
+        const TrialResult& cutoff = *valid[keep - 1].result;
         std::vector<std::uint64_t> survivors;
-        for (std::size_t i = 0; i < valid.size(); ++i)
-            if (i < keep || valid[i].result->ms_min < cutoff_max) survivors.push_back(valid[i].member);
+        for (std::size_t i = 0; i < valid.size(); ++i) {
+            const TrialResult& r = *valid[i].result;
+            const bool slower = by_ratio && clean_ratios(r).size() >= 2 && clean_ratios(cutoff).size() >= 2
+                                    ? significantly_slower(r, cutoff, confidence_)
+                                    : r.ms_min >= cutoff.ms_max;
+            if (i < keep || !slower) survivors.push_back(valid[i].member);
+        }
         b.members = std::move(survivors);
         // A lone survivor gains nothing from intermediate rungs: measure it in full.
         b.rung = b.members.size() == 1 ? b.rungs - 1 : b.rung + 1;
@@ -291,6 +307,7 @@ private:
     SearchSpace space_;
     int eta_;
     std::size_t budget_;
+    double confidence_;
     std::size_t share_ = 0;  // proposals per system with a budget, 0 without
     std::size_t planned_ = 0;
     InfeasibleTally tally_;
@@ -310,33 +327,14 @@ std::unique_ptr<Strategy> make_random(const SearchSpace& space, const HardwareCa
 }
 
 std::unique_ptr<Strategy> make_successive_halving(const SearchSpace& space, const HardwareCaps& hw, int eta,
-                                                  std::size_t budget, unsigned long seed) {
-    return std::make_unique<HalvingStrategy>(space, hw, eta, budget, seed);
+                                                  std::size_t budget, unsigned long seed, double confidence) {
+    return std::make_unique<HalvingStrategy>(space, hw, eta, budget, seed, confidence);
 }
 
 std::optional<Observation> best_observation(const std::vector<Observation>& history, const SystemDescriptor& system) {
-    const std::string sys = system.canonical();
-    const Observation* best = nullptr;
-    for (const Observation& o : history) {
-        if (o.proposal.system.canonical() != sys || !is_valid(o.result)) continue;
-        if (!best) {
-            best = &o;
-            continue;
-        }
-        // Longer runs first (halving's last rung), then speed, then canonical text.
-        const long s = o.proposal.measure.steps, bs = best->proposal.measure.steps;
-        if (s != bs) {
-            if (s > bs) best = &o;
-            continue;
-        }
-        if (o.result.ms_median != best->result.ms_median) {
-            if (o.result.ms_median < best->result.ms_median) best = &o;
-            continue;
-        }
-        if (o.proposal.config.canonical() < best->proposal.config.canonical()) best = &o;
-    }
-    if (!best) return std::nullopt;
-    return *best;
+    const std::vector<const Observation*> ranked = ranked_finalists(history, system);
+    if (ranked.empty()) return std::nullopt;
+    return *ranked.front();
 }
 
 }  // namespace mdtune::tuner

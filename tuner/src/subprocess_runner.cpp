@@ -23,8 +23,11 @@ public:
         args.insert(args.end(), {"--steps", std::to_string(p.measure.steps), "--warmup",
                                  std::to_string(p.measure.warmup), "--json", "-"});
         (void)repeat;
+        // The child (and what it waited for: ranks under mpirun) is reaped inside spawn.
+        const double cpu_before = children_cpu_seconds();
         ChildOutcome child = spawn(args, p.measure.timeout_s);
         RunOutcome out;
+        out.cpu_s = children_cpu_seconds() - cpu_before;
         out.status = child.status;
         out.stderr_tail = std::move(child.stderr_tail);
         out.wall_s = child.wall_s;

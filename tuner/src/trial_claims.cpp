@@ -16,7 +16,8 @@ TrialClaims::TrialClaims(db::Store& store, long sweep_id, process::ProcessIdenti
                          std::function<void(const std::string&)> on_note)
     : store_(store), sweep_id_(sweep_id), self_(std::move(self)), poll_s_(poll_s), on_note_(std::move(on_note)) {}
 
-ClaimTurn TrialClaims::acquire(const TrialKey& key, const MeasureSettings& measure, db::Store::OnExisting on_existing) {
+ClaimTurn TrialClaims::acquire(const TrialKey& key, const MeasureSettings& measure, db::Store::OnExisting on_existing,
+                               bool wait) {
     const db::Lease lease{self_, trial_lease_s(measure)};
     const std::string trial = key.system + " " + (key.config.empty() ? "(defaults)" : key.config);
     for (bool told = false;; ) {
@@ -30,7 +31,9 @@ ClaimTurn TrialClaims::acquire(const TrialKey& key, const MeasureSettings& measu
                              std::to_string(claim.holder_sweep_id) + " (pid " + std::to_string(claim.holder.pid) +
                              " on " + claim.holder.host + ") is abandoned");
                 return ClaimTurn::Measure;
-            case db::TrialClaim::Outcome::HeldByOther: break;
+            case db::TrialClaim::Outcome::HeldByOther:
+                if (!wait) return ClaimTurn::Held;
+                break;
         }
         if (!told && on_note_)
             on_note_(trial + " is claimed by another sweep (sweep " + std::to_string(claim.holder_sweep_id) + ", pid " +

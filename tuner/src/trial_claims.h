@@ -14,6 +14,7 @@ enum class ClaimTurn {
     Measure,   // the claim is ours: measure, then insert_trial (which drops it)
     Recorded,  // the trial is in the store now (another sweep measured it)
     Stopped,   // stop_requested() while waiting
+    Held,      // another live sweep holds it and the caller asked not to wait
 };
 
 class TrialClaims {
@@ -21,7 +22,10 @@ public:
     TrialClaims(db::Store& store, long sweep_id, process::ProcessIdentity self, double poll_s,
                 std::function<void(const std::string&)> on_note);
     // on_existing as for Store::claim_trial: ReplaceFailed when failures are measured again.
-    ClaimTurn acquire(const TrialKey& key, const MeasureSettings& measure, db::Store::OnExisting on_existing);
+    // Without `wait`, a claim another live sweep holds answers Held at once (a sweep
+    // claiming a group must not wait while holding claims: two could wait on each other).
+    ClaimTurn acquire(const TrialKey& key, const MeasureSettings& measure, db::Store::OnExisting on_existing,
+                      bool wait = true);
     void release(const TrialKey& key);
 
 private:

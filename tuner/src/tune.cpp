@@ -1,6 +1,7 @@
 #include "mdtune/tuner/tune.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -109,8 +110,14 @@ TuneResult tune_system(const TuneRequest& request, db::Store& store, Runner& run
     const SearchSpace space = space_of(request, plan);
     auto strategy = make_model_guided(request.system, plan.candidates, plan.measure);
     auto stop = stop_after_trials(budget);
-    out.summary = run_sweep(space, store, runner, *strategy, ctx, "tune " + request.system.canonical(), stop.get(),
+    SweepContext online = ctx;
+    online.rounds.stop_when_decided = request.stop_when_decided;
+    online.rounds.confidence = ctx.confidence;
+    online.max_group = std::max(ctx.max_group, plan.candidates.size() + 1);  // one group: all in every round
+    const auto start = std::chrono::steady_clock::now();
+    out.summary = run_sweep(space, store, runner, *strategy, online, "tune " + request.system.canonical(), stop.get(),
                             events.progress ? events.progress : [](const SweepProgress&) {});
+    out.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     out.verified = verified_configs(store, out.summary.sweep_id, r);
     const models::SystemModel sys(request.system);
     out.system_features = sys.features();

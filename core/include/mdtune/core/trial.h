@@ -38,6 +38,30 @@ struct MeasureSettings {
     std::string canonical() const;  // "steps=2000:warmup=200:repeats=3"
 };
 
+// One repeat of a trial measured in interleaved rounds (README "Rounds, verdicts
+// and guard rails"): its round, its place in that round's random order, its
+// time, the reference config's time in the same round and the CPU time the
+// run got, from which a repeat that did not get the threads it asked for is
+// marked noisy (excluded from the trial's statistics, never the best).
+struct RepeatSample {
+    int round = 0;
+    int position = 0;               // place in the round's order (0 = first run)
+    double ms_per_step = 0;
+    double ref_ms_per_step = 0;     // the reference config in the same round; 0 when none
+    double wall_s = 0;              // the whole run (set-up included)
+    double measured_s = 0;          // wall seconds of its measured steps (ms_per_step x measured steps)
+    double cpu_s = 0;               // user + system CPU seconds of the run
+    int threads = 0;                // threads (x ranks) the run asked for
+    double load_avg = 0;            // 1-minute load average before the run
+    bool noisy = false;
+    // The CPU the run got over the CPU it asked for: cpu_s / ((wall_s - measured_s)
+    // + measured_s x threads), the set-up counted as serial; about 1 (or above) for
+    // a run that got its threads, 0 when unknown.
+    double cpu_share() const;
+    // ms_per_step / ref_ms_per_step; 0 without a reference.
+    double ratio() const { return ref_ms_per_step > 0 ? ms_per_step / ref_ms_per_step : 0.0; }
+};
+
 struct TrialResult {
     TrialStatus status = TrialStatus::Failed;
     int repeats = 0;                 // repeats that completed
@@ -53,7 +77,13 @@ struct TrialResult {
     std::string stderr_tail;         // last lines of stderr for failed/crashed/timeout
     double load_avg = 0;             // 1-minute load average when the trial started
     double wall_s = 0;
+    // Per repeat, when measured in rounds (empty for back-to-back measurements
+    // and for trials recorded before schema 6).
+    std::vector<RepeatSample> samples;
 };
+
+// More than half of the trial's repeats were noisy: never the best.
+bool is_noisy(const TrialResult& r);
 
 // Identity of a trial for resume: same key = same work.
 struct TrialKey {

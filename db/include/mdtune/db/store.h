@@ -26,7 +26,7 @@ struct DbRefusedError : DbError {
     using DbError::DbError;
 };
 
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 // A trial as stored (and as exported / merged).
 struct StoredTrial {

@@ -29,7 +29,12 @@ struct PredictResult {
 // database has no model or nothing is feasible (the message lists why per config).
 PredictResult predict_configs(const PredictRequest& request);
 
-// The --json answer: the first `top` ranked configs, the default, counts and timing.
+// Whether the predicted best cannot be told apart from the default: their
+// prediction intervals overlap (false when the ranking has no default).
+bool best_indistinguishable_from_default(const Ranking& r);
+
+// The --json answer: the first `top` ranked configs, the default (with
+// "indistinguishable_from_default"), counts and timing.
 nlohmann::json predict_json(const PredictRequest& request, const PredictResult& result, std::size_t top);
 
 }  // namespace mdtune::models

@@ -1,8 +1,9 @@
 #pragma once
 // Statistics of repeated measurements: order statistics, the Mann-Whitney U test
-// (Wilcoxon rank-sum, two-sided) and Holm's step-down correction. Distribution-free,
-// so they suit benchmark timings, which are skewed and have outliers from a noisy
-// machine. Used by the performance-regression gate (tuner/bench).
+// (Wilcoxon rank-sum, two-sided), Holm's step-down correction and percentile
+// bootstrap intervals of medians. Distribution-free, so they suit benchmark
+// timings, which are skewed and have outliers from a noisy machine. Used by the
+// performance-regression gate (tuner/bench) and the sweep's verdicts (tuner/verdict).
 #include <cstddef>
 #include <span>
 #include <vector>
@@ -42,5 +43,21 @@ double mann_whitney_min_p(std::size_t n1, std::size_t n2);
 // sequence non-decreasing (capped at 1). Controls the family-wise error rate with no
 // assumption about how the tests depend on each other. Returned in the input's order.
 std::vector<double> holm_adjust(std::span<const double> p_values);
+
+// A point estimate with a two-sided interval (NaN everywhere when there is no data).
+struct Interval {
+    double estimate, lo, hi;
+};
+
+// Percentile bootstrap of the median at `confidence` (0.5-0.999): `resamples`
+// resamples with replacement, drawn from a generator seeded with `seed`, so the
+// same input gives the same interval. One value: the value itself, no spread.
+Interval bootstrap_median(std::span<const double> values, double confidence, unsigned long seed = 1,
+                          int resamples = 2000);
+
+// Of median(a) / median(b), resampling a and b independently (unpaired samples:
+// the configs' ratios to their rounds' reference). Empty a or b: NaN.
+Interval bootstrap_median_ratio(std::span<const double> a, std::span<const double> b, double confidence,
+                                unsigned long seed = 1, int resamples = 2000);
 
 }  // namespace mdtune::models::stats

@@ -19,6 +19,7 @@ struct RunOutcome {
     mdcore::RunReport report;                  // when Ok
     std::string stderr_tail;
     double wall_s = 0;
+    double cpu_s = 0;  // CPU seconds the run used (getrusage of the child, or of this process in-process)
 };
 
 class Runner {
@@ -31,6 +32,16 @@ public:
     // the first non-Ok status otherwise.
     TrialResult measure(const Proposal& p);
 };
+
+// The shared summary of a trial's completed repeats (non-empty): median/min/max
+// ms per step, the median repeat's report and timings, Invalid when any repeat's
+// drift breaks the tolerance. Used by measure() and by interleaved rounds.
+TrialResult summarise_repeats(const Proposal& p, const std::vector<mdcore::RunReport>& repeats);
+
+// User + system CPU seconds of this process's reaped children (RUSAGE_CHILDREN)
+// and of this process itself, all its threads (RUSAGE_SELF).
+double children_cpu_seconds();
+double self_cpu_seconds();
 
 // `mdcore run ... --json -` as a child process with a timeout (SIGTERM, then
 // SIGKILL), optionally under a launcher prefix such as {"mpirun","-np","2"}.

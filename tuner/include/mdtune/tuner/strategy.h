@@ -49,8 +49,10 @@ std::unique_ptr<Strategy> make_exhaustive(const SearchSpace& space, const Hardwa
 std::unique_ptr<Strategy> make_random(const SearchSpace& space, const HardwareCaps& hw, std::size_t budget,
                                       unsigned long seed);
 // Successive halving per system: rung 0 runs every config with steps / eta^(rungs-1),
-// each later rung keeps the best 1/eta (plus any whose median is within the
-// measured spread of the cut-off: noise-aware) with eta times more steps; the last
+// each later rung keeps the best 1/eta (plus any not significantly slower than
+// the cut-off config at `confidence`: measured in rounds, by the bootstrap
+// interval of their median ratios to the reference; else any whose fastest
+// repeat beats the cut-off's slowest) with eta times more steps; the last
 // rung uses the space's full measure settings. budget (0 = no limit) caps proposals;
 // with a budget, rung 0 of each system is a seeded sample of feasible configs
 // (in space order) sized so the system's bracket plans at most budget / systems.
@@ -61,10 +63,13 @@ std::unique_ptr<Strategy> make_random(const SearchSpace& space, const HardwareCa
 // All strategies skip infeasible points and points already in the history (same
 // system, config and measure), so a strategy built on a resumed history continues.
 std::unique_ptr<Strategy> make_successive_halving(const SearchSpace& space, const HardwareCaps& hw, int eta,
-                                                  std::size_t budget, unsigned long seed = 1);
+                                                  std::size_t budget, unsigned long seed = 1,
+                                                  double confidence = 0.95);
 
-// Best valid observation: status Ok, drift within tolerance, lowest ms_median
-// among those with the largest `steps` measured for that system (halving's last rung).
+// Best valid observation: status Ok (drift within tolerance), not noisy, among
+// those with the largest `steps` measured for that system (halving's last rung):
+// the lowest median ratio to the rounds' reference when all were measured in
+// rounds, else the lowest ms_median (verdict.h: ranked_finalists).
 std::optional<Observation> best_observation(const std::vector<Observation>& history, const SystemDescriptor& system);
 
 // Stop conditions compose: a sweep stops when any of them says so.

@@ -1,7 +1,8 @@
 #pragma once
 // `mdtune tune` as a library call: rank a system's configs with the database's
 // model (fitting one first when none is stored), measure the top predictions and
-// the default config as a sweep, and compare predicted with measured times.
+// the default config as a sweep — in interleaved rounds, the default the
+// reference of every round — and compare predicted with measured times.
 #include <functional>
 #include <optional>
 #include <string>
@@ -21,7 +22,10 @@ struct TuneRequest {
     std::size_t top = 5;                  // predictions to verify
     std::optional<std::size_t> budget;    // trials including the default; nullopt: top + 1 (at least 2)
     std::optional<long> steps;            // nullopt: about 2 s of measured time per repeat at the predicted speed
-    int repeats = 3;
+    int repeats = 3;                      // rounds at most: every candidate and the default once per round
+    // Stop after a round (from the third) once the best is significantly ahead of
+    // every other candidate and the default (RoundSettings::stop_when_decided).
+    bool stop_when_decided = true;
     std::optional<models::ModelKind> kind;        // nullopt: the latest model of any kind
 };
 
@@ -47,6 +51,7 @@ struct TuneResult {
     std::vector<VerifiedConfig> verified;  // every measured config that had a prediction, in database order
     mdcore::EffectiveConfig best_effective;  // resolved for the machine when a best exists
     models::SystemFeatures system_features;
+    double elapsed_s = 0;                  // wall time of the measurements (the sweep)
 };
 
 struct TuneEvents {
