@@ -3,6 +3,7 @@
 #include "cli_options.h"
 #include "mdtune/models/gromacs_settings.h"
 #include "mdtune/models/model_lookup.h"
+#include "mdtune/tuner/space.h"
 
 namespace mdtune::cli {
 
@@ -30,6 +31,25 @@ void add_system_flags(CLI::App& cmd, SystemFlags& flags) {
     flags.natoms_option = add_value(cmd, "--natoms", flags.natoms, "Atoms (water kinds: a multiple of 3)")
                               ->check(integer_in(1, 100'000'000))
                               ->required();
+    add_value(cmd, "--space", flags.space,
+              "SPACE.toml: rank only the configs of its [space] (its [system] is not used)");
+}
+
+models::CandidateGrid SystemFlags::candidates() const {
+    models::CandidateGrid grid;
+    if (space.empty()) return grid;
+    tuner::SearchSpace s;
+    try {
+        s = tuner::load_space(space);
+    } catch (const tuner::SpaceError& e) {
+        throw InputError(std::string("--space: ") + e.what());
+    }
+    constexpr std::uint64_t kMaxCandidates = 100'000;
+    if (s.config_count() > kMaxCandidates)
+        throw InputError("--space: " + space + " has " + std::to_string(s.config_count()) +
+                         " configs, more than the " + std::to_string(kMaxCandidates) + " a prediction ranks");
+    grid.only = s.configs();
+    return grid;
 }
 
 void add_model_flag(CLI::App& cmd, std::string& value, bool allow_auto) {

@@ -13,6 +13,7 @@
 #include "domdec/update_groups.h"
 #include "integrate/vrescale.h"
 #include "md_runner.h"
+#include "mdcore/system_summary.h"
 #include "mdcore/tunables.h"
 #include "mdcore/units.h"
 #include "nonbonded/kernel_dispatch.h"
@@ -203,6 +204,13 @@ static void resolve_offload(const RunConfig& config, EffectiveConfig& eff) {
 EffectiveConfig resolve_config(const System& system, const RunConfig& config, const RunControl& control,
                                const ResolveOptions& options) {
     system.validate();
+    return resolve_config(summarize(system), config, control, options);
+}
+
+EffectiveConfig resolve_config(const SystemSummary& system, const RunConfig& config, const RunControl& control,
+                               const ResolveOptions& options) {
+    if (system.natoms <= 0 || !(system.box.volume() > 0))
+        throw std::invalid_argument("system '" + system.kind + "' has no atoms or no box");
     EffectiveConfig eff;
     eff.ranks = config.one_process ? 1 : world_size();
     // Threads are per rank: by default the cores are shared among the node's ranks.
@@ -235,8 +243,7 @@ EffectiveConfig resolve_config(const System& system, const RunConfig& config, co
         throw std::invalid_argument("--tau-t must be positive");
 
     // PME: rc and the grid spacing scale together; beta follows rc.
-    bool charged = false;
-    for (double q : system.charge) charged = charged || q != 0.0;
+    const bool charged = system.charged_atoms() > 0;
     if (!(config.pme_scale > 0)) throw std::invalid_argument("--pme-scale must be positive");
     if (config.pme_order < 4 || config.pme_order > 6) throw std::invalid_argument("--pme-order must be 4, 5 or 6");
     if (!(config.pme_spacing > 0)) throw std::invalid_argument("--pme-spacing must be positive");
@@ -265,7 +272,7 @@ EffectiveConfig resolve_config(const System& system, const RunConfig& config, co
                 throw std::invalid_argument("--pme-grid dimension " + std::to_string(eff.pme_grid[d]) +
                                             " is below 2 x pme-order");
     }
-    eff.constraints = static_cast<int>(system.settles.size());
+    eff.constraints = static_cast<int>(system.settles);
     const VerletBufferParams params = verlet_buffer_params(system, eff.cluster, eff.rc, eff.ewald_beta);
     if (config.rlist) {
         if (!(*config.rlist >= eff.rc))
@@ -279,14 +286,15 @@ EffectiveConfig resolve_config(const System& system, const RunConfig& config, co
         throw std::invalid_argument("rlist " + format_g(eff.rlist) + " nm is not below twice the shortest box edge");
     eff.rlist_inner = eff.nstprune < eff.nstlist ? std::min(eff.rlist, estimate_rlist(params, eff.nstprune - 1))
                                                  : eff.rlist;
-    require_memory(estimate_run_memory(system, eff), "this run (" + std::to_string(system.natoms()) + " atoms)",
+    require_memory(estimate_run_memory(static_cast<double>(system.natoms), system.box, system.topology, eff),
+                   "this run (" + std::to_string(system.natoms) + " atoms)",
                    options.check_host_memory);
     // After the memory check: the estimate sums over the grid, so (with the host check) an
     // absurd grid is refused for its size before anything iterates over it.
     if (eff.pme) require_pme_accuracy(system, config, eff);
     // Domain decomposition: an impossible layout is refused here, before any run.
     if (eff.ranks > 1 || config.dd || config.npme > 0) {
-        const double comm_distance = eff.rlist + 2.0 * make_update_groups(system).max_radius;
+        const double comm_distance = eff.rlist + 2.0 * system.update_group_radius;
         const DdLayout layout = resolve_dd_layout(system.box, eff.ranks, config.dd, config.npme, comm_distance,
                                                   kPmeRanksBuilt && (eff.pme || config.npme > 0));
         eff.dd = layout.cells;

@@ -96,7 +96,7 @@ TuneResult tune_system(const TuneRequest& request, db::Store& store, Runner& run
     db::TrialFilter f;  // Ok and Invalid runs of this kind here decide which configs break the drift target
     f.hardware_id = hardware.id;
     f.system_kind = request.system.kind_name();
-    const models::Ranking r = models::rank_configs(*loaded.model, request.system, hardware, models::CandidateGrid{},
+    const models::Ranking r = models::rank_configs(*loaded.model, request.system, hardware, request.grid,
                                    models::invalid_configs(store.trials(f), hardware.id, request.system.kind));
     if (r.ranked.empty())
         throw std::runtime_error("no feasible configuration for " + request.system.canonical() + " on this machine");

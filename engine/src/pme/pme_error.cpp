@@ -93,6 +93,18 @@ ChargeMoments charge_moments(const std::vector<double>& charge, double epsilon_r
     return m;
 }
 
+ChargeMoments charge_moments(const std::vector<AtomClass>& classes, double epsilon_r) {
+    ChargeMoments m;
+    for (const AtomClass& c : classes) {
+        if (c.charge == 0.0) continue;
+        m.n += static_cast<std::size_t>(c.count);
+        m.sum_q2 += c.count * c.charge * c.charge;
+        m.sum_q4 += c.count * c.charge * c.charge * c.charge * c.charge;
+    }
+    m.prefactor = units::kCoulomb / epsilon_r;
+    return m;
+}
+
 double ewald_real_force_error(const Box& box, double rc, double beta, const ChargeMoments& q) {
     if (q.n == 0) return 0.0;
     return 2.0 * q.prefactor * q.sum_q2 * std::exp(-beta * beta * rc * rc) / std::sqrt(q.n * rc * box.volume());

@@ -23,6 +23,7 @@ struct TuneRequest {
     std::optional<long> steps;            // nullopt: about 2 s of measured time per repeat at the predicted speed
     int repeats = 3;
     std::optional<models::ModelKind> kind;        // nullopt: the latest model of any kind
+    models::CandidateGrid grid{};                 // the candidates (CandidateGrid::only: a user's space)
 };
 
 // What will be measured, known before the first run.
