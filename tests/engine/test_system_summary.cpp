@@ -68,7 +68,7 @@ TEST(SystemSummary, RefusesWhatTheGeneratorRefuses) {
     EXPECT_THROW(named_system_summary(SystemKind::Lj, 0, 1), std::invalid_argument);
     WaterSpec spec;
     spec.nwater = 10;
-    spec.nacl_molar = 5.0;
+    spec.nacl_molar = 50.0;  // 9 ion pairs for 10 waters
     EXPECT_THROW(water_summary(spec), std::invalid_argument);
 }
 

@@ -109,6 +109,32 @@ TEST_F(ModelCli, FitPredictAndCompare) {
     EXPECT_EQ(run("compare --db " + db() + " --hardware hw-test --price nowhere=5").exit_code, 2);
 }
 
+// --space: only the space's configs are ranked; nstlist 80 was never measured (the
+// synthetic trials ran 10-40), so it is marked and ranked after the covered one.
+TEST_F(ModelCli, PredictWithinAUsersSpace) {
+    fill();
+    ASSERT_EQ(run("fit --db " + db() + " --model knn").exit_code, 0);
+    const std::string space = path("mine.toml");
+    std::ofstream(space) << "[system]\nkind = \"water\"\nnatoms = [3000]\n[space]\ncluster = [\"4x8\"]\n"
+                            "nstlist = [80, 10]\nthreads = [2]\n";
+    Result r = run("predict --db " + db() + " --system water --natoms 6000 --hardware hw-test --json --space " + space);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto j = nlohmann::json::parse(r.output);
+    ASSERT_EQ(j.at("ranked").size(), 2u) << r.output;
+    EXPECT_EQ(j["ranked"][0]["config"], "cluster=4x8;nstlist=10;threads=2");
+    EXPECT_TRUE(j["ranked"][0]["uncovered"].empty());
+    EXPECT_EQ(j["ranked"][1]["config"], "cluster=4x8;nstlist=80;threads=2");
+    EXPECT_TRUE(j["ranked"][1]["extrapolated"].get<bool>());
+    EXPECT_EQ(j["ranked"][1]["uncovered"][0], "nstlist = 80 (trained 10 - 40)");
+    r = run("predict --db " + db() + " --system water --natoms 6000 --space " + path("missing.toml"));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, "--space")) << r.output;
+    std::ofstream(space) << "[system]\nkind = \"water\"\nnatoms = [3000]\n[space]\nnstlist = [10]\nwarp = [1]\n";
+    r = run("predict --db " + db() + " --system water --natoms 6000 --space " + space);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, "warp")) << r.output;
+}
+
 TEST_F(ModelCli, HoldoutSizesAreScoredNotFitted) {
     fill();
     const Result r = run("fit --db " + db() + " --model cost --holdout-natoms 6000");

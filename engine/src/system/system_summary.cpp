@@ -1,5 +1,5 @@
-// Summaries of systems (mdcore/system_summary.h): of a built one, and of a
-// generated kind without building it.
+// Summaries of built systems (mdcore/system_summary.h); generated kinds are
+// summarised next to their generators (water.cpp, lj_fluid.cpp, named_system.cpp).
 #include "mdcore/system_summary.h"
 
 #include <map>
@@ -42,19 +42,6 @@ SystemSummary summarize(const System& system) {
     s.ewald_rtol = system.ewald_rtol;
     s.epsilon_r = system.epsilon_r;
     return s;
-}
-
-SystemSummary named_system_summary(SystemKind kind, long natoms, std::uint64_t seed) {
-    if (is_water(kind)) {
-        WaterSpec spec = water_spec_of(kind);  // as make_named_system
-        spec.nwater = natoms / 3;
-        spec.seed = seed;
-        return water_summary(spec);
-    }
-    LjFluidSpec spec = lj_spec_of(kind);
-    spec.natoms = natoms;
-    spec.seed = seed;
-    return lj_fluid_summary(spec, std::string(to_string(kind)).c_str());
 }
 
 }  // namespace mdcore
