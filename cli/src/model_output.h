@@ -31,7 +31,10 @@ struct SystemFlags {
     long natoms = 0;
     CLI::Option* natoms_option = nullptr;
     std::string space;  // --space SPACE.toml: candidates restricted to its [space]
-    SystemDescriptor checked() const;  // InputError naming the flag
+    std::string gro, top;  // a user's box instead of --system/--natoms
+    // The generated system, or the user's box read from --gro/--top (mdcore's reader:
+    // errors name the file and line); InputError naming the flag.
+    SystemDescriptor checked() const;
     // The default grid, or with --space exactly the space's configs (InputError
     // naming the file for a bad or too large space).
     models::CandidateGrid candidates() const;

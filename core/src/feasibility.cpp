@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "mdcore/generators.h"
+#include "mdcore/gromacs_input.h"
 #include "mdcore/system_summary.h"
 
 namespace mdtune::inline core {
@@ -19,6 +20,11 @@ std::mutex g_mutex;
 constexpr std::size_t kMaxResolved = 4096;
 
 std::shared_ptr<const mdcore::SystemSummary> build_summary(const SystemDescriptor& d) {
+    if (d.from_files()) {  // the files as given (describe_system_files remembers them when it reads them)
+        if (d.gro.empty() || d.top.empty())
+            throw std::invalid_argument("system " + d.canonical() + ": its .gro/.top files are not known to this process");
+        return std::make_shared<const mdcore::SystemSummary>(mdcore::summarize(mdcore::read_gromacs_system(d.gro, d.top)));
+    }
     if (d.natoms <= 0) throw std::invalid_argument("system " + d.canonical() + " has no atoms");
     if (mdcore::is_water(d.kind) && d.natoms < 3)
         throw std::invalid_argument("system " + d.canonical() + " has no water molecule");
@@ -48,10 +54,20 @@ mdcore::SimdLevel widest(const HardwareCaps& hw) {
     return mdcore::SimdLevel::None;
 }
 
+std::map<std::string, std::shared_ptr<const mdcore::SystemSummary>>& summary_cache() {
+    static std::map<std::string, std::shared_ptr<const mdcore::SystemSummary>> cache;
+    return cache;
+}
+
 }  // namespace
 
+void remember_system_summary(const SystemDescriptor& system, std::shared_ptr<const mdcore::SystemSummary> summary) {
+    const std::lock_guard lock(g_mutex);
+    summary_cache()[system.canonical()] = std::move(summary);
+}
+
 std::shared_ptr<const mdcore::SystemSummary> system_summary(const SystemDescriptor& system) {
-    static std::map<std::string, std::shared_ptr<const mdcore::SystemSummary>> cache;
+    auto& cache = summary_cache();
     const std::string key = system.canonical();
     {
         const std::lock_guard lock(g_mutex);

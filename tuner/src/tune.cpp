@@ -61,8 +61,12 @@ SearchSpace space_of(const TuneRequest& request, const TunePlan& plan) {
     const MeasureSettings& m = plan.measure;
     std::ostringstream text;
     text << "# mdtune tune: model #" << plan.model_id << " (" << plan.model_kind << ") top " << plan.candidates.size()
-         << "\n[system]\nkind = \"" << request.system.kind_name() << "\"\nnatoms = [" << request.system.natoms
-         << "]\n[measure]\nsteps = " << m.steps << "\nwarmup = " << m.warmup << "\nrepeats = " << m.repeats
+         << "\n[system]\n";
+    if (request.system.from_files())
+        text << "gro = \"" << request.system.gro << "\"\ntop = \"" << request.system.top << "\"\n";
+    else
+        text << "kind = \"" << request.system.kind_name() << "\"\nnatoms = [" << request.system.natoms << "]\n";
+    text << "[measure]\nsteps = " << m.steps << "\nwarmup = " << m.warmup << "\nrepeats = " << m.repeats
          << "\ntimeout_s = " << m.timeout_s << "\n";
     for (const Config& c : plan.candidates) text << "# candidate " << config_text(c) << "\n";
     space.text = text.str();

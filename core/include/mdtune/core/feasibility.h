@@ -33,6 +33,10 @@ struct HardwareCaps {
 // per descriptor and shared; throws std::invalid_argument for no atoms or what
 // the generator refuses.
 std::shared_ptr<const mdcore::SystemSummary> system_summary(const SystemDescriptor& system);
+// Sets the summary system_summary answers for `system` (a user's box, read once by
+// describe_system_files). A user's box read back from a database without its files
+// has none: system_summary throws std::invalid_argument for it.
+void remember_system_summary(const SystemDescriptor& system, std::shared_ptr<const mdcore::SystemSummary> summary);
 
 // The settings mdcore resolves `config` to for the system, on a machine whose
 // SIMD level is `simd` (Auto: the config's or None): cluster default and
