@@ -47,14 +47,23 @@ void print_cv_block(const models::CvResult& cv) {
                 o.regrets.empty() ? "-" : pct(o.regret_max).c_str(), o.regrets.size());
 }
 
+const char* group_title(models::Grouping g) {
+    switch (g) {
+        case models::Grouping::BySize: return "size (octave of atoms)";
+        case models::Grouping::ByHardware: return "hardware";
+        case models::Grouping::ByTunable: return "tunable value (regret over all the system's configs)";
+    }
+    return "?";
+}
+
 void print_cv_table(const models::Selection& sel) {
-    for (models::Grouping g : {models::Grouping::BySize, models::Grouping::ByHardware}) {
+    for (models::Grouping g : models::kGroupings) {
         bool header = false;
         for (const models::CvResult& cv : sel.cv) {
             if (cv.grouping != g) continue;
             if (!header) {
                 std::printf("\ncross-validation, leave one %s group out (a held-out group is never in training)\n",
-                            g == models::Grouping::BySize ? "size (octave of atoms)" : "hardware");
+                            group_title(g));
                 std::printf("  %-6s %-20s %6s %5s %8s %9s %10s %8s %8s\n", "model", "held-out group", "train", "test",
                             "MAPE", "in 90%", "regret med", "worst", "systems");
                 header = true;
@@ -205,11 +214,13 @@ void print_ranking(const PredictOptions& opts, const models::PredictResult& p) {
     }
     if (std::any_of(r.ranked.begin(), r.ranked.begin() + static_cast<std::ptrdiff_t>(shown),
                     [](const models::RankedConfig& c) { return c.prediction.extrapolated; }))
-        std::printf("  * outside the sizes or machines the model was trained on: interval widened\n");
+        std::printf("  * outside the sizes, machines or settings the model was trained on: interval widened;\n"
+                    "    configs with settings no training trial covered rank after every covered one\n");
 }
 
 int predict(const PredictOptions& opts) {
-    const models::PredictRequest request{opts.db, opts.system.checked(), opts.hardware, model_kind(opts.model)};
+    const models::PredictRequest request{opts.db, opts.system.checked(), opts.hardware, model_kind(opts.model),
+                                         opts.system.candidates()};
     const models::PredictResult p = models::predict_configs(request);
     if (opts.json) {
         std::cout << models::predict_json(request, p, static_cast<std::size_t>(opts.top)).dump(2) << "\n";

@@ -2,7 +2,9 @@
 
 #include "cli_options.h"
 #include "mdtune/models/gromacs_settings.h"
+#include "mdtune/core/system_files.h"
 #include "mdtune/models/model_lookup.h"
+#include "mdtune/tuner/space.h"
 
 namespace mdtune::cli {
 
@@ -23,13 +25,44 @@ void print_gromacs(const models::SystemFeatures& sys, const mdcore::EffectiveCon
     for (const auto& n : g.notes) std::printf("%s         (%s)\n", indent, n.c_str());
 }
 
-SystemDescriptor SystemFlags::checked() const { return models::checked_system(kind, natoms, typed(natoms_option)); }
+SystemDescriptor SystemFlags::checked() const {
+    if (!gro.empty() || !top.empty()) {
+        if (gro.empty() || top.empty()) throw InputError(gro.empty() ? "--topol needs --gro" : "--gro needs --topol");
+        if (!kind.empty() || natoms_option->count())
+            throw InputError("--gro/--topol replace --system/--natoms: give one or the other");
+        return describe_system_files(gro, top);
+    }
+    if (kind.empty()) throw InputError("--system is required (or --gro and --topol)");
+    if (!natoms_option->count()) throw InputError("--natoms is required");
+    return models::checked_system(kind, natoms, typed(natoms_option));
+}
 
 void add_system_flags(CLI::App& cmd, SystemFlags& flags) {
-    add_value(cmd, "--system", flags.kind, "System kind: lj, argon, lammps-lj, water, water-ions")->required();
+    add_value(cmd, "--system", flags.kind, "System kind: lj, argon, lammps-lj, water, water-ions (or --gro/--top)");
     flags.natoms_option = add_value(cmd, "--natoms", flags.natoms, "Atoms (water kinds: a multiple of 3)")
-                              ->check(integer_in(1, 100'000'000))
-                              ->required();
+                              ->check(integer_in(1, 100'000'000));
+    // --topol, not mdcore's --top: --top K is already the count of configs shown or verified.
+    add_value(cmd, "--gro", flags.gro, "Your system's .gro (with --topol, instead of --system/--natoms)");
+    add_value(cmd, "--topol", flags.top, "Your system's .top (mdcore's supported subset)");
+    add_value(cmd, "--space", flags.space,
+              "SPACE.toml: rank only the configs of its [space] (its [system] is not used)");
+}
+
+models::CandidateGrid SystemFlags::candidates() const {
+    models::CandidateGrid grid;
+    if (space.empty()) return grid;
+    tuner::SearchSpace s;
+    try {
+        s = tuner::load_space(space);
+    } catch (const tuner::SpaceError& e) {
+        throw InputError(std::string("--space: ") + e.what());
+    }
+    constexpr std::uint64_t kMaxCandidates = 100'000;
+    if (s.config_count() > kMaxCandidates)
+        throw InputError("--space: " + space + " has " + std::to_string(s.config_count()) +
+                         " configs, more than the " + std::to_string(kMaxCandidates) + " a prediction ranks");
+    grid.only = s.configs();
+    return grid;
 }
 
 void add_model_flag(CLI::App& cmd, std::string& value, bool allow_auto) {

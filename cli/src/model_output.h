@@ -8,6 +8,7 @@
 #include "mdtune/core/config.h"
 #include "mdtune/models/features.h"
 #include "mdtune/models/model.h"
+#include "mdtune/models/predictor.h"
 
 namespace CLI {
 class App;
@@ -29,7 +30,14 @@ struct SystemFlags {
     std::string kind;
     long natoms = 0;
     CLI::Option* natoms_option = nullptr;
-    SystemDescriptor checked() const;  // InputError naming the flag
+    std::string space;  // --space SPACE.toml: candidates restricted to its [space]
+    std::string gro, top;  // a user's box instead of --system/--natoms
+    // The generated system, or the user's box read from --gro/--top (mdcore's reader:
+    // errors name the file and line); InputError naming the flag.
+    SystemDescriptor checked() const;
+    // The default grid, or with --space exactly the space's configs (InputError
+    // naming the file for a bad or too large space).
+    models::CandidateGrid candidates() const;
 };
 void add_system_flags(CLI::App& cmd, SystemFlags& flags);
 

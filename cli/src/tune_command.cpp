@@ -80,6 +80,7 @@ int print_outcome(const tuner::TuneResult& r, const SystemDescriptor& system, co
 int tune(const TuneOptions& opts) {
     tuner::TuneRequest request;
     request.system = opts.system.checked();
+    request.grid = opts.system.candidates();
     request.top = static_cast<std::size_t>(opts.top);
     if (opts.budget) request.budget = static_cast<std::size_t>(opts.budget);
     if (opts.steps) request.steps = opts.steps;

@@ -1,5 +1,5 @@
-// The feasibility check: machine limits, then mdcore's resolve_config on a
-// cached stand-in of the system.
+// The feasibility check: machine limits, then mdcore's resolve_config on the
+// system's cached summary (no particles: microseconds at any size).
 #include "mdtune/core/feasibility.h"
 
 #include <algorithm>
@@ -10,6 +10,8 @@
 #include <variant>
 
 #include "mdcore/generators.h"
+#include "mdcore/gromacs_input.h"
+#include "mdcore/system_summary.h"
 
 namespace mdtune::inline core {
 namespace {
@@ -17,18 +19,16 @@ namespace {
 std::mutex g_mutex;
 constexpr std::size_t kMaxResolved = 4096;
 
-std::shared_ptr<const mdcore::System> build_stand_in(const SystemDescriptor& d) {
-    const mdcore::SystemKind kind = d.kind;
-    if (d.natoms <= 0) throw std::invalid_argument("system " + d.canonical() + " has no atoms");
-    if (mdcore::is_water(kind)) {
-        if (d.natoms < 3) throw std::invalid_argument("system " + d.canonical() + " has no water molecule");
-        mdcore::WaterSpec spec = mdcore::water_spec_of(kind);  // the spec mdcore run --system uses
-        spec.nwater = d.natoms / 3;
-        spec.seed = d.seed;
-        spec.relax_steps = 0;
-        return std::make_shared<const mdcore::System>(mdcore::make_water_system(spec));
+std::shared_ptr<const mdcore::SystemSummary> build_summary(const SystemDescriptor& d) {
+    if (d.from_files()) {  // the files as given (describe_system_files remembers them when it reads them)
+        if (d.gro.empty() || d.top.empty())
+            throw std::invalid_argument("system " + d.canonical() + ": its .gro/.top files are not known to this process");
+        return std::make_shared<const mdcore::SystemSummary>(mdcore::summarize(mdcore::read_gromacs_system(d.gro, d.top)));
     }
-    return std::make_shared<const mdcore::System>(mdcore::make_named_system(kind, d.natoms, d.seed));
+    if (d.natoms <= 0) throw std::invalid_argument("system " + d.canonical() + " has no atoms");
+    if (mdcore::is_water(d.kind) && d.natoms < 3)
+        throw std::invalid_argument("system " + d.canonical() + " has no water molecule");
+    return std::make_shared<const mdcore::SystemSummary>(mdcore::named_system_summary(d.kind, d.natoms, d.seed));
 }
 
 // Machine limits a config names explicitly; "" when within them.
@@ -54,21 +54,32 @@ mdcore::SimdLevel widest(const HardwareCaps& hw) {
     return mdcore::SimdLevel::None;
 }
 
+std::map<std::string, std::shared_ptr<const mdcore::SystemSummary>>& summary_cache() {
+    static std::map<std::string, std::shared_ptr<const mdcore::SystemSummary>> cache;
+    return cache;
+}
+
 }  // namespace
 
-std::shared_ptr<const mdcore::System> stand_in_system(const SystemDescriptor& system) {
-    static std::map<std::string, std::shared_ptr<const mdcore::System>> cache;
+void remember_system_summary(const SystemDescriptor& system, std::shared_ptr<const mdcore::SystemSummary> summary) {
+    const std::lock_guard lock(g_mutex);
+    summary_cache()[system.canonical()] = std::move(summary);
+}
+
+std::shared_ptr<const mdcore::SystemSummary> system_summary(const SystemDescriptor& system) {
+    auto& cache = summary_cache();
     const std::string key = system.canonical();
     {
         const std::lock_guard lock(g_mutex);
         if (const auto it = cache.find(key); it != cache.end()) return it->second;
     }
-    auto built = build_stand_in(system);
+    auto built = build_summary(system);
     const std::lock_guard lock(g_mutex);
+    if (cache.size() >= kMaxResolved) cache.clear();  // summaries are small; the bound is for lazy sweeps
     return cache.emplace(key, std::move(built)).first->second;
 }
 
-mdcore::EffectiveConfig resolve_on_stand_in(const SystemDescriptor& system, const Config& config,
+mdcore::EffectiveConfig resolve_for_system(const SystemDescriptor& system, const Config& config,
                                             mdcore::SimdLevel simd, int threads,
                                             const mdcore::ResolveOptions& options) {
     mdcore::RunConfig rc = config.run_config();
@@ -94,7 +105,7 @@ mdcore::EffectiveConfig resolve_on_stand_in(const SystemDescriptor& system, cons
     }
     if (!outcome) {
         try {
-            outcome = mdcore::resolve_config(*stand_in_system(system), rc, mdcore::RunControl{}, options);
+            outcome = mdcore::resolve_config(*system_summary(system), rc, mdcore::RunControl{}, options);
         } catch (const std::exception& e) {  // invalid_argument, InputError (memory, limits)
             outcome = std::string(e.what());
         }
@@ -112,7 +123,7 @@ mdcore::EffectiveConfig resolve_on_stand_in(const SystemDescriptor& system, cons
 std::string infeasible_reason(const SystemDescriptor& system, const Config& config, const HardwareCaps& hw) {
     if (std::string why = machine_reason(config, hw); !why.empty()) return why;
     try {
-        (void)resolve_on_stand_in(system, config, widest(hw), hw.cores, mdcore::ResolveOptions{hw.local});
+        (void)resolve_for_system(system, config, widest(hw), hw.cores, mdcore::ResolveOptions{hw.local});
     } catch (const std::exception& e) {  // a bad value, or mdcore's refusal
         return e.what();
     }

@@ -1,6 +1,7 @@
 #include "mdtune/core/trial.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace mdtune::inline core {
 
@@ -38,7 +39,16 @@ bool is_noisy(const TrialResult& r) {
     return !r.samples.empty() && 2 * noisy > r.samples.size();
 }
 
+std::string SystemDescriptor::kind_name() const {
+    return from_files() ? kFileSystemKind : std::string(mdcore::to_string(kind));
+}
+
 std::vector<std::string> SystemDescriptor::mdcore_args() const {
+    if (from_files()) {
+        if (gro.empty() || top.empty())
+            throw std::logic_error("system " + canonical() + ": its files are not known here (read from a database)");
+        return {"--gro", gro, "--top", top};
+    }
     std::vector<std::string> args{"--system", kind_name()};
     if (mdcore::is_water(kind)) {
         args.insert(args.end(), {"--nwater", std::to_string(natoms / 3)});
@@ -50,7 +60,26 @@ std::vector<std::string> SystemDescriptor::mdcore_args() const {
 }
 
 std::string SystemDescriptor::canonical() const {
+    if (from_files()) return std::string(kFileSystemKind) + ":natoms=" + std::to_string(natoms) + ":files=" + files_digest;
     return kind_name() + ":natoms=" + std::to_string(natoms) + ":seed=" + std::to_string(seed);
+}
+
+std::optional<SystemDescriptor> parse_file_system_id(const std::string& canonical) {
+    const std::string head = std::string(kFileSystemKind) + ":natoms=";
+    const std::size_t files = canonical.find(":files=");
+    if (canonical.rfind(head, 0) != 0 || files == std::string::npos) return std::nullopt;
+    SystemDescriptor d;
+    try {
+        std::size_t used = 0;
+        const std::string n = canonical.substr(head.size(), files - head.size());
+        d.natoms = std::stol(n, &used);
+        if (used != n.size() || d.natoms <= 0) return std::nullopt;
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    d.files_digest = canonical.substr(files + 7);
+    if (d.files_digest.empty()) return std::nullopt;
+    return d;
 }
 
 std::string MeasureSettings::canonical() const {

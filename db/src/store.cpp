@@ -74,7 +74,10 @@ constexpr const char* kSelectTrial =
     "SELECT t.id, t.sweep_id, t.hardware_id, s.kind, s.natoms, s.seed, t.config_id, t.build_id, t.steps, "
     "t.warmup, t.repeats_requested, t.timeout_s, t.status, t.repeats, t.ms_median, t.ms_min, t.ms_max, "
     "t.ns_per_day, t.drift, t.drift_tolerance, t.timings_json, t.pairlist_json, t.config_json, t.report_json, "
-    "t.stderr_tail, t.load_avg, t.wall_s, t.created_at FROM trials t JOIN systems s ON s.id = t.system_id";
+    "t.stderr_tail, t.load_avg, t.wall_s, t.created_at, s.id FROM trials t JOIN systems s ON s.id = t.system_id";
+
+// s.id, the last column of kSelectTrial.
+constexpr int kSystemIdColumn = 28;
 
 StoredTrial read_trial(sqlite3* db, const sql::Statement& st) {
     StoredTrial t;
@@ -83,11 +86,19 @@ StoredTrial read_trial(sqlite3* db, const sql::Statement& st) {
     int c = st.read_columns(0, t.id, t.sweep_id, t.hardware_id, kind, t.system.natoms, t.system.seed, config,
                             t.build_id, t.measure.steps, t.measure.warmup, t.measure.repeats, t.measure.timeout_s,
                             status);
-    const auto system_kind = mdcore::parse_system_kind(kind);
-    if (!system_kind)
-        throw DbError(sql::db_path(db) + ": trial " + std::to_string(t.id) + " has system kind '" + kind + "' (not " +
-                      mdcore::system_kind_names() + ")");
-    t.system.kind = *system_kind;
+    if (kind == kFileSystemKind) {  // a user's box: its digest is in the system id (its files are not stored)
+        const std::string id = st.column_text(kSystemIdColumn);
+        const auto files = parse_file_system_id(id);
+        if (!files)
+            throw DbError(sql::db_path(db) + ": trial " + std::to_string(t.id) + " has a bad system id '" + id + "'");
+        t.system = *files;
+    } else {
+        const auto system_kind = mdcore::parse_system_kind(kind);
+        if (!system_kind)
+            throw DbError(sql::db_path(db) + ": trial " + std::to_string(t.id) + " has system kind '" + kind +
+                          "' (not " + mdcore::system_kind_names() + ", " + kFileSystemKind + ")");
+        t.system.kind = *system_kind;
+    }
     try {
         t.config = Config::from_canonical(config);
     } catch (const std::exception& e) {

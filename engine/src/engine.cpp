@@ -13,6 +13,7 @@
 #include "domdec/update_groups.h"
 #include "integrate/vrescale.h"
 #include "md_runner.h"
+#include "mdcore/system_summary.h"
 #include "mdcore/tunables.h"
 #include "mdcore/units.h"
 #include "nonbonded/kernel_dispatch.h"
@@ -213,9 +214,8 @@ static void check_run_control(const RunControl& control) {
 }
 
 // PME: rc and the grid spacing scale together; beta follows rc.
-static void resolve_electrostatics(const System& system, const RunConfig& config, EffectiveConfig& eff) {
-    bool charged = false;
-    for (double q : system.charge) charged = charged || q != 0.0;
+static void resolve_electrostatics(const SystemSummary& system, const RunConfig& config, EffectiveConfig& eff) {
+    const bool charged = system.charged_atoms() > 0;
     if (!(config.pme_scale > 0)) throw std::invalid_argument("--pme-scale must be positive");
     if (config.pme_order < 4 || config.pme_order > 6) throw std::invalid_argument("--pme-order must be 4, 5 or 6");
     if (!(config.pme_spacing > 0)) throw std::invalid_argument("--pme-spacing must be positive");
@@ -247,7 +247,7 @@ static void resolve_electrostatics(const System& system, const RunConfig& config
 
 // The outer list radius from the Verlet-buffer estimate (or --rlist), and the inner
 // (pruned) radius for the dynamic pruning interval.
-static void resolve_pair_list_radii(const System& system, const RunConfig& config, EffectiveConfig& eff) {
+static void resolve_pair_list_radii(const SystemSummary& system, const RunConfig& config, EffectiveConfig& eff) {
     const VerletBufferParams params = verlet_buffer_params(system, eff.cluster, eff.rc, eff.ewald_beta);
     if (config.rlist) {
         if (!(*config.rlist >= eff.rc))
@@ -264,9 +264,9 @@ static void resolve_pair_list_radii(const System& system, const RunConfig& confi
 }
 
 // Domain decomposition: an impossible layout is refused here, before any run.
-static void resolve_decomposition(const System& system, const RunConfig& config, EffectiveConfig& eff) {
+static void resolve_decomposition(const SystemSummary& system, const RunConfig& config, EffectiveConfig& eff) {
     if (eff.ranks <= 1 && !config.dd && config.npme <= 0) return;
-    const double comm_distance = eff.rlist + 2.0 * make_update_groups(system).max_radius;
+    const double comm_distance = eff.rlist + 2.0 * system.update_group_radius;
     const DdLayout layout = resolve_dd_layout(system.box, eff.ranks, config.dd, config.npme, comm_distance,
                                               kPmeRanksBuilt && (eff.pme || config.npme > 0));
     eff.dd = layout.cells;
@@ -288,6 +288,13 @@ static void resolve_decomposition(const System& system, const RunConfig& config,
 EffectiveConfig resolve_config(const System& system, const RunConfig& config, const RunControl& control,
                                const ResolveOptions& options) {
     system.validate();
+    return resolve_config(summarize(system), config, control, options);
+}
+
+EffectiveConfig resolve_config(const SystemSummary& system, const RunConfig& config, const RunControl& control,
+                               const ResolveOptions& options) {
+    if (system.natoms <= 0 || !(system.box.volume() > 0))
+        throw std::invalid_argument("system '" + system.kind + "' has no atoms or no box");
     EffectiveConfig eff;
     eff.ranks = config.one_process ? 1 : world_size();
     // Threads are per rank: by default the cores are shared among the node's ranks.
@@ -312,9 +319,10 @@ EffectiveConfig resolve_config(const System& system, const RunConfig& config, co
     eff.thermostat = control.thermostat;
     check_run_control(control);
     resolve_electrostatics(system, config, eff);
-    eff.constraints = static_cast<int>(system.settles.size());
+    eff.constraints = static_cast<int>(system.settles);
     resolve_pair_list_radii(system, config, eff);
-    require_memory(estimate_run_memory(system, eff), "this run (" + std::to_string(system.natoms()) + " atoms)",
+    require_memory(estimate_run_memory(static_cast<double>(system.natoms), system.box, system.topology, eff),
+                   "this run (" + std::to_string(system.natoms) + " atoms)",
                    options.check_host_memory);
     // After the memory check: the estimate sums over the grid, so (with the host check) an
     // absurd grid is refused for its size before anything iterates over it.

@@ -51,7 +51,8 @@ std::vector<SystemDescriptor> systems_to_compare(const CompareRequest& request, 
         std::set<std::pair<mdcore::SystemKind, long>> seen;
         for (const db::StoredTrial& t : trials)
             for (const auto& [n, h] : r.machines)
-                if (t.hardware_id == h.id) seen.insert({t.system.kind, t.system.natoms});
+                if (t.hardware_id == h.id && !t.system.from_files())  // generated sizes only
+                    seen.insert({t.system.kind, t.system.natoms});
         for (const auto& [k, n] : seen) systems.push_back({k, n, 1});
         if (systems.empty())
             for (long n : {3000L, 6000L, 12000L, 24000L, 48000L}) systems.push_back({mdcore::SystemKind::Water, n, 1});

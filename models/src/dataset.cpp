@@ -28,7 +28,15 @@ std::vector<Sample> make_samples(const std::vector<db::StoredTrial>& trials,
             throw std::invalid_argument("trial " + std::to_string(t.id) + ": hardware " + t.hardware_id +
                                         " is not described in the hardware table");
         auto sys = systems.find(t.system.canonical());
-        if (sys == systems.end()) sys = systems.emplace(t.system.canonical(), SystemModel(t.system)).first;
+        if (sys == systems.end()) {
+            try {
+                sys = systems.emplace(t.system.canonical(), SystemModel(t.system)).first;
+            } catch (const std::invalid_argument&) {
+                // A user's box whose files this process has not read: its features are unknown.
+                if (!t.system.from_files()) throw;
+                continue;
+            }
+        }
         // The effective settings mdcore recorded; resolve them ourselves only for
         // trials that lack them (older rows, synthetic data).
         const std::optional<mdcore::RunReport>& report = t.result.report;

@@ -30,6 +30,7 @@ nlohmann::json TrainingDomain::to_json() const {
     j["natoms"] = nlohmann::json::object();
     for (const auto& [kind, range] : natoms) j["natoms"][kind] = {range.first, range.second};
     j["hardware"] = hardware;
+    j["settings"] = settings.to_json();
     return j;
 }
 
@@ -38,6 +39,7 @@ TrainingDomain TrainingDomain::from_json(const nlohmann::json& j) {
     for (const auto& [kind, range] : j.at("natoms").items())
         d.natoms[kind] = {range.at(0).get<double>(), range.at(1).get<double>()};
     for (const auto& h : j.at("hardware")) d.hardware.insert(h.get<std::string>());
+    if (j.contains("settings")) d.settings = Coverage::from_json(j.at("settings"));
     return d;
 }
 
@@ -45,6 +47,11 @@ std::string feature_set_name(std::string_view version, const std::vector<std::st
     std::string s = std::string(version) + ":";
     for (std::size_t i = 0; i < names.size(); ++i) s += (i ? "," : "") + names[i];
     return s;
+}
+
+bool ranks_before(const Prediction& a, const Prediction& b) {
+    if (a.covered() != b.covered()) return a.covered();
+    return a.ms < b.ms;
 }
 
 Prediction log_interval(double ms, double sigma) {
@@ -65,6 +72,7 @@ void Model::fit(const std::vector<Sample>& samples) {
             it->second.second = std::max(it->second.second, s.features.natoms);
         }
         d.hardware.insert(s.hardware_id);
+        d.settings.add(s.features);
     }
     do_fit(samples);
     domain_ = std::move(d);
@@ -84,6 +92,8 @@ Prediction Model::predict(const Features& f) const {
         widen *= 1.0 + 0.5 * octaves;
     }
     if (!domain_.hardware.empty() && !domain_.hardware.count(f.hardware_id)) widen *= 2.0;
+    p.uncovered = domain_.settings.outside(f);
+    if (!p.uncovered.empty()) widen *= 2.0;
     if (widen > 1.0 + 1e-12) {
         p.extrapolated = true;
         p.lo = p.ms * std::pow(p.lo / p.ms, widen);

@@ -22,6 +22,7 @@ nlohmann::json ranked_json(const RankedConfig& r, const SystemDescriptor& system
             {"ns_per_day", r.ns_per_day},
             {"ns_per_day_interval", {r.ns_lo, r.ns_hi}},
             {"extrapolated", r.prediction.extrapolated},
+            {"uncovered", r.prediction.uncovered},
             {"rlist", r.effective.rlist},
             {"pme_grid", r.effective.pme_grid},
             {"mdcore", mdcore_command(system, r.config)},
@@ -44,7 +45,7 @@ PredictResult predict_configs(const PredictRequest& request) {
     db::TrialFilter f;  // Ok and Invalid runs of this kind here decide which configs break the drift target
     f.hardware_id = out.hardware.id;
     f.system_kind = request.system.kind_name();
-    out.ranking = rank_configs(*loaded->model, request.system, out.hardware, CandidateGrid{},
+    out.ranking = rank_configs(*loaded->model, request.system, out.hardware, request.grid,
                                invalid_configs(store.trials(f), out.hardware.id, request.system.kind));
     if (out.ranking.ranked.empty()) {
         std::string why;

@@ -7,6 +7,7 @@
 namespace mdtune::models {
 
 std::vector<Config> CandidateGrid::configs(const SystemFeatures& sys, const HardwareFeatures& hw) const {
+    if (!only.empty()) return only;
     std::vector<long> thread_counts = threads;
     if (thread_counts.empty()) {
         if (hw.cores <= 8) {
@@ -41,7 +42,7 @@ double ns_per_day(double dt_ps, double ms_per_step) { return ms_per_step > 0 ? d
 std::string rejection_reason(const SystemModel& sys, const SystemDescriptor& d, const Config& c,
                              const HardwareFeatures& hw, const std::set<std::string>& invalid) {
     // The one feasibility check: machine limits and mdcore's own resolve_config
-    // (half-box rule, PME accuracy target, rlist limits) on the stand-in.
+    // (half-box rule, PME accuracy target, rlist limits) on the system summary.
     (void)sys;
     std::string reason = infeasible_reason(d, c, hw.caps());
     if (!reason.empty()) return reason;
@@ -78,7 +79,7 @@ Ranking rank_configs(const Model& model, const SystemDescriptor& system, const H
         out.ranked.push_back(score_config(model, sys, hw, c));
     }
     std::stable_sort(out.ranked.begin(), out.ranked.end(), [](const RankedConfig& a, const RankedConfig& b) {
-        return a.prediction.ms < b.prediction.ms;
+        return ranks_before(a.prediction, b.prediction);
     });
     if (rejection_reason(sys, system, Config{}, hw, {}).empty()) out.default_config = score_config(model, sys, hw, Config{});
     return out;

@@ -45,6 +45,7 @@ Selection select_model(const std::vector<Sample>& samples, std::optional<ModelKi
     std::vector<Grouping> groupings;
     if (buckets.size() >= 2) groupings.push_back(Grouping::BySize);
     if (machines.size() >= 2) groupings.push_back(Grouping::ByHardware);
+    if (!leave_one_value_out(samples).empty()) groupings.push_back(Grouping::ByTunable);
     std::vector<ModelKind> kinds = only ? std::vector<ModelKind>{*only}
                                         : std::vector<ModelKind>(kModelKinds.begin(), kModelKinds.end());
     for (ModelKind k : kinds)

@@ -1,4 +1,4 @@
-// Generated systems as the models see them: features of the shared stand-in
+// Systems as the models see them: features of the system's summary
 // (mdtune/feasibility.h) and mdcore's own resolve_config on it, so the rlist,
 // pruning radius and PME grid of a config are exactly what mdcore computes.
 #include <stdexcept>
@@ -9,26 +9,25 @@
 
 namespace mdtune::models {
 
-SystemModel::SystemModel(const SystemDescriptor& system) : descriptor_(system), system_(stand_in_system(system)) {
-    const mdcore::System& sys = *system_;
+SystemModel::SystemModel(const SystemDescriptor& system) : descriptor_(system) {
+    const std::shared_ptr<const mdcore::SystemSummary> summary = system_summary(system);
+    const mdcore::SystemSummary& sys = *summary;
     SystemFeatures& f = features_;
     f.kind = system.kind_name();
-    f.natoms = static_cast<long>(sys.natoms());
+    f.natoms = sys.natoms;
     f.volume = sys.box.volume();
     f.number_density = sys.number_density();
-    long charged = 0;
-    for (double q : sys.charge) charged += q != 0.0;
-    f.charged_fraction = f.natoms ? static_cast<double>(charged) / static_cast<double>(f.natoms) : 0.0;
+    f.charged_fraction = f.natoms ? sys.charged_atoms() / static_cast<double>(f.natoms) : 0.0;
     f.rc = sys.rc;
     f.dt = sys.dt;
-    f.constraints = static_cast<long>(sys.settles.size());
+    f.constraints = sys.settles;
 }
 
 mdcore::EffectiveConfig SystemModel::resolve(const Config& config, const HardwareFeatures& hw) const {
     // The target machine's SIMD level (the config's unless auto/unset) and cores.
     const auto widest = mdcore::parse_simd_level(hw.widest_simd());
     const int threads = static_cast<int>(config.value<long>(Param::Threads).value_or(hw.cores));
-    return resolve_on_stand_in(descriptor_, config, widest.value_or(mdcore::SimdLevel::None), threads,
+    return resolve_for_system(descriptor_, config, widest.value_or(mdcore::SimdLevel::None), threads,
                                mdcore::ResolveOptions{hw.this_machine});
 }
 

@@ -3,11 +3,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <iterator>
 #include <map>
+#include <set>
 
 namespace mdtune::models {
 
-std::string_view to_string(Grouping g) { return g == Grouping::BySize ? "size" : "hardware"; }
+std::string_view to_string(Grouping g) {
+    switch (g) {
+        case Grouping::BySize: return "size";
+        case Grouping::ByHardware: return "hardware";
+        case Grouping::ByTunable: return "tunable";
+    }
+    return "?";
+}
 
 std::string size_bucket(double natoms) {
     const long lo = 1L << static_cast<int>(std::floor(std::log2(std::max(1.0, natoms))));
@@ -41,12 +51,36 @@ std::vector<Fold> leave_one_key_out(const std::vector<std::string>& keys,
 }
 
 std::vector<Fold> leave_one_group_out(const std::vector<Sample>& samples, Grouping g) {
+    if (g == Grouping::ByTunable) return leave_one_value_out(samples);
     std::vector<std::string> keys;
     keys.reserve(samples.size());
     for (const Sample& s : samples) keys.push_back(group_of(s, g));
     if (g == Grouping::ByHardware) return leave_one_key_out(keys);
     // Size buckets by size, not by text.
     return leave_one_key_out(keys, [](const std::string& a, const std::string& b) { return std::stol(a) < std::stol(b); });
+}
+
+std::vector<Fold> leave_one_value_out(const std::vector<Sample>& samples) {
+    // The effective values mdcore ran (a default config ran some value too).
+    const std::vector<std::pair<std::string, std::function<std::string(const Sample&)>>> settings{
+        {"cluster", [](const Sample& s) { return s.features.cluster(); }},
+        {"nstlist", [](const Sample& s) { return std::to_string(static_cast<long>(s.features.nstlist)); }},
+        {"threads", [](const Sample& s) { return std::to_string(static_cast<long>(s.features.threads)); }},
+        {"pme_scale", [](const Sample& s) {
+             const ParamValue* v = s.config.get(Param::PmeScale);
+             return s.features.pme ? mdtune::to_string(v ? *v : ParamValue{1.0}) : std::string("-");
+         }}};
+    std::vector<Fold> folds;
+    for (const auto& [name, value_of] : settings) {
+        std::vector<std::string> keys;
+        keys.reserve(samples.size());
+        for (const Sample& s : samples) keys.push_back(name + "=" + value_of(s));
+        auto setting_folds = leave_one_key_out(keys);
+        if (setting_folds.size() < 2) continue;  // no spread: nothing to hold out
+        folds.insert(folds.end(), std::make_move_iterator(setting_folds.begin()),
+                     std::make_move_iterator(setting_folds.end()));
+    }
+    return folds;
 }
 
 double median_of(std::vector<double> v) {
@@ -70,23 +104,16 @@ struct Scored {
     Prediction pred;
 };
 
-Scores score(const std::vector<Scored>& points) {
-    Scores s;
-    s.n = points.size();
-    double ape = 0;
-    std::size_t inside = 0;
+// The measured time of the config the model ranks first, per (hardware, system)
+// with 2 or more configs among `choices`, against the best measured there.
+std::vector<SystemRegret> regrets_of(const std::vector<Scored>& choices) {
     std::map<std::string, std::vector<const Scored*>> by_system;
-    for (const Scored& p : points) {
-        ape += std::abs(p.pred.ms - p.sample->ms) / p.sample->ms;
-        inside += p.sample->ms >= p.pred.lo && p.sample->ms <= p.pred.hi;
-        by_system[p.sample->hardware_id + "|" + p.sample->system.canonical()].push_back(&p);
-    }
-    s.mape = s.n ? ape / static_cast<double>(s.n) : 0.0;
-    s.coverage = s.n ? static_cast<double>(inside) / static_cast<double>(s.n) : 0.0;
+    for (const Scored& p : choices) by_system[p.sample->hardware_id + "|" + p.sample->system.canonical()].push_back(&p);
+    std::vector<SystemRegret> out;
     for (const auto& [key, list] : by_system) {
         if (list.size() < 2) continue;
         const auto pick = std::min_element(list.begin(), list.end(), [](const Scored* a, const Scored* b) {
-            return a->pred.ms < b->pred.ms;
+            return ranks_before(a->pred, b->pred);
         });
         const auto best = std::min_element(list.begin(), list.end(), [](const Scored* a, const Scored* b) {
             return a->sample->ms < b->sample->ms;
@@ -100,10 +127,41 @@ Scores score(const std::vector<Scored>& points) {
         r.predicted_ms = (*pick)->sample->ms;
         r.best_ms = (*best)->sample->ms;
         r.regret = r.predicted_ms / r.best_ms - 1.0;
-        s.regrets.push_back(std::move(r));
+        out.push_back(std::move(r));
     }
+    return out;
+}
+
+// Errors of the predictions in `points`, regrets over `regrets`.
+Scores score(const std::vector<Scored>& points, std::vector<SystemRegret> regrets) {
+    Scores s;
+    s.n = points.size();
+    double ape = 0;
+    std::size_t inside = 0;
+    for (const Scored& p : points) {
+        ape += std::abs(p.pred.ms - p.sample->ms) / p.sample->ms;
+        inside += p.sample->ms >= p.pred.lo && p.sample->ms <= p.pred.hi;
+    }
+    s.mape = s.n ? ape / static_cast<double>(s.n) : 0.0;
+    s.coverage = s.n ? static_cast<double>(inside) / static_cast<double>(s.n) : 0.0;
+    s.regrets = std::move(regrets);
     summarise_regrets(s);
     return s;
+}
+
+Scores score(const std::vector<Scored>& points) { return score(points, regrets_of(points)); }
+
+// What the fold's model chooses among: the held-out samples, or with a tunable
+// value held out every sample of the systems they belong to.
+std::vector<Scored> choices_of(const Model& model, const std::vector<Sample>& samples, const Fold& fold,
+                               const std::vector<Scored>& test, Grouping g) {
+    if (g != Grouping::ByTunable) return test;
+    std::set<std::string> systems;
+    for (std::size_t i : fold.test) systems.insert(samples[i].hardware_id + "|" + samples[i].system.canonical());
+    std::vector<Scored> out;
+    for (const Sample& s : samples)
+        if (systems.count(s.hardware_id + "|" + s.system.canonical())) out.push_back({&s, model.predict(s.features)});
+    return out;
 }
 
 nlohmann::json scores_json(const Scores& s) {
@@ -134,6 +192,7 @@ CvResult cross_validate(ModelKind kind, const std::vector<Sample>& samples, Grou
     cv.kind = kind;
     cv.grouping = g;
     std::vector<Scored> all;
+    std::vector<SystemRegret> fold_regrets;
     std::vector<Sample> train;
     for (const Fold& fold : leave_one_group_out(samples, g)) {
         GroupResult gr;
@@ -151,11 +210,13 @@ CvResult cross_validate(ModelKind kind, const std::vector<Sample>& samples, Grou
         }
         std::vector<Scored> points;
         for (std::size_t i : fold.test) points.push_back({&samples[i], model->predict(samples[i].features)});
-        gr.scores = score(points);
+        gr.scores = score(points, regrets_of(choices_of(*model, samples, fold, points, g)));
+        fold_regrets.insert(fold_regrets.end(), gr.scores.regrets.begin(), gr.scores.regrets.end());
         all.insert(all.end(), points.begin(), points.end());
         cv.groups.push_back(std::move(gr));
     }
-    cv.overall = score(all);
+    // A system lies in one size or hardware group, but in one fold per held-out setting value.
+    cv.overall = g == Grouping::ByTunable ? score(all, std::move(fold_regrets)) : score(all);
     return cv;
 }
 

@@ -243,7 +243,7 @@ TEST_F(StoreTest, UnknownSystemKindIsAClearError) {
         (void)s.trials();
         FAIL() << "read a trial of kind 'gas'";
     } catch (const db::DbError& e) {
-        EXPECT_NE(std::string(e.what()).find("has system kind 'gas' (not lj, argon, lammps-lj, water, water-ions)"),
+        EXPECT_NE(std::string(e.what()).find("has system kind 'gas' (not lj, argon, lammps-lj, water, water-ions, gro)"),
                   std::string::npos)
             << e.what();
     }

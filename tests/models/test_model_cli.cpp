@@ -109,6 +109,54 @@ TEST_F(ModelCli, FitPredictAndCompare) {
     EXPECT_EQ(run("compare --db " + db() + " --hardware hw-test --price nowhere=5").exit_code, 2);
 }
 
+// --space: only the space's configs are ranked; nstlist 80 was never measured (the
+// synthetic trials ran 10-40), so it is marked and ranked after the covered one.
+TEST_F(ModelCli, PredictWithinAUsersSpace) {
+    fill();
+    ASSERT_EQ(run("fit --db " + db() + " --model knn").exit_code, 0);
+    const std::string space = path("mine.toml");
+    std::ofstream(space) << "[system]\nkind = \"water\"\nnatoms = [3000]\n[space]\ncluster = [\"4x8\"]\n"
+                            "nstlist = [80, 10]\nthreads = [2]\n";
+    Result r = run("predict --db " + db() + " --system water --natoms 6000 --hardware hw-test --json --space " + space);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto j = nlohmann::json::parse(r.output);
+    ASSERT_EQ(j.at("ranked").size(), 2u) << r.output;
+    EXPECT_EQ(j["ranked"][0]["config"], "cluster=4x8;nstlist=10;threads=2");
+    EXPECT_TRUE(j["ranked"][0]["uncovered"].empty());
+    EXPECT_EQ(j["ranked"][1]["config"], "cluster=4x8;nstlist=80;threads=2");
+    EXPECT_TRUE(j["ranked"][1]["extrapolated"].get<bool>());
+    EXPECT_EQ(j["ranked"][1]["uncovered"][0], "nstlist = 80 (trained 10 - 40)");
+    r = run("predict --db " + db() + " --system water --natoms 6000 --space " + path("missing.toml"));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, "--space")) << r.output;
+    std::ofstream(space) << "[system]\nkind = \"water\"\nnatoms = [3000]\n[space]\nnstlist = [10]\nwarp = [1]\n";
+    r = run("predict --db " + db() + " --system water --natoms 6000 --space " + space);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, "warp")) << r.output;
+}
+
+// --gro/--topol: the user's own box, described from the files (issue 16).
+TEST_F(ModelCli, PredictForAUsersOwnBox) {
+    fill();
+    ASSERT_EQ(run("fit --db " + db() + " --model cost").exit_code, 0);
+    const std::string data = std::string(MDT_TEST_DATA_DIR) + "/gromacs/water-3nm/";
+    const std::string files = " --gro " + data + "conf.gro --topol " + data + "topol.top";
+    Result r = run("predict --db " + db() + " --hardware hw-test --json --top 2" + files);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto j = nlohmann::json::parse(r.output);
+    EXPECT_EQ(j.at("system").get<std::string>().rfind("gro:natoms=2652:files=", 0), 0u) << j.at("system");
+    EXPECT_EQ(j.at("natoms"), 2652);
+    ASSERT_EQ(j.at("ranked").size(), 2u);
+    EXPECT_TRUE(contains(j["ranked"][0]["mdcore"].get<std::string>(), "--gro " + data + "conf.gro --top ")) << r.output;
+    EXPECT_TRUE(j["ranked"][0]["extrapolated"].get<bool>());  // a system kind the model never saw
+    std::ofstream(path("bad.top")) << "[ defaults ]\n1 2 no 1.0 1.0\n[ bonds ]\n";
+    r = run("predict --db " + db() + " --gro " + data + "conf.gro --topol " + path("bad.top"));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, "bad.top")) << r.output;
+    EXPECT_EQ(run("predict --db " + db() + " --system water --natoms 3000" + files).exit_code, 2);
+    EXPECT_EQ(run("predict --db " + db() + " --gro " + data + "conf.gro").exit_code, 2);
+}
+
 TEST_F(ModelCli, HoldoutSizesAreScoredNotFitted) {
     fill();
     const Result r = run("fit --db " + db() + " --model cost --holdout-natoms 6000");

@@ -114,7 +114,16 @@ TEST(Selection, AutoPicksTheLowestCrossValidatedRegret) {
     EXPECT_EQ(sel.chosen, models::ModelKind::Cost) << sel.reason;
     const models::KindSummary cost = models::summarise(sel, models::ModelKind::Cost);
     for (models::ModelKind k : models::kModelKinds) EXPECT_LE(cost.regret_median, models::summarise(sel, k).regret_median + 1e-12);
-    EXPECT_LT(cost.mape, 1e-6);
+    // Exact on held-out sizes (the physics generated the data). Holding out a cluster
+    // shape leaves the shape's own terms unfitted, so the tunable grouping is not exact.
+    bool size_grouping = false, tunable_grouping = false;
+    for (const models::CvResult& cv : sel.cv) {
+        if (cv.kind != models::ModelKind::Cost) continue;
+        size_grouping = size_grouping || cv.grouping == models::Grouping::BySize;
+        tunable_grouping = tunable_grouping || cv.grouping == models::Grouping::ByTunable;
+        if (cv.grouping == models::Grouping::BySize) EXPECT_LT(cv.overall.mape, 1e-6);
+    }
+    EXPECT_TRUE(size_grouping && tunable_grouping);
     // --model ridge: only ridge is validated and chosen.
     const models::Selection only = models::select_model(samples, models::ModelKind::Ridge);
     EXPECT_EQ(only.chosen, models::ModelKind::Ridge);

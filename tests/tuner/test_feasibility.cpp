@@ -93,8 +93,10 @@ TEST(Feasibility, ThisMachinesMemoryJudgesOnlyThisMachine) {
     rc.threads = 1;
     rc.simd = mdcore::SimdLevel::None;
     rc.cluster = mdcore::default_cluster_shape(mdcore::SimdLevel::Avx2);
-    const auto eff = mdcore::resolve_config(*stand_in_system(lj), rc, mdcore::RunControl{});
-    const double need = mdcore::estimate_run_memory(*stand_in_system(lj), eff).total();
+    const auto summary = system_summary(lj);  // computed (and cached) before the limit
+    const auto eff = mdcore::resolve_config(*summary, rc, mdcore::RunControl{});
+    const double need =
+        mdcore::estimate_run_memory(static_cast<double>(summary->natoms), summary->box, summary->topology, eff).total();
     HardwareCaps compute_node = caps();
     compute_node.local = false;
     std::string here, there;
@@ -116,7 +118,7 @@ TEST(Feasibility, PruningOffIsFeasibleAndResolvesToNoPruning) {
     const SystemDescriptor lj{mdcore::SystemKind::Lj, 4000, 1};
     const Config c = config({{Param::Nstlist, 10L}, {Param::Nstprune, 20L}});
     EXPECT_EQ(infeasible_reason(lj, c, caps()), "");
-    const mdcore::EffectiveConfig eff = resolve_on_stand_in(lj, c, mdcore::SimdLevel::Avx2, 2);
+    const mdcore::EffectiveConfig eff = resolve_for_system(lj, c, mdcore::SimdLevel::Avx2, 2);
     EXPECT_EQ(eff.nstprune, eff.nstlist);
     EXPECT_DOUBLE_EQ(eff.rlist_inner, eff.rlist);
     EXPECT_EQ(eff.threads, 2);
@@ -125,9 +127,9 @@ TEST(Feasibility, PruningOffIsFeasibleAndResolvesToNoPruning) {
 // The default shape follows the target machine's SIMD level, not this CPU's.
 TEST(Feasibility, DefaultShapeOfTheTarget) {
     const SystemDescriptor lj{mdcore::SystemKind::Lj, 4000, 1};
-    EXPECT_EQ(resolve_on_stand_in(lj, Config{}, mdcore::SimdLevel::Avx512, 1).cluster, mdcore::ClusterShape::k8x4);
-    EXPECT_EQ(resolve_on_stand_in(lj, Config{}, mdcore::SimdLevel::Avx2, 1).cluster, mdcore::ClusterShape::k4x4);
-    EXPECT_EQ(resolve_on_stand_in(lj, config({{Param::Simd, std::string("avx2")}}), mdcore::SimdLevel::Avx512, 1).cluster,
+    EXPECT_EQ(resolve_for_system(lj, Config{}, mdcore::SimdLevel::Avx512, 1).cluster, mdcore::ClusterShape::k8x4);
+    EXPECT_EQ(resolve_for_system(lj, Config{}, mdcore::SimdLevel::Avx2, 1).cluster, mdcore::ClusterShape::k4x4);
+    EXPECT_EQ(resolve_for_system(lj, config({{Param::Simd, std::string("avx2")}}), mdcore::SimdLevel::Avx512, 1).cluster,
               mdcore::ClusterShape::k4x4);
 }
 

@@ -4,6 +4,7 @@
 
 #include "mdcore/engine.h"
 #include "mdcore/generators.h"
+#include "mdcore/gromacs_input.h"
 #include "mdtune/tuner/runner.h"
 
 namespace mdtune::tuner {
@@ -16,7 +17,9 @@ public:
         const auto start = std::chrono::steady_clock::now();
         const double cpu_before = self_cpu_seconds();  // the thread group: this process's OpenMP threads
         try {
-            mdcore::System sys = mdcore::make_named_system(p.system.kind, p.system.natoms, p.system.seed);
+            mdcore::System sys = p.system.from_files()
+                                     ? mdcore::read_gromacs_system(p.system.gro, p.system.top)
+                                     : mdcore::make_named_system(p.system.kind, p.system.natoms, p.system.seed);
             mdcore::RunControl control;
             control.steps = p.measure.steps;
             control.warmup = p.measure.warmup;

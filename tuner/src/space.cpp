@@ -3,6 +3,10 @@
 // on a file it will choke on halfway through.
 #include "mdtune/tuner/space.h"
 
+#include "mdtune/core/input_error.h"
+#include "mdtune/core/system_files.h"
+
+#include <filesystem>
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -123,20 +127,44 @@ ParamValue parse_value(const Checker& ck, const ParamInfo& info, const toml::nod
     return {};
 }
 
+// [system] gro = "conf.gro", top = "topol.top": a user's box, paths relative to the space file.
+void parse_system_files(const Checker& ck, const toml::table& t, const toml::node* gro_node,
+                        const toml::node* top_node, SearchSpace& space) {
+    if (!gro_node || !top_node) ck.fail("system", gro_node ? "gro needs top" : "top needs gro", &t.source());
+    const std::filesystem::path folder = std::filesystem::path(space.source).parent_path();
+    auto path_of = [&](const char* key, const toml::node& n) {
+        const std::filesystem::path p = ck.text("system", key, n);
+        return (p.is_relative() && !folder.empty() ? folder / p : p).string();
+    };
+    try {
+        space.systems.push_back(describe_system_files(path_of("gro", *gro_node), path_of("top", *top_node)));
+    } catch (const InputError& e) {
+        ck.fail("system", e.what(), &gro_node->source());
+    }
+}
+
 void parse_system(const Checker& ck, const toml::table& t, SearchSpace& space) {
     const toml::node* kind_node = nullptr;
     const toml::node* natoms_node = nullptr;
+    const toml::node* gro_node = nullptr;
+    const toml::node* top_node = nullptr;
     unsigned long seed = 1;
     for (const auto& [key, node] : in_file_order(t)) {
         if (key == "kind") kind_node = node;
         else if (key == "natoms") natoms_node = node;
+        else if (key == "gro") gro_node = node;
+        else if (key == "top") top_node = node;
         else if (key == "seed") {
             const long s = ck.integer("system", key, *node);
             if (s < 0) ck.fail("system", "seed: " + std::to_string(s) + " must not be negative", &node->source());
             seed = static_cast<unsigned long>(s);
         } else {
-            ck.fail("system", "unknown key '" + key + "' (kind, natoms, seed)", &node->source());
+            ck.fail("system", "unknown key '" + key + "' (kind, natoms, seed; or gro, top)", &node->source());
         }
+    }
+    if (gro_node || top_node) {
+        if (kind_node || natoms_node) ck.fail("system", "gro/top replace kind/natoms: give one or the other", &t.source());
+        return parse_system_files(ck, t, gro_node, top_node, space);
     }
     if (!kind_node) ck.fail("system", "missing key 'kind'", &t.source());
     if (!natoms_node) ck.fail("system", "missing key 'natoms'", &t.source());

@@ -62,8 +62,12 @@ SearchSpace space_of(const TuneRequest& request, const TunePlan& plan) {
     const MeasureSettings& m = plan.measure;
     std::ostringstream text;
     text << "# mdtune tune: model #" << plan.model_id << " (" << plan.model_kind << ") top " << plan.candidates.size()
-         << "\n[system]\nkind = \"" << request.system.kind_name() << "\"\nnatoms = [" << request.system.natoms
-         << "]\n[measure]\nsteps = " << m.steps << "\nwarmup = " << m.warmup << "\nrepeats = " << m.repeats
+         << "\n[system]\n";
+    if (request.system.from_files())
+        text << "gro = \"" << request.system.gro << "\"\ntop = \"" << request.system.top << "\"\n";
+    else
+        text << "kind = \"" << request.system.kind_name() << "\"\nnatoms = [" << request.system.natoms << "]\n";
+    text << "[measure]\nsteps = " << m.steps << "\nwarmup = " << m.warmup << "\nrepeats = " << m.repeats
          << "\ntimeout_s = " << m.timeout_s << "\n";
     for (const Config& c : plan.candidates) text << "# candidate " << config_text(c) << "\n";
     space.text = text.str();
@@ -97,7 +101,7 @@ TuneResult tune_system(const TuneRequest& request, db::Store& store, Runner& run
     db::TrialFilter f;  // Ok and Invalid runs of this kind here decide which configs break the drift target
     f.hardware_id = hardware.id;
     f.system_kind = request.system.kind_name();
-    const models::Ranking r = models::rank_configs(*loaded.model, request.system, hardware, models::CandidateGrid{},
+    const models::Ranking r = models::rank_configs(*loaded.model, request.system, hardware, request.grid,
                                    models::invalid_configs(store.trials(f), hardware.id, request.system.kind));
     if (r.ranked.empty())
         throw std::runtime_error("no feasible configuration for " + request.system.canonical() + " on this machine");

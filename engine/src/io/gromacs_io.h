@@ -4,14 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "mdcore/gromacs_input.h"
 #include "mdcore/system.h"
 
 namespace mdcore {
-
-// Thrown for malformed or unsupported input; what() names file, line and directive.
-struct InputError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
 
 struct GroFile {
     std::string title;
@@ -27,17 +23,6 @@ GroFile read_gro(const std::string& path);
 // The same from text in memory (name is used in error messages) or from lines.
 GroFile parse_gro_text(const std::string& text, const std::string& name);
 GroFile parse_gro_lines(const std::vector<std::string>& lines, const std::string& name);
-
-// Builds a System from a .gro and a .top. Supported .top subset: [ defaults ]
-// (nbfunc 1, comb-rule 1, 2, 3), [ atomtypes ], [ moleculetype ], [ atoms ],
-// [ settles ], [ exclusions ], [ system ], [ molecules ], ';' comments and
-// #include "file" relative to the including file. Anything else is an InputError
-// naming the file, line and directive. Atom names/count in the .gro must match
-// the topology. Fills types (one per atomtype used), charges, masses, symmetric
-// exclusions (all intramolecular pairs of a settled molecule plus [ exclusions ]),
-// settles (d_oh, d_hh from the directive), removed_dof = 3 + 3 * settles.
-// Physical settings (rc, dt, ...) keep System's defaults; the caller sets them.
-System read_gromacs_system(const std::string& gro_path, const std::string& top_path);
 
 // Writes positions (and velocities) in .gro format, with names when present.
 void write_gro(const std::string& path, const System& system, const std::string& title);

@@ -1,21 +1,17 @@
 #include "pairlist/buffer_setup.h"
 
-#include <map>
-#include <tuple>
 
 namespace mdcore {
 
-VerletBufferParams verlet_buffer_params(const System& system, ClusterShape shape, double rc, double ewald_beta) {
+VerletBufferParams verlet_buffer_params(const SystemSummary& system, ClusterShape shape, double rc, double ewald_beta) {
     VerletBufferParams p;
     // Atoms with equal mass, type and charge move and interact alike: one class.
-    std::map<std::tuple<double, int, double>, double> counts;
-    for (std::size_t a = 0; a < system.natoms(); ++a) counts[{system.mass[a], system.type[a], system.charge[a]}] += 1.0;
-    for (const auto& [key, count] : counts) {
+    for (const AtomClass& a : system.classes) {
         BufferAtomClass c;
-        c.mass = std::get<0>(key);
-        c.lj_type = std::get<1>(key);
-        c.charge = std::get<2>(key);
-        c.count = count;
+        c.mass = a.mass;
+        c.lj_type = a.lj_type;
+        c.charge = a.charge;
+        c.count = a.count;
         p.classes.push_back(c);
     }
     p.num_lj_types = system.lj.ntypes;

@@ -1,12 +1,12 @@
 #pragma once
-// Feeds a System and a cluster shape into the Verlet-buffer estimate.
+// Feeds a system (its summary: one class per mass, type and charge) and a cluster shape into the Verlet-buffer estimate.
 #include "mdcore/run_config.h"
-#include "mdcore/system.h"
+#include "mdcore/system_summary.h"
 #include "pairlist/verlet_buffer.h"
 
 namespace mdcore {
 
 // rc and ewald_beta as used by the run (PME tuning scales rc; beta 0 = no Coulomb).
-VerletBufferParams verlet_buffer_params(const System& system, ClusterShape shape, double rc, double ewald_beta);
+VerletBufferParams verlet_buffer_params(const SystemSummary& system, ClusterShape shape, double rc, double ewald_beta);
 
 }  // namespace mdcore

@@ -36,8 +36,8 @@ double cached_force_error(const Box& box, const EwaldSettings& s, const ChargeMo
 
 }  // namespace
 
-void require_pme_accuracy(const System& system, const RunConfig& config, EffectiveConfig& eff) {
-    const ChargeMoments charges = charge_moments(system.charge, system.epsilon_r);
+void require_pme_accuracy(const SystemSummary& system, const RunConfig& config, EffectiveConfig& eff) {
+    const ChargeMoments charges = charge_moments(system.classes, system.epsilon_r);
     const PmeGrid grid{eff.pme_grid[0], eff.pme_grid[1], eff.pme_grid[2]};
     eff.pme_force_error = cached_force_error(system.box, {eff.rc, eff.ewald_beta, grid, eff.pme_order}, charges);
 

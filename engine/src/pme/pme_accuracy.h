@@ -5,7 +5,7 @@
 // a grid at the requested --pme-spacing (0.12 nm by default) and the default order 4.
 #include "mdcore/run_config.h"
 #include "mdcore/run_report.h"
-#include "mdcore/system.h"
+#include "mdcore/system_summary.h"
 
 namespace mdcore {
 
@@ -17,6 +17,6 @@ inline constexpr double kPmeErrorTolerance = 1.5;
 // Sets eff.pme_force_error; throws std::invalid_argument naming the grid, the
 // estimate and the limit when the estimate is above it. eff's rc, ewald_beta,
 // pme_grid and pme_order must be resolved.
-void require_pme_accuracy(const System& system, const RunConfig& config, EffectiveConfig& eff);
+void require_pme_accuracy(const SystemSummary& system, const RunConfig& config, EffectiveConfig& eff);
 
 }  // namespace mdcore

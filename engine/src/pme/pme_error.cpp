@@ -93,6 +93,18 @@ ChargeMoments charge_moments(const std::vector<double>& charge, double epsilon_r
     return m;
 }
 
+ChargeMoments charge_moments(const std::vector<AtomClass>& classes, double epsilon_r) {
+    ChargeMoments m;
+    for (const AtomClass& c : classes) {
+        if (c.charge == 0.0) continue;
+        m.n += static_cast<std::size_t>(c.count);
+        m.sum_q2 += c.count * c.charge * c.charge;
+        m.sum_q4 += c.count * c.charge * c.charge * c.charge * c.charge;
+    }
+    m.prefactor = units::kCoulomb / epsilon_r;
+    return m;
+}
+
 double ewald_real_force_error(const Box& box, double rc, double beta, const ChargeMoments& q) {
     if (q.n == 0) return 0.0;
     return 2.0 * q.prefactor * q.sum_q2 * std::exp(-beta * beta * rc * rc) / std::sqrt(q.n * rc * box.volume());
@@ -104,30 +116,36 @@ double pme_recip_force_error(const Box& box, PmeGrid grid, int order, double bet
     AxisTables ax[3];
     for (int a = 0; a < 3; ++a) ax[a] = axis_tables(dims[a], box.lengths[a], order);
     const double inv4b2 = 1.0 / (4.0 * beta * beta);
+    // exp(-k^2 / 4 beta^2) is a product over the axes: one exp per axis point, not per grid point.
+    std::vector<double> gauss[3];
+    for (int a = 0; a < 3; ++a)
+        for (double k : ax[a].k) gauss[a].push_back(std::exp(-k * k * inv4b2));
+    const AxisTables &X = ax[0], &Y = ax[1], &Z = ax[2];
     double pair = 0;
     double self[27][3] = {};  // C_n per component, n = (nx, ny, nz) in {-1,0,1}^3 as 9 nx + 3 ny + nz
     for (int i = 0; i < grid.nx; ++i) {
         for (int j = 0; j < grid.ny; ++j) {
+            // The self sums factor per axis: accumulate g t0_z and g t1_z along z, combine with x and y after.
+            double z0[3] = {}, z1[3] = {};
             for (int l = 0; l < grid.nz; ++l) {
                 if (i == 0 && j == 0 && l == 0) continue;
-                const int idx[3] = {i, j, l};
-                double k2 = 0, w0 = 1, sa = 1;
-                for (int a = 0; a < 3; ++a) {
-                    k2 += ax[a].k[idx[a]] * ax[a].k[idx[a]];
-                    w0 *= ax[a].w0[idx[a]];
-                    sa *= ax[a].sum_w2[idx[a]];
-                }
-                const double g = 4.0 * kPi * std::exp(-k2 * inv4b2) / k2;
-                const AxisTables &X = ax[0], &Y = ax[1], &Z = ax[2];
+                const double k2 = X.k[i] * X.k[i] + Y.k[j] * Y.k[j] + Z.k[l] * Z.k[l];
+                const double w0 = X.w0[i] * Y.w0[j] * Z.w0[l];
+                const double sa = X.sum_w2[i] * Y.sum_w2[j] * Z.sum_w2[l];
+                const double g = 4.0 * kPi * gauss[0][i] * gauss[1][j] * gauss[2][l] / k2;
                 const double sb = X.sum_kw2[i] * Y.sum_w2[j] * Z.sum_w2[l] + X.sum_w2[i] * Y.sum_kw2[j] * Z.sum_w2[l] +
                                   X.sum_w2[i] * Y.sum_w2[j] * Z.sum_kw2[l];
                 pair += g * g * (k2 * (1.0 - 2.0 * w0 * w0) + sb * sa);
-                for (int n = 0; n < 27; ++n) {
-                    const int a = n / 9, b = (n / 3) % 3, c = n % 3;
-                    self[n][0] += g * X.t1[i][a] * Y.t0[j][b] * Z.t0[l][c];
-                    self[n][1] += g * X.t0[i][a] * Y.t1[j][b] * Z.t0[l][c];
-                    self[n][2] += g * X.t0[i][a] * Y.t0[j][b] * Z.t1[l][c];
+                for (int c = 0; c < 3; ++c) {
+                    z0[c] += g * Z.t0[l][c];
+                    z1[c] += g * Z.t1[l][c];
                 }
+            }
+            for (int n = 0; n < 27; ++n) {
+                const int a = n / 9, b = (n / 3) % 3, c = n % 3;
+                self[n][0] += X.t1[i][a] * Y.t0[j][b] * z0[c];
+                self[n][1] += X.t0[i][a] * Y.t1[j][b] * z0[c];
+                self[n][2] += X.t0[i][a] * Y.t0[j][b] * z1[c];
             }
         }
     }

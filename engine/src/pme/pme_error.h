@@ -18,7 +18,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "mdcore/system.h"
+#include "mdcore/system_summary.h"
 #include "pme/pme.h"
 
 namespace mdcore {
@@ -30,6 +30,8 @@ struct ChargeMoments {
     double prefactor = 0;  // kCoulomb / epsilon_r
 };
 ChargeMoments charge_moments(const std::vector<double>& charge, double epsilon_r);
+// The same from a summary's atom classes.
+ChargeMoments charge_moments(const std::vector<AtomClass>& classes, double epsilon_r);
 
 double ewald_real_force_error(const Box& box, double rc, double beta, const ChargeMoments& q);
 double pme_recip_force_error(const Box& box, PmeGrid grid, int order, double beta, const ChargeMoments& q);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "mdcore/generators.h"
+#include "mdcore/system_summary.h"
 #include "mdcore/units.h"
 #include "memory_estimate.h"
 #include "util/format.h"
@@ -67,7 +68,15 @@ void assign_maxwell_boltzmann(System& system, double temperature, std::uint64_t 
         for (double& c : v) c *= scale;
 }
 
-System make_lj_fluid(const LjFluidSpec& spec, const char* kind) {
+namespace {
+
+// The atom count and box edge of an LJ spec: the generator and its summary share them.
+struct LjBox {
+    long natoms = 0;
+    double length = 0;
+};
+
+LjBox lj_box(const LjFluidSpec& spec) {
     if (!(spec.sigma > 0 && spec.epsilon >= 0 && spec.mass > 0))
         throw std::invalid_argument("LJ parameters must be positive");
     if (!(spec.reduced_density > 0)) throw std::invalid_argument("--density must be positive");
@@ -93,16 +102,41 @@ System make_lj_fluid(const LjFluidSpec& spec, const char* kind) {
     require_memory_for_atoms(static_cast<double>(natoms), Box{{length, length, length}}, spec.rc, false,
                              "an LJ fluid of " + std::to_string(natoms) + " atoms");
 
-    System sys;
-    sys.kind = kind;
-    sys.box.lengths = {length, length, length};
+    return {natoms, length};
+}
+
+AtomType lj_atom_type(const LjFluidSpec& spec) {
     AtomType t;
     t.name = "LJ";
     t.sigma = spec.sigma;
     t.epsilon = spec.epsilon;
     t.c6 = 4.0 * spec.epsilon * std::pow(spec.sigma, 6);
     t.c12 = 4.0 * spec.epsilon * std::pow(spec.sigma, 12);
-    sys.atom_types = {t};
+    return t;
+}
+
+}  // namespace
+
+SystemSummary lj_fluid_summary(const LjFluidSpec& spec, const char* kind) {
+    const LjBox b = lj_box(spec);
+    SystemSummary s;
+    s.kind = kind;
+    s.natoms = b.natoms;
+    s.box.lengths = {b.length, b.length, b.length};
+    s.classes = {{spec.mass, 0, 0.0, static_cast<double>(b.natoms)}};
+    s.lj = make_lj_matrix({lj_atom_type(spec)}, CombinationRule::Geometric);
+    s.rc = spec.rc;
+    s.dt = spec.dt;
+    s.temperature = spec.temperature;
+    return s;
+}
+
+System make_lj_fluid(const LjFluidSpec& spec, const char* kind) {
+    const auto [natoms, length] = lj_box(spec);
+    System sys;
+    sys.kind = kind;
+    sys.box.lengths = {length, length, length};
+    sys.atom_types = {lj_atom_type(spec)};
     sys.lj = make_lj_matrix(sys.atom_types, CombinationRule::Geometric);
 
     // Smallest fcc (4 sites per cell) or simple cubic lattice with >= natoms sites;

@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "mdcore/generators.h"
+#include "mdcore/system_summary.h"
 
 namespace mdcore {
 namespace {
@@ -50,18 +51,37 @@ WaterSpec water_spec_of(SystemKind kind) {
     return spec;
 }
 
-System make_named_system(SystemKind kind, long natoms, std::uint64_t seed, int threads) {
+namespace {
+
+// The spec of a named kind at a size, handed to the water or the LJ maker: the
+// generator and the summary (mdcore/system_summary.h) read the same spec.
+template <class WaterMaker, class LjMaker>
+auto from_named_spec(SystemKind kind, long natoms, std::uint64_t seed, int threads, WaterMaker water, LjMaker lj) {
     if (is_water(kind)) {
         WaterSpec spec = water_spec_of(kind);
         spec.nwater = natoms / 3;
         spec.seed = seed;
         spec.threads = threads;
-        return make_water_system(spec);
+        return water(spec);
     }
     LjFluidSpec spec = lj_spec_of(kind);
     spec.natoms = natoms;
     spec.seed = seed;
-    return make_lj_fluid(spec, std::string(to_string(kind)).c_str());
+    return lj(spec, std::string(to_string(kind)).c_str());
+}
+
+}  // namespace
+
+System make_named_system(SystemKind kind, long natoms, std::uint64_t seed, int threads) {
+    return from_named_spec(
+        kind, natoms, seed, threads, [](const WaterSpec& s) { return make_water_system(s); },
+        [](const LjFluidSpec& s, const char* name) { return make_lj_fluid(s, name); });
+}
+
+SystemSummary named_system_summary(SystemKind kind, long natoms, std::uint64_t seed) {
+    return from_named_spec(
+        kind, natoms, seed, 0, [](const WaterSpec& s) { return water_summary(s); },
+        [](const LjFluidSpec& s, const char* name) { return lj_fluid_summary(s, name); });
 }
 
 System make_named_system(const std::string& kind, long natoms, std::uint64_t seed, int threads) {

@@ -8,6 +8,7 @@
 #include "io/gromacs_io.h"
 #include "mdcore/engine.h"
 #include "mdcore/generators.h"
+#include "mdcore/system_summary.h"
 #include "mdcore/units.h"
 #include "memory_estimate.h"
 
@@ -202,17 +203,6 @@ std::vector<Molecule> cut_water_cube(long nwater, std::mt19937_64& rng, double& 
     return mols;
 }
 
-// SPC/E plus (only when ions exist) Joung-Cheatham-style Na/Cl: water alone keeps
-// a geometric LJ matrix, which the kernels evaluate without table gathers.
-void set_water_force_field(System& sys, bool with_ions) {
-    sys.atom_types = {lj_type("OW", 0.316557, 0.650194), lj_type("HW", 0.0, 0.0)};
-    if (with_ions) {
-        sys.atom_types.push_back(lj_type("NA", 0.2159, 1.47545));
-        sys.atom_types.push_back(lj_type("CL", 0.4830, 0.05349));
-    }
-    sys.lj = make_lj_matrix(sys.atom_types, CombinationRule::LorentzBerthelot);
-}
-
 enum class MoleculeRole { Water, Sodium, Chloride };
 
 // Which molecules become ions: a seeded shuffle picks 2*npairs of them.
@@ -291,21 +281,72 @@ void relax_strained_contacts(System& sys, const WaterSpec& spec) {
     assign_constrained_velocities(sys, spec.temperature, spec.seed + 2);
 }
 
-}  // namespace
+// The box and composition of a water spec: the generator and its summary share them.
+struct WaterBox {
+    double length = 0;
+    long npairs = 0;  // NaCl pairs, each replacing two waters
+    std::vector<AtomType> types;
+};
 
-System make_water_system(const WaterSpec& spec) {
+WaterBox water_box(const WaterSpec& spec) {
     if (spec.nwater <= 0) throw std::invalid_argument("--nwater must be positive");
     if (!(spec.density > 0)) throw std::invalid_argument("--density must be positive");
     if (spec.nacl_molar < 0) throw std::invalid_argument("--nacl must not be negative");
 
     // Box from the water mass (ion pairs replace waters, so the count is fixed first).
+    WaterBox b;
     const double water_mass = kMassO + 2 * kMassH;
     const double volume = spec.nwater * water_mass * units::kAmuPerNm3ToGPerCm3 / spec.density;  // nm^3
-    const double length = std::cbrt(volume);
-    const long npairs = std::lround(spec.nacl_molar * volume * 1e-24 * units::kAvogadro);
-    if (2 * npairs >= spec.nwater) throw std::invalid_argument("--nacl is too high for --nwater");
-    require_memory_for_atoms(3.0 * spec.nwater, Box{{length, length, length}}, spec.rc, true,
+    b.length = std::cbrt(volume);
+    b.npairs = std::lround(spec.nacl_molar * volume * 1e-24 * units::kAvogadro);
+    if (2 * b.npairs >= spec.nwater) throw std::invalid_argument("--nacl is too high for --nwater");
+    require_memory_for_atoms(3.0 * spec.nwater, Box{{b.length, b.length, b.length}}, spec.rc, true,
                              "a water box of " + std::to_string(spec.nwater) + " molecules");
+    // Ion types only when ions exist: water alone keeps a geometric LJ matrix,
+    // which the kernels evaluate without table gathers.
+    b.types = {lj_type("OW", 0.316557, 0.650194), lj_type("HW", 0.0, 0.0)};
+    if (b.npairs > 0) {
+        b.types.push_back(lj_type("NA", 0.2159, 1.47545));
+        b.types.push_back(lj_type("CL", 0.4830, 0.05349));
+    }
+    return b;
+}
+
+// Largest distance of a rigid water's atoms from their mean (the update group radius).
+double water_group_radius() {
+    const double h = std::sqrt(kDoh * kDoh - 0.25 * kDhh * kDhh);  // O to the H-H midpoint
+    return std::max(2.0 * h / 3.0, std::sqrt(0.25 * kDhh * kDhh + h * h / 9.0));
+}
+
+}  // namespace
+
+SystemSummary water_summary(const WaterSpec& spec) {
+    const WaterBox b = water_box(spec);
+    const long nw = spec.nwater - 2 * b.npairs;
+    SystemSummary s;
+    s.kind = b.npairs > 0 ? "water-ions" : "water";
+    s.natoms = 3 * nw + 2 * b.npairs;
+    s.box.lengths = {b.length, b.length, b.length};
+    // In (mass, type, charge) order, as summarize() lists them.
+    s.classes = {{kMassH, 1, 0.4238, 2.0 * nw}, {kMassO, 0, -0.8476, 1.0 * nw}};
+    if (b.npairs > 0) {
+        s.classes.push_back({kMassNa, 2, 1.0, 1.0 * b.npairs});
+        s.classes.push_back({kMassCl, 3, -1.0, 1.0 * b.npairs});
+    }
+    s.lj = make_lj_matrix(b.types, CombinationRule::LorentzBerthelot);
+    s.settles = nw;
+    s.topology = true;
+    s.update_group_radius = water_group_radius();
+    s.rc = spec.rc;
+    s.dt = spec.dt;
+    s.temperature = spec.temperature;
+    return s;
+}
+
+System make_water_system(const WaterSpec& spec) {
+    const WaterBox box = water_box(spec);
+    const double length = box.length;
+    const long npairs = box.npairs;
 
     std::mt19937_64 rng(spec.seed);
     double cut = 0.0;
@@ -315,7 +356,8 @@ System make_water_system(const WaterSpec& spec) {
     System sys;
     sys.kind = npairs > 0 ? "water-ions" : "water";
     sys.box.lengths = {length, length, length};
-    set_water_force_field(sys, npairs > 0);
+    sys.atom_types = box.types;
+    sys.lj = make_lj_matrix(sys.atom_types, CombinationRule::LorentzBerthelot);
     append_molecules(sys, mols, pick_ion_roles(mols.size(), npairs, rng), length / cut, length);
     sys.rc = spec.rc;
     sys.dt = spec.dt;

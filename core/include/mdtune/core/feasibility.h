@@ -1,7 +1,7 @@
 #pragma once
 // The one feasibility check sweeps, predictions and tuning share: whether a
 // (system, config) point can run on a machine. It is mdcore's own resolve_config
-// on a stand-in of the system (every rule mdcore applies to the config: rc x
+// on the system's summary (every rule mdcore applies to the config: rc x
 // pme_scale below half the box, rlist limits, PME order and accuracy, memory)
 // plus the machine's limits (threads, SIMD levels; ranks and GPUs join here).
 // mdcore's memory check compares with this machine's memory, so it applies only
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mdcore/engine.h"
+#include "mdcore/system_summary.h"
 #include "mdtune/core/config.h"
 #include "mdtune/core/trial.h"
 
@@ -27,19 +28,23 @@ struct HardwareCaps {
     bool local = true;
 };
 
-// A generated system as mdcore run --system builds it, without the water seam
-// relaxation (which moves atoms but changes neither box nor composition). Built
-// once per descriptor and shared; throws std::invalid_argument for an unknown
-// kind or no atoms.
-std::shared_ptr<const mdcore::System> stand_in_system(const SystemDescriptor& system);
+// The system as resolve_config reads it (mdcore/system_summary.h): for a generated
+// kind, what mdcore run --system would build, without building it. Computed once
+// per descriptor and shared; throws std::invalid_argument for no atoms or what
+// the generator refuses.
+std::shared_ptr<const mdcore::SystemSummary> system_summary(const SystemDescriptor& system);
+// Sets the summary system_summary answers for `system` (a user's box, read once by
+// describe_system_files). A user's box read back from a database without its files
+// has none: system_summary throws std::invalid_argument for it.
+void remember_system_summary(const SystemDescriptor& system, std::shared_ptr<const mdcore::SystemSummary> summary);
 
-// The settings mdcore resolves `config` to on the stand-in, for a machine whose
+// The settings mdcore resolves `config` to for the system, on a machine whose
 // SIMD level is `simd` (Auto: the config's or None): cluster default and
 // threads follow the target, not this machine. Throws std::invalid_argument
 // (mdcore's message) when mdcore would refuse the config.
-mdcore::EffectiveConfig resolve_on_stand_in(const SystemDescriptor& system, const Config& config,
-                                            mdcore::SimdLevel simd, int threads,
-                                            const mdcore::ResolveOptions& options = {});
+mdcore::EffectiveConfig resolve_for_system(const SystemDescriptor& system, const Config& config,
+                                           mdcore::SimdLevel simd, int threads,
+                                           const mdcore::ResolveOptions& options = {});
 
 // Why the point cannot run on `hw`, "" when it can.
 std::string infeasible_reason(const SystemDescriptor& system, const Config& config, const HardwareCaps& hw);

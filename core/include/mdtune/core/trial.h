@@ -18,17 +18,30 @@ std::optional<TrialStatus> parse_trial_status(std::string_view s);
 // Not a result: the run did not finish (an invalid run finished and was judged).
 bool is_failure(TrialStatus s);
 
-// The system a sweep runs: generator kind and size (what mdcore's --system takes).
-// The kind is written and read as mdcore's name for it (mdcore::to_string /
-// parse_system_kind: "lj", "water-ions"), in the database and in spaces alike.
+// The system a sweep runs: generator kind and size (what mdcore's --system takes),
+// or a user's GROMACS box (--gro/--top, core/system_files.h). The kind is written
+// and read as mdcore's name for it (mdcore::to_string / parse_system_kind: "lj",
+// "water-ions"), in the database and in spaces alike; a user's box is kind "gro",
+// keyed by a digest of its files' contents (not their paths).
+inline constexpr const char* kFileSystemKind = "gro";
+
 struct SystemDescriptor {
-    mdcore::SystemKind kind = mdcore::SystemKind::Lj;
+    mdcore::SystemKind kind = mdcore::SystemKind::Lj;  // generated systems only
     long natoms = 0;   // for water kinds: atoms = 3 * nwater (ions replace waters)
     unsigned long seed = 1;
-    std::string kind_name() const { return std::string(mdcore::to_string(kind)); }  // "water-ions"
-    std::vector<std::string> mdcore_args() const;  // e.g. {"--system","water","--nwater","1000"}
-    std::string canonical() const;                 // "water:natoms=3000:seed=1"
+    // A user's box: the files as given (empty when read back from a database) and
+    // the digest of their contents; empty for generated systems.
+    std::string gro, top, files_digest;
+
+    bool from_files() const { return !files_digest.empty(); }
+    std::string kind_name() const;                 // "water-ions", or "gro" for a user's box
+    std::vector<std::string> mdcore_args() const;  // e.g. {"--system","water","--nwater","1000"}, {"--gro",F,"--top",F}
+    std::string canonical() const;                 // "water:natoms=3000:seed=1", "gro:natoms=648:files=<digest>"
 };
+
+// The descriptor of a user's box from its canonical text (the database's system id);
+// nullopt when the text is not one. Its files are not known (gro, top empty).
+std::optional<SystemDescriptor> parse_file_system_id(const std::string& canonical);
 
 struct MeasureSettings {
     long steps = 2000;

@@ -27,7 +27,8 @@ struct Sample {
 // Ok trials with a positive time, deduplicated per (hardware, system, config):
 // the longest measurement wins (a successive-halving rung is a short one), then
 // the latest. `hardware` maps every hardware id of the trials to its features;
-// a missing id throws std::invalid_argument naming it.
+// a missing id throws std::invalid_argument naming it. Trials of a user's box
+// (--gro/--top) count only when this process has read its files (describe_system_files).
 std::vector<Sample> make_samples(const std::vector<db::StoredTrial>& trials,
                                  const std::map<std::string, HardwareFeatures>& hardware);
 

@@ -4,7 +4,7 @@
 // SIMD width, cores, cache) and per-task work terms derived from them (pair work,
 // search, pruning, spread/gather, FFT). The same code computes them for measured
 // trials (from the effective settings mdcore recorded) and for hypothetical
-// configs (from mdcore's resolve_config on a cheap stand-in of the system), so a
+// configs (from mdcore's resolve_config on the system's summary), so a
 // model is trained and queried on identical definitions.
 #include <map>
 #include <memory>
@@ -48,8 +48,8 @@ HardwareFeatures hardware_features_from_json(const std::string& json);
 // This machine: the fingerprint plus the SIMD levels this mdcore build has kernels for.
 HardwareFeatures this_hardware();
 
-// The physics of a generated system that matters for speed, computed once per
-// system from a stand-in built without its (slow) relaxation run.
+// The physics of a system that matters for speed, computed once per system
+// from its summary (no particles are built).
 struct SystemFeatures {
     std::string kind;
     long natoms = 0;
@@ -61,8 +61,8 @@ struct SystemFeatures {
     long constraints = 0;         // SETTLE molecules
 };
 
-// Fills SystemFeatures and resolves configs through mdcore for a system, on the
-// stand-in the feasibility check uses (built once per descriptor).
+// Fills SystemFeatures and resolves configs through mdcore for a system, from
+// the summary the feasibility check uses (computed once per descriptor).
 class SystemModel {
 public:
     explicit SystemModel(const SystemDescriptor& system);
@@ -76,7 +76,6 @@ public:
 private:
     SystemDescriptor descriptor_;
     SystemFeatures features_;
-    std::shared_ptr<const mdcore::System> system_;  // the shared stand-in (mdtune/feasibility.h)
 };
 
 // Everything a model reads about one point. Work terms are per MD step.

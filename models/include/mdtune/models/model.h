@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mdtune/models/coverage.h"
 #include "mdtune/models/dataset.h"
 
 namespace mdtune::models {
@@ -34,13 +35,22 @@ inline constexpr double kIntervalZ = 1.6448536;
 struct Prediction {
     double ms = 0;          // point estimate, ms per step
     double lo = 0, hi = 0;  // 90 % interval
-    bool extrapolated = false;  // outside the trained sizes or hardware: interval widened
+    bool extrapolated = false;  // outside the trained sizes, hardware or settings: interval widened
+    // Settings no training trial covered (Coverage::outside); such a point is
+    // extrapolated and ranks after every covered one.
+    std::vector<std::string> uncovered;
+    bool covered() const { return uncovered.empty(); }
 };
+
+// The ranking order of predictions for one system: covered before uncovered,
+// then faster first. Predictor, cross-validation and tuning all rank by it.
+bool ranks_before(const Prediction& a, const Prediction& b);
 
 // Where the model has seen data: the atom range per system kind and the hardware.
 struct TrainingDomain {
     std::map<std::string, std::pair<double, double>> natoms;  // kind -> [min, max]
     std::set<std::string> hardware;
+    Coverage settings;  // the settings the trials covered (empty in models stored before it)
     nlohmann::json to_json() const;
     static TrainingDomain from_json(const nlohmann::json& j);
 };
@@ -56,7 +66,8 @@ public:
     // Throws ModelError when the samples cannot support the model.
     void fit(const std::vector<Sample>& samples);
     // Outside the training domain the interval is widened: by half its log-width
-    // per octave of atoms beyond the trained range, doubled on unseen hardware.
+    // per octave of atoms beyond the trained range, doubled on unseen hardware and
+    // doubled for settings the training never covered (Prediction::uncovered).
     Prediction predict(const Features& f) const;
     const TrainingDomain& domain() const { return domain_; }
 

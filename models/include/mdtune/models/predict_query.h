@@ -16,6 +16,7 @@ struct PredictRequest {
     SystemDescriptor system;
     std::string hardware = "this";   // "this", a hardware id (or prefix) of the database, or a node type
     std::optional<ModelKind> kind;   // nullopt: the latest model of any kind
+    CandidateGrid grid{};            // the candidates (CandidateGrid::only: a user's space)
 };
 
 struct PredictResult {

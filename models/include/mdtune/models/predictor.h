@@ -21,7 +21,9 @@ struct CandidateGrid {
     std::vector<double> pme_scales{1.0, 1.1, 1.2, 1.3};  // systems with charges only
     // Empty: 1..cores, or on more than 8 cores the powers of two, the physical cores and all cores.
     std::vector<long> threads;
-    // Every combination; rlist is never set, so the Verlet-buffer estimate keeps the drift target.
+    // Non-empty: exactly these configs (a user's search space) instead of the grid above.
+    std::vector<Config> only;
+    // Every combination (or `only`); rlist is never set, so the Verlet-buffer estimate keeps the drift target.
     std::vector<Config> configs(const SystemFeatures& sys, const HardwareFeatures& hw) const;
 };
 

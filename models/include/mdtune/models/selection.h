@@ -1,6 +1,7 @@
 #pragma once
 // Choosing and fitting a model from a database's samples: grouped CV of each
-// candidate kind (by size, and by hardware when there are several machines),
+// candidate kind (by size, by hardware when there are several machines, and by
+// held-out tunable values when a tunable takes several),
 // `auto` picking the kind with the lowest cross-validated median regret.
 #include <optional>
 #include <string>
@@ -23,7 +24,8 @@ struct Selection {
 };
 
 // only: fit that kind (still cross-validated); empty: `auto` over all kinds.
-// Size grouping needs 2+ size buckets and hardware grouping 2+ machines; without
+// Size grouping needs 2+ size buckets, hardware grouping 2+ machines, tunable
+// grouping a tunable with 2+ values; without
 // any grouping there is nothing to validate on and `auto` takes the cost model.
 Selection select_model(const std::vector<Sample>& samples, std::optional<ModelKind> only);
 

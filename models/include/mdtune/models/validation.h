@@ -1,7 +1,11 @@
 #pragma once
 // How a model is judged: leave-one-group-out cross-validation, the groups being
-// system-size buckets (octaves of atoms) or hardware, so a score always comes from
-// sizes / machines the fit never saw. Scores: MAPE of ms/step, interval coverage,
+// system-size buckets (octaves of atoms), hardware, or one value of a tunable
+// setting (threads = 1, nstlist = 80, cluster = 8x4), so a score always comes from
+// sizes / machines / setting values the fit never saw. With a tunable value held
+// out, the regret is over all the configs measured for the system (the model
+// ranks the held-out ones among those it was fitted on): a model that ranks an
+// unseen value first and is wrong shows it there. Scores: MAPE of ms/step, interval coverage,
 // and regret — for every (hardware, system) of a held-out group, how much slower
 // the config the model ranks first is than the best config measured there.
 #include <cstddef>
@@ -14,12 +18,14 @@
 
 namespace mdtune::models {
 
-enum class Grouping { BySize, ByHardware };
+enum class Grouping { BySize, ByHardware, ByTunable };
+inline constexpr Grouping kGroupings[] = {Grouping::BySize, Grouping::ByHardware, Grouping::ByTunable};
 std::string_view to_string(Grouping g);
 
 // "1024-2047" atoms: octave buckets, so neighbouring sizes of different system
 // kinds (1,500 water atoms, 2,000 LJ atoms) are held out together.
 std::string size_bucket(double natoms);
+// BySize or ByHardware (a sample is in one such group; ByTunable folds are per setting value).
 std::string group_of(const Sample& s, Grouping g);
 
 struct Fold {
@@ -28,6 +34,9 @@ struct Fold {
 };
 // One fold per group; no sample of a fold's group is in its training set.
 std::vector<Fold> leave_one_group_out(const std::vector<Sample>& samples, Grouping g);
+// ByTunable: one fold per value of each tunable setting (cluster, nstlist, threads,
+// PME balance) that takes two or more values in the samples; group "threads=1".
+std::vector<Fold> leave_one_value_out(const std::vector<Sample>& samples);
 // The same for any data: keys[i] is the group of item i; one fold per distinct key,
 // in the order `before` gives the keys (text order by default).
 std::vector<Fold> leave_one_key_out(const std::vector<std::string>& keys,

@@ -27,6 +27,7 @@ struct TuneRequest {
     // every other candidate and the default (RoundSettings::stop_when_decided).
     bool stop_when_decided = true;
     std::optional<models::ModelKind> kind;        // nullopt: the latest model of any kind
+    models::CandidateGrid grid{};                 // the candidates (CandidateGrid::only: a user's space)
 };
 
 // What will be measured, known before the first run.

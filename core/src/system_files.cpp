@@ -1,0 +1,52 @@
+// A user's GROMACS box as a SystemDescriptor.
+#include "mdtune/core/system_files.h"
+
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "mdcore/gromacs_input.h"
+#include "mdcore/system_summary.h"
+#include "mdtune/core/feasibility.h"
+#include "mdtune/core/input_error.h"
+#include "mdtune/process/digest.h"
+
+namespace mdtune::inline core {
+namespace {
+
+std::string file_bytes(const std::string& path, const char* flag) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(std::string(flag) + ": " + path + ": cannot open the file");
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) throw InputError(std::string(flag) + ": " + path + ": cannot read the file");
+    return text.str();
+}
+
+}  // namespace
+
+SystemDescriptor describe_system_files(const std::string& gro, const std::string& top) {
+    process::Fnv1a digest;
+    digest.update("gro\n");
+    digest.update(file_bytes(gro, "--gro"));
+    digest.update("\ntop\n");
+    digest.update(file_bytes(top, "--topol"));
+    mdcore::System system;
+    try {
+        system = mdcore::read_gromacs_system(gro, top);
+        system.validate();
+    } catch (const mdcore::InputError& e) {
+        throw InputError(e.what());
+    } catch (const std::invalid_argument& e) {
+        throw InputError(gro + ": " + e.what());
+    }
+    SystemDescriptor d;
+    d.gro = gro;
+    d.top = top;
+    d.files_digest = digest.hex();
+    d.natoms = static_cast<long>(system.natoms());
+    remember_system_summary(d, std::make_shared<const mdcore::SystemSummary>(mdcore::summarize(system)));
+    return d;
+}
+
+}  // namespace mdtune::core

@@ -1,0 +1,47 @@
+// Summaries of built systems (mdcore/system_summary.h); generated kinds are
+// summarised next to their generators (water.cpp, lj_fluid.cpp, named_system.cpp).
+#include "mdcore/system_summary.h"
+
+#include <map>
+#include <tuple>
+
+#include "domdec/update_groups.h"
+#include "mdcore/units.h"
+
+namespace mdcore {
+
+double SystemSummary::charged_atoms() const {
+    double n = 0;
+    for (const AtomClass& c : classes) n += c.charge != 0.0 ? c.count : 0.0;
+    return n;
+}
+
+double SystemSummary::mass_density_g_cm3() const {
+    double total = 0;
+    for (const AtomClass& c : classes) total += c.mass * c.count;
+    return box.volume() > 0 ? total / box.volume() * units::kAmuPerNm3ToGPerCm3 : 0.0;
+}
+
+SystemSummary summarize(const System& system) {
+    SystemSummary s;
+    s.kind = system.kind;
+    s.natoms = static_cast<long>(system.natoms());
+    s.box = system.box;
+    std::map<std::tuple<double, int, double>, double> counts;
+    for (std::size_t a = 0; a < system.natoms(); ++a) counts[{system.mass[a], system.type[a], system.charge[a]}] += 1.0;
+    for (const auto& [key, count] : counts)
+        s.classes.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), count});
+    s.lj = system.lj;
+    s.settles = static_cast<long>(system.settles.size());
+    s.topology = !system.exclusions.empty() || !system.atom_name.empty();
+    s.update_group_radius = system.settles.empty() ? 0.0 : make_update_groups(system).max_radius;
+    s.rc = system.rc;
+    s.dt = system.dt;
+    s.temperature = system.temperature;
+    s.drift_tolerance = system.drift_tolerance;
+    s.ewald_rtol = system.ewald_rtol;
+    s.epsilon_r = system.epsilon_r;
+    return s;
+}
+
+}  // namespace mdcore

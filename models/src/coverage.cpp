@@ -1,0 +1,75 @@
+// The settings a model's training trials covered.
+#include "mdtune/models/coverage.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace mdtune::models {
+
+namespace {
+
+// The numeric settings judged by range; the cut-off per kind, since kinds have their own.
+std::vector<std::pair<std::string, double>> ranged_settings(const Features& f) {
+    return {{"nstlist", f.nstlist},
+            {"threads", f.threads},
+            {"simd_width", f.simd_width},
+            {"rc:" + f.system_kind, f.rc},
+            {"density", f.density},
+            {"charged_fraction", f.charged_fraction}};
+}
+
+std::string number(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    return buf;
+}
+
+}  // namespace
+
+void Coverage::add(const Features& f) {
+    clusters_.insert(f.cluster());
+    for (const auto& [name, v] : ranged_settings(f)) {
+        auto [it, fresh] = ranges_.emplace(name, std::pair{v, v});
+        if (fresh) continue;
+        it->second.first = std::min(it->second.first, v);
+        it->second.second = std::max(it->second.second, v);
+    }
+}
+
+std::vector<std::string> Coverage::outside(const Features& f) const {
+    std::vector<std::string> out;
+    if (empty()) return out;
+    if (!clusters_.count(f.cluster())) {
+        std::string seen;
+        for (const auto& c : clusters_) seen += (seen.empty() ? "" : ", ") + c;
+        out.push_back("cluster = " + f.cluster() + " (trained " + seen + ")");
+    }
+    for (const auto& [name, v] : ranged_settings(f)) {
+        const auto it = ranges_.find(name);
+        if (it == ranges_.end()) {
+            out.push_back(name + " = " + number(v) + " (never trained)");
+            continue;
+        }
+        const auto [lo, hi] = it->second;
+        const double slack = 1e-9 * std::max(1.0, std::abs(hi));
+        if (v < lo - slack || v > hi + slack)
+            out.push_back(name + " = " + number(v) + " (trained " + number(lo) + " - " + number(hi) + ")");
+    }
+    return out;
+}
+
+nlohmann::json Coverage::to_json() const {
+    nlohmann::json ranges = nlohmann::json::object();
+    for (const auto& [name, r] : ranges_) ranges[name] = {r.first, r.second};
+    return {{"clusters", clusters_}, {"ranges", ranges}};
+}
+
+Coverage Coverage::from_json(const nlohmann::json& j) {
+    Coverage c;
+    if (j.is_null()) return c;
+    for (const auto& s : j.at("clusters")) c.clusters_.insert(s.get<std::string>());
+    for (const auto& [name, r] : j.at("ranges").items()) c.ranges_[name] = {r.at(0).get<double>(), r.at(1).get<double>()};
+    return c;
+}
+
+}  // namespace mdtune::models
