@@ -77,10 +77,11 @@ run_gmx() {  # layout index, round
   local name ranks threads md gx
   IFS='|' read -r name ranks threads md gx <<< "${layouts[$1]}"
   local out="gmx_$1_$2"
-  # Thread-MPI ranks; pinning only where the ranks fit the cores.
+  # Thread-MPI ranks; pinning only where the ranks fit the cores; no run-time PME tuning
+  # (mdcore has none, and GROMACS refuses -resethway while it is still tuning).
   local pin=on; ((ranks * threads > $(nproc))) && pin=off
   # shellcheck disable=SC2086
-  (cd "$work" && "$gmx_bin" -quiet mdrun -s w24k.tpr -ntmpi "$ranks" -ntomp "$threads" $gx -pin "$pin" -noconfout \
+  (cd "$work" && "$gmx_bin" -quiet mdrun -s w24k.tpr -ntmpi "$ranks" -ntomp "$threads" $gx -pin "$pin" -notunepme -noconfout \
       -resethway -nsteps "$GMX_STEPS" -g "$out.log" -e "$out.edr" > "$out.out" 2>&1) ||
     die "gmx $name failed (round $2): $(tail -n 3 "$work/$out.out" | tr '\n' ' ')"
 }

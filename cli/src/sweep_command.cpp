@@ -160,6 +160,19 @@ struct SweepOptions {
     double confidence = tuner::kDefaultConfidence;
 };
 
+// Notes about other sweeps, and (without a terminal's progress bar) each finished round.
+void print_notes_and_rounds(tuner::SweepContext& ctx, bool tty) {
+    ctx.on_note = [tty](const std::string& note) {
+        std::printf("%snote: %s\n", tty ? "\r\033[K" : "", note.c_str());
+        std::fflush(stdout);
+    };
+    ctx.on_round = [tty](const SystemDescriptor& system, int round, int rounds) {
+        if (tty) return;  // the bar moves when the group's trials are recorded
+        std::printf("round %d/%d of %s done\n", round + 1, rounds, system.canonical().c_str());
+        std::fflush(stdout);
+    };
+}
+
 int sweep(const SweepOptions& opts) {
     const std::vector<std::string> launcher = launcher_words(opts.launcher, opts.launcher_args);
     if (opts.retry_failed && opts.no_retry_failed)
@@ -215,15 +228,7 @@ int sweep(const SweepOptions& opts) {
     process::stop_on_signals();
 
     const bool tty = isatty(STDOUT_FILENO);
-    ctx.on_note = [tty](const std::string& note) {
-        std::printf("%snote: %s\n", tty ? "\r\033[K" : "", note.c_str());
-        std::fflush(stdout);
-    };
-    ctx.on_round = [tty](const SystemDescriptor& system, int round, int rounds) {
-        if (tty) return;  // the bar moves when the group's trials are recorded
-        std::printf("round %d/%d of %s done\n", round + 1, rounds, system.canonical().c_str());
-        std::fflush(stdout);
-    };
+    print_notes_and_rounds(ctx, tty);
     std::printf("mdtune sweep %s: %zu system(s) x %llu config(s), strategy %s, db %s, hardware %s\n",
                 opts.space.c_str(), space.systems.size(), static_cast<unsigned long long>(space.config_count()),
                 strategy->name().c_str(), store.path().c_str(), hw.id.c_str());
