@@ -280,61 +280,52 @@ private:
     std::vector<int> send_, recv_, counts_;
 };
 
-class AlltoallBench : public Bench {
+// Every rank receives one b-byte block from every rank: its own block for each
+// destination (alltoall, personalised) or one block for all (allgather).
+class BlockExchangeBench : public Bench {
 public:
-    explicit AlltoallBench(World w) : w_(w) {}
+    BlockExchangeBench(World w, bool personalised) : w_(w), personalised_(personalised) {}
     void prepare(std::uint64_t bytes) override {
         b_ = bytes;
-        send_.resize(b_ * static_cast<std::uint64_t>(w_.size));
-        recv_.resize(send_.size());
-        for (int d = 0; d < w_.size; ++d)
+        const int blocks = personalised_ ? w_.size : 1;
+        send_.resize(b_ * static_cast<std::uint64_t>(blocks));
+        recv_.resize(b_ * static_cast<std::uint64_t>(w_.size));
+        for (int d = 0; d < blocks; ++d)
             for (std::uint64_t j = 0; j < b_; ++j) send_[static_cast<std::uint64_t>(d) * b_ + j] = pattern(w_.rank, d, j);
     }
     void poison() override { std::fill(recv_.begin(), recv_.end(), 0xEE); }
-    int call() override {
-        return MPI_Alltoall(send_.data(), static_cast<int>(b_), MPI_BYTE, recv_.data(), static_cast<int>(b_), MPI_BYTE,
-                            MPI_COMM_WORLD);
-    }
     bool check() const override {
+        const int block = personalised_ ? w_.rank : 0;
         for (int s = 0; s < w_.size; ++s)
             for (std::uint64_t j = 0; j < b_; ++j)
-                if (recv_[static_cast<std::uint64_t>(s) * b_ + j] != pattern(s, w_.rank, j)) return false;
+                if (recv_[static_cast<std::uint64_t>(s) * b_ + j] != pattern(s, block, j)) return false;
         return true;
     }
     std::uint64_t bytes() const override { return b_; }
 
-private:
+protected:
     World w_;
+    bool personalised_;
     std::uint64_t b_ = 0;
     std::vector<unsigned char> send_, recv_;
 };
 
-class AllgatherBench : public Bench {
+class AlltoallBench : public BlockExchangeBench {
 public:
-    explicit AllgatherBench(World w) : w_(w) {}
-    void prepare(std::uint64_t bytes) override {
-        b_ = bytes;
-        send_.resize(b_);
-        recv_.resize(b_ * static_cast<std::uint64_t>(w_.size));
-        for (std::uint64_t j = 0; j < b_; ++j) send_[j] = pattern(w_.rank, 0, j);
+    explicit AlltoallBench(World w) : BlockExchangeBench(w, true) {}
+    int call() override {
+        return MPI_Alltoall(send_.data(), static_cast<int>(b_), MPI_BYTE, recv_.data(), static_cast<int>(b_), MPI_BYTE,
+                            MPI_COMM_WORLD);
     }
-    void poison() override { std::fill(recv_.begin(), recv_.end(), 0xEE); }
+};
+
+class AllgatherBench : public BlockExchangeBench {
+public:
+    explicit AllgatherBench(World w) : BlockExchangeBench(w, false) {}
     int call() override {
         return MPI_Allgather(send_.data(), static_cast<int>(b_), MPI_BYTE, recv_.data(), static_cast<int>(b_), MPI_BYTE,
                              MPI_COMM_WORLD);
     }
-    bool check() const override {
-        for (int s = 0; s < w_.size; ++s)
-            for (std::uint64_t j = 0; j < b_; ++j)
-                if (recv_[static_cast<std::uint64_t>(s) * b_ + j] != pattern(s, 0, j)) return false;
-        return true;
-    }
-    std::uint64_t bytes() const override { return b_; }
-
-private:
-    World w_;
-    std::uint64_t b_ = 0;
-    std::vector<unsigned char> send_, recv_;
 };
 
 class BcastBench : public Bench {

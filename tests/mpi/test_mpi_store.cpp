@@ -15,20 +15,9 @@ TEST(MpiStoreTest, StoresReplacesAndFilters) {
     EXPECT_EQ(store.schema_version(), db::kSchemaVersion);
     db::MpiStore ms(store);
     const long sweep = ms.begin_sweep("hw1", "Open MPI 4.1.4", "mpirun", "{}");
-    db::MpiMeasurement m;
-    m.sweep_id = sweep;
-    m.hardware_id = "hw1";
-    m.mpi_library = "Open MPI 4.1.4";
-    m.nodes = 1;
-    m.ppn = 4;
-    m.ranks = 4;
-    m.collective = "allreduce";
-    m.selection = "forced";
-    m.algorithm = 3;
-    m.bytes = 64;
-    m.iterations = 100;
-    m.lat_median_us = 2.5;
-    m.status = "ok";
+    db::MpiMeasurement m{.sweep_id = sweep, .hardware_id = "hw1", .mpi_library = "Open MPI 4.1.4", .nodes = 1, .ppn = 4,
+                         .ranks = 4, .collective = "allreduce", .selection = "forced", .algorithm = 3, .bytes = 64,
+                         .iterations = 100, .lat_median_us = 2.5, .status = "ok"};
     db::MpiMeasurement f = m;
     f.algorithm = 6;
     f.status = "failed";
