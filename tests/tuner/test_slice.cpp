@@ -143,7 +143,7 @@ TEST(LaunchSection, NodesAndRanksAreReadAndMoreRanksAreRefused) {
         }
         return std::string("no error");
     };
-    EXPECT_NE(error_of("[launch]\nranks = 2\n").find("not MPI-parallel yet"), std::string::npos);
+    EXPECT_NE(error_of("[launch]\nranks = 2\n").find("not launched by the tuner yet"), std::string::npos);
     EXPECT_NE(error_of("[launch]\nranks = 2\n").find("line 5"), std::string::npos);
     EXPECT_NE(error_of("[launch]\nnodes = 2\n").find("must not exceed ranks"), std::string::npos);
     EXPECT_NE(error_of("[launch]\nnodes = 0\n").find("must be 1 to"), std::string::npos);

@@ -244,8 +244,9 @@ void parse_measure(const Checker& ck, const toml::table& t, MeasureSettings& m) 
                 warmup_node ? &warmup_node->source() : nullptr);
 }
 
-// [launch] nodes, ranks. mdcore runs one rank until domain decomposition lands,
-// so more ranks are refused here rather than failing every trial.
+// [launch] nodes, ranks. mdcore runs under mpirun (domain decomposition), but the
+// tuner does not launch multi-rank trials yet, so more ranks are refused here
+// rather than measured as one rank under a misleading key.
 void parse_launch(const Checker& ck, const toml::table& t, LaunchSettings& l) {
     for (const auto& [key, node] : in_file_order(t)) {
         const toml::source_region* where = &node->source();
@@ -255,8 +256,9 @@ void parse_launch(const Checker& ck, const toml::table& t, LaunchSettings& l) {
         (key == "nodes" ? l.nodes : l.ranks) = static_cast<int>(v);
         if (key == "ranks" && v > 1)
             ck.fail("launch",
-                    "ranks: " + std::to_string(v) + ": mdcore trials run one rank (the engine is not MPI-parallel "
-                    "yet); MPI benchmarks with more ranks: mdtune mpi sweep",
+                    "ranks: " + std::to_string(v) + ": multi-rank trials are not launched by the tuner yet (each "
+                    "trial is one mdcore process; run `mpirun -np R mdcore run --dd ...` directly); MPI "
+                    "collective benchmarks with more ranks: mdtune mpi sweep",
                     where);
     }
     if (l.nodes > l.ranks)
