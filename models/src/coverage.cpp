@@ -9,13 +9,13 @@ namespace mdtune::models {
 namespace {
 
 // The numeric settings judged by range; the cut-off per kind, since kinds have their own.
-std::vector<std::pair<std::string, double>> ranged_settings(const Features& f) {
-    return {{"nstlist", f.nstlist},
-            {"threads", f.threads},
-            {"simd_width", f.simd_width},
-            {"rc:" + f.system_kind, f.rc},
-            {"density", f.density},
-            {"charged_fraction", f.charged_fraction}};
+// The candidate's own settings, then the system's properties.
+std::vector<std::pair<std::string, double>> tunable_settings(const Features& f) {
+    return {{"nstlist", f.nstlist}, {"threads", f.threads}, {"simd_width", f.simd_width}, {"rc:" + f.system_kind, f.rc}};
+}
+
+std::vector<std::pair<std::string, double>> system_settings(const Features& f) {
+    return {{"density", f.density}, {"charged_fraction", f.charged_fraction}};
 }
 
 std::string number(double v) {
@@ -28,23 +28,18 @@ std::string number(double v) {
 
 void Coverage::add(const Features& f) {
     clusters_.insert(f.cluster());
-    for (const auto& [name, v] : ranged_settings(f)) {
-        auto [it, fresh] = ranges_.emplace(name, std::pair{v, v});
-        if (fresh) continue;
-        it->second.first = std::min(it->second.first, v);
-        it->second.second = std::max(it->second.second, v);
-    }
+    for (const auto& settings : {tunable_settings(f), system_settings(f)})
+        for (const auto& [name, v] : settings) {
+            auto [it, fresh] = ranges_.emplace(name, std::pair{v, v});
+            if (fresh) continue;
+            it->second.first = std::min(it->second.first, v);
+            it->second.second = std::max(it->second.second, v);
+        }
 }
 
-std::vector<std::string> Coverage::outside(const Features& f) const {
-    std::vector<std::string> out;
-    if (empty()) return out;
-    if (!clusters_.count(f.cluster())) {
-        std::string seen;
-        for (const auto& c : clusters_) seen += (seen.empty() ? "" : ", ") + c;
-        out.push_back("cluster = " + f.cluster() + " (trained " + seen + ")");
-    }
-    for (const auto& [name, v] : ranged_settings(f)) {
+void Coverage::add_outside(const std::vector<std::pair<std::string, double>>& settings,
+                           std::vector<std::string>& out) const {
+    for (const auto& [name, v] : settings) {
         const auto it = ranges_.find(name);
         if (it == ranges_.end()) {
             out.push_back(name + " = " + number(v) + " (never trained)");
@@ -55,6 +50,26 @@ std::vector<std::string> Coverage::outside(const Features& f) const {
         if (v < lo - slack || v > hi + slack)
             out.push_back(name + " = " + number(v) + " (trained " + number(lo) + " - " + number(hi) + ")");
     }
+}
+
+std::size_t Coverage::tunables_outside(const Features& f) const {
+    std::vector<std::string> out;
+    if (empty()) return 0;
+    if (!clusters_.count(f.cluster())) out.push_back(f.cluster());
+    add_outside(tunable_settings(f), out);
+    return out.size();
+}
+
+std::vector<std::string> Coverage::outside(const Features& f) const {
+    std::vector<std::string> out;
+    if (empty()) return out;
+    if (!clusters_.count(f.cluster())) {
+        std::string seen;
+        for (const auto& c : clusters_) seen += (seen.empty() ? "" : ", ") + c;
+        out.push_back("cluster = " + f.cluster() + " (trained " + seen + ")");
+    }
+    add_outside(tunable_settings(f), out);
+    add_outside(system_settings(f), out);
     return out;
 }
 

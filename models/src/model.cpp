@@ -93,6 +93,7 @@ Prediction Model::predict(const Features& f) const {
     }
     if (!domain_.hardware.empty() && !domain_.hardware.count(f.hardware_id)) widen *= 2.0;
     p.uncovered = domain_.settings.outside(f);
+    p.uncovered_tunables = domain_.settings.tunables_outside(f);
     if (!p.uncovered.empty()) widen *= 2.0;
     if (widen > 1.0 + 1e-12) {
         p.extrapolated = true;

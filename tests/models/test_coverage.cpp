@@ -68,6 +68,30 @@ TEST(Coverage, KnnRanksAnUnseenThreadCountAndListLifetimeBelowEveryCoveredConfig
     EXPECT_TRUE(r.ranked.front().prediction.covered());
 }
 
+// A user's box outside the trained densities is outside for every candidate:
+// that widens every interval but must not undo the order by the candidate's own
+// settings (the case again, on a box unlike the training boxes).
+TEST(Coverage, ASystemOutsideTheTrainedDensitiesStillRanksCoveredSettingsFirst) {
+    const auto hw = test::test_hardware("hw-test", 2);
+    const auto samples = test::synthetic_samples(hw, two_threads_short_lists());
+    models::KnnModel knn;
+    knn.fit(samples);
+    models::Features known = samples.front().features;
+    known.density *= 1.5;
+    models::Features unseen = known;
+    unseen.threads = 1;
+    const models::Prediction a = knn.predict(known), b = knn.predict(unseen);
+    EXPECT_TRUE(a.extrapolated);
+    ASSERT_EQ(a.uncovered.size(), 1u);
+    EXPECT_NE(a.uncovered[0].find("density"), std::string::npos) << a.uncovered[0];
+    EXPECT_TRUE(a.covered());
+    EXPECT_FALSE(b.covered());
+    models::Prediction fast_unseen = b;
+    fast_unseen.ms = a.ms / 10;  // faster, but on settings never measured
+    EXPECT_TRUE(models::ranks_before(a, fast_unseen));
+    EXPECT_FALSE(models::ranks_before(fast_unseen, a));
+}
+
 TEST(Coverage, SurvivesTheStoredModelJson) {
     const auto hw = test::test_hardware("hw-test", 2);
     const auto samples = test::synthetic_samples(hw, two_threads_short_lists());

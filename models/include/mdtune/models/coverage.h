@@ -23,12 +23,17 @@ public:
     // One line per setting of `f` that no training trial covered, e.g.
     // "threads = 1 (trained 2 - 2)"; empty when covered (or nothing was recorded).
     std::vector<std::string> outside(const Features& f) const;
+    // How many of those lines are the candidate's own settings (shape, nstlist,
+    // threads, SIMD width, rc): the system's density and charged fraction are the
+    // same for every candidate of one system, so they never reorder candidates.
+    std::size_t tunables_outside(const Features& f) const;
 
     nlohmann::json to_json() const;
     // A model stored before coverage was recorded has none: nothing is flagged.
     static Coverage from_json(const nlohmann::json& j);
 
 private:
+    void add_outside(const std::vector<std::pair<std::string, double>>& settings, std::vector<std::string>& out) const;
     std::set<std::string> clusters_;
     std::map<std::string, std::pair<double, double>> ranges_;  // setting -> [min, max]
 };

@@ -39,7 +39,10 @@ struct Prediction {
     // Settings no training trial covered (Coverage::outside); such a point is
     // extrapolated and ranks after every covered one.
     std::vector<std::string> uncovered;
-    bool covered() const { return uncovered.empty(); }
+    std::size_t uncovered_tunables = 0;  // of those, the candidate's own settings (Coverage::tunables_outside)
+    // What ranking looks at: a system outside the trained densities is outside for
+    // every candidate alike, so only the candidate's own settings reorder.
+    bool covered() const { return uncovered_tunables == 0; }
 };
 
 // The ranking order of predictions for one system: covered before uncovered,
