@@ -84,6 +84,7 @@ bool decided(const std::vector<Slot>& slots, double confidence) {
         if (s.failed || s.samples.empty()) continue;
         TrialResult view;
         view.samples = s.samples;
+        if (is_noisy(view)) continue;  // never the best (judge drops it), so it cannot decide
         if (clean_ratios(view).size() < 2) return false;
         views.push_back(std::move(view));
     }

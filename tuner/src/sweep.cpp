@@ -38,7 +38,9 @@ public:
                              " was left running by a process that is gone: marked interrupted");
         // No claim (the heartbeat) is made while a group runs its rounds: the lease covers a whole group.
         MeasureSettings group_time = space_.measure;
-        group_time.repeats = std::max(1, group_time.repeats) * static_cast<int>(std::max<std::size_t>(1, ctx_.max_group) + 1);
+        // Each repeat may run 1 + reruns times when the machine starves it.
+        group_time.repeats = std::max(1, group_time.repeats) * (1 + std::max(0, ctx_.rounds.reruns)) *
+                             static_cast<int>(std::max<std::size_t>(1, ctx_.max_group) + 1);
         summary_.sweep_id = store_.create_sweep(sweep_name, space_.text, strategy.name(),
                                                 db::Lease{self_, trial_lease_s(group_time)});
         claims_.emplace(store_, summary_.sweep_id, self_, ctx_.claim_poll_s, ctx_.on_note);
@@ -149,7 +151,8 @@ private:
         const auto on_existing = ctx_.failed_trials == FailedTrials::Retry ? db::Store::OnExisting::ReplaceFailed
                                                                            : db::Store::OnExisting::Keep;
         MeasureSettings lease = p.measure;
-        lease.repeats = std::max(1, p.measure.repeats) * static_cast<int>(group_size + 1);
+        lease.repeats = std::max(1, p.measure.repeats) * (1 + std::max(0, ctx_.rounds.reruns)) *
+                        static_cast<int>(group_size + 1);
         auto stored = store_.find_trial(key);
         bool retry = needs_retry(stored);
         for (ClaimTurn turn; !stored || retry;) {

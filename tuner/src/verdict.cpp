@@ -93,10 +93,15 @@ std::optional<Verdict> judge(const std::vector<Observation>& history, const Syst
     } else if (!ratios.empty()) {
         v.indistinguishable_from_default = ratios.size() < 2 || v.ratio_to_default.hi >= 1.0;
     } else {
-        // No rounds: the default is a tie when it is among the indistinguishable ones.
-        v.indistinguishable_from_default = std::any_of(v.tied.begin(), v.tied.end(), [](const Observation& o) {
-            return o.proposal.config.canonical().empty();
+        // No rounds: the default is a tie when it is among the indistinguishable ones,
+        // and nothing can be claimed against a default that was not measured alike.
+        const bool default_measured = std::any_of(cands.begin(), cands.end(), [](const Observation* o) {
+            return o->proposal.config.canonical().empty();
         });
+        v.indistinguishable_from_default =
+            !default_measured || std::any_of(v.tied.begin(), v.tied.end(), [](const Observation& o) {
+                return o.proposal.config.canonical().empty();
+            });
     }
     return v;
 }
