@@ -38,11 +38,11 @@ void Coverage::add(const Features& f) {
 }
 
 void Coverage::add_outside(const std::vector<std::pair<std::string, double>>& settings,
-                           std::vector<std::string>& out) const {
+                           std::vector<std::string>& out, bool with_untrained) const {
     for (const auto& [name, v] : settings) {
         const auto it = ranges_.find(name);
         if (it == ranges_.end()) {
-            out.push_back(name + " = " + number(v) + " (never trained)");
+            if (with_untrained) out.push_back(name + " = " + number(v) + " (never trained)");
             continue;
         }
         const auto [lo, hi] = it->second;
@@ -56,7 +56,9 @@ std::size_t Coverage::tunables_outside(const Features& f) const {
     std::vector<std::string> out;
     if (empty()) return 0;
     if (!clusters_.count(f.cluster())) out.push_back(f.cluster());
-    add_outside(tunable_settings(f), out);
+    // A setting never trained at all (rc of a system kind no trial had) is so for
+    // every candidate of this system alike.
+    add_outside(tunable_settings(f), out, false);
     return out.size();
 }
 
@@ -68,8 +70,8 @@ std::vector<std::string> Coverage::outside(const Features& f) const {
         for (const auto& c : clusters_) seen += (seen.empty() ? "" : ", ") + c;
         out.push_back("cluster = " + f.cluster() + " (trained " + seen + ")");
     }
-    add_outside(tunable_settings(f), out);
-    add_outside(system_settings(f), out);
+    add_outside(tunable_settings(f), out, true);
+    add_outside(system_settings(f), out, true);
     return out;
 }
 

@@ -78,12 +78,14 @@ TEST(Coverage, ASystemOutsideTheTrainedDensitiesStillRanksCoveredSettingsFirst) 
     knn.fit(samples);
     models::Features known = samples.front().features;
     known.density *= 1.5;
+    known.system_kind = "gro";  // a user's files: a kind no trial had, so its rc was never trained
     models::Features unseen = known;
     unseen.threads = 1;
     const models::Prediction a = knn.predict(known), b = knn.predict(unseen);
     EXPECT_TRUE(a.extrapolated);
-    ASSERT_EQ(a.uncovered.size(), 1u);
-    EXPECT_NE(a.uncovered[0].find("density"), std::string::npos) << a.uncovered[0];
+    ASSERT_EQ(a.uncovered.size(), 2u);
+    EXPECT_NE(a.uncovered[0].find("rc:gro"), std::string::npos) << a.uncovered[0];
+    EXPECT_NE(a.uncovered[1].find("density"), std::string::npos) << a.uncovered[1];
     EXPECT_TRUE(a.covered());
     EXPECT_FALSE(b.covered());
     models::Prediction fast_unseen = b;

@@ -33,7 +33,8 @@ public:
     static Coverage from_json(const nlohmann::json& j);
 
 private:
-    void add_outside(const std::vector<std::pair<std::string, double>>& settings, std::vector<std::string>& out) const;
+    void add_outside(const std::vector<std::pair<std::string, double>>& settings, std::vector<std::string>& out,
+                     bool with_untrained) const;
     std::set<std::string> clusters_;
     std::map<std::string, std::pair<double, double>> ranges_;  // setting -> [min, max]
 };
