@@ -92,8 +92,11 @@ bool decided(const std::vector<Slot>& slots, double confidence) {
     const auto best = std::min_element(views.begin(), views.end(), [](const TrialResult& a, const TrialResult& b) {
         return rank_score(a, true) < rank_score(b, true);
     });
+    // The best is compared with every other one: Bonferroni keeps the chance of a
+    // false stop at 1 - confidence over all those comparisons.
+    const double each = 1.0 - (1.0 - confidence) / static_cast<double>(views.size() - 1);
     return std::all_of(views.begin(), views.end(), [&](const TrialResult& v) {
-        return &v == &*best || significantly_slower(v, *best, confidence);
+        return &v == &*best || significantly_slower(v, *best, each);
     });
 }
 
