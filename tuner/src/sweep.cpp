@@ -70,9 +70,15 @@ public:
 
     SweepSummary finish(bool interrupted) {
         for (auto& outcome : summary_.systems) {
-            outcome.best = best_observation(history_, outcome.system);
+            // One ranking per system: the verdict's best is best_observation's.
             outcome.verdict = judge(history_, outcome.system, ctx_.confidence);
-            ranked_finalists(history_, outcome.system, &outcome.noisy);
+            if (outcome.verdict) {
+                outcome.best = outcome.verdict->best;
+                outcome.noisy = outcome.verdict->noisy;
+            } else {
+                outcome.best.reset();
+                ranked_finalists(history_, outcome.system, &outcome.noisy);  // only the noisy count
+            }
             outcome.baseline = baseline_of(outcome.system);
         }
         summary_.interrupted = interrupted;
