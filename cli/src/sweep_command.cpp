@@ -221,7 +221,9 @@ int sweep(const SweepOptions& opts) {
     db::Store store(opts.db);
     store.put_hardware(hw.id, hw.to_json());
     store.put_build(ctx.build_id, tuner::measurement_build_json(identity));
-    const auto runner = tuner::make_subprocess_runner(mdcore, launcher);
+    // A config's ranks start under mpirun (srun inside Slurm) unless --launcher says otherwise.
+    const auto runner = tuner::make_subprocess_runner(
+        mdcore, tuner::local_launch_policy(launcher, space.launch.oversubscribe, space.launch.nodes, ctx.caps.cores));
 
     // Ctrl-C / SIGTERM: stop after killing the run in flight; the database keeps
     // every finished trial and the sweep is marked interrupted.

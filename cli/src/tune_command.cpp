@@ -104,7 +104,7 @@ int tune(const TuneOptions& opts) {
     ctx.build_id = tuner::measurement_build_id(identity);
     ctx.caps = hw.caps();
     store.put_build(ctx.build_id, tuner::measurement_build_json(identity));
-    const auto runner = tuner::make_subprocess_runner(mdcore);
+    const auto runner = tuner::make_subprocess_runner(mdcore, tuner::local_launch_policy({}, false, 1, ctx.caps.cores));
 
     process::stop_on_signals();
     tuner::TuneEvents events;

@@ -35,6 +35,12 @@ std::shared_ptr<const mdcore::SystemSummary> build_summary(const SystemDescripto
 std::string machine_reason(const Config& config, const HardwareCaps& hw) {
     if (const auto t = config.value<long>(Param::Threads); t && *t > hw.cores)
         return "threads = " + std::to_string(*t) + " exceeds the " + std::to_string(hw.cores) + " hardware threads";
+    if (const int ranks = ranks_of(config); ranks > 1 && !hw.oversubscribe) {
+        const long threads = threads_per_rank(config, hw.cores);
+        if (ranks > hw.cores || ranks * threads > hw.cores)
+            return "ranks x threads = " + std::to_string(ranks) + " x " + std::to_string(threads) + " exceeds the " +
+                   std::to_string(hw.cores) + " hardware threads ([launch] oversubscribe = true allows it)";
+    }
     if (const auto s = config.value<std::string>(Param::Simd); s && *s != "auto") {
         if (std::find(hw.simd_levels.begin(), hw.simd_levels.end(), *s) == hw.simd_levels.end())
             return "simd = " + *s + " is not available on this machine";
@@ -61,6 +67,13 @@ std::map<std::string, std::shared_ptr<const mdcore::SystemSummary>>& summary_cac
 
 }  // namespace
 
+int ranks_of(const Config& config) { return static_cast<int>(config.value<long>(Param::Ranks).value_or(1)); }
+
+int threads_per_rank(const Config& config, int cores) {
+    if (const auto t = config.value<long>(Param::Threads)) return static_cast<int>(*t);
+    return std::max(1, cores / ranks_of(config));
+}
+
 void remember_system_summary(const SystemDescriptor& system, std::shared_ptr<const mdcore::SystemSummary> summary) {
     const std::lock_guard lock(g_mutex);
     summary_cache()[system.canonical()] = std::move(summary);
@@ -81,7 +94,9 @@ std::shared_ptr<const mdcore::SystemSummary> system_summary(const SystemDescript
 
 mdcore::EffectiveConfig resolve_for_system(const SystemDescriptor& system, const Config& config,
                                             mdcore::SimdLevel simd, int threads,
-                                            const mdcore::ResolveOptions& options) {
+                                            const mdcore::ResolveOptions& given) {
+    mdcore::ResolveOptions options = given;
+    options.planned_ranks = ranks_of(config);  // this process is one rank; the trial runs on these
     mdcore::RunConfig rc = config.run_config();
     if (rc.simd != mdcore::SimdLevel::Auto) simd = rc.simd;
     if (simd == mdcore::SimdLevel::Auto) simd = mdcore::SimdLevel::None;
@@ -123,7 +138,8 @@ mdcore::EffectiveConfig resolve_for_system(const SystemDescriptor& system, const
 std::string infeasible_reason(const SystemDescriptor& system, const Config& config, const HardwareCaps& hw) {
     if (std::string why = machine_reason(config, hw); !why.empty()) return why;
     try {
-        (void)resolve_for_system(system, config, widest(hw), hw.cores, mdcore::ResolveOptions{hw.local});
+        (void)resolve_for_system(system, config, widest(hw), threads_per_rank(config, hw.cores),
+                                 mdcore::ResolveOptions{hw.local});
     } catch (const std::exception& e) {  // a bad value, or mdcore's refusal
         return e.what();
     }

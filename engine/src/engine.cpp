@@ -296,7 +296,11 @@ EffectiveConfig resolve_config(const SystemSummary& system, const RunConfig& con
     if (system.natoms <= 0 || !(system.box.volume() > 0))
         throw std::invalid_argument("system '" + system.kind + "' has no atoms or no box");
     EffectiveConfig eff;
-    eff.ranks = config.one_process ? 1 : world_size();
+    eff.ranks = options.planned_ranks > 0 ? options.planned_ranks : config.one_process ? 1 : world_size();
+    if (config.ranks > 0 && config.ranks != eff.ranks)
+        throw std::invalid_argument("--ranks " + std::to_string(config.ranks) + ": this run has " +
+                                    std::to_string(eff.ranks) + " MPI rank(s); start it with mpirun -np " +
+                                    std::to_string(config.ranks) + " (or srun --ntasks " + std::to_string(config.ranks) + ")");
     // Threads are per rank: by default the cores are shared among the node's ranks.
     eff.threads = config.threads > 0 ? config.threads
                                      : std::max(1, default_thread_count() / (eff.ranks > 1 ? node_rank_count() : 1));

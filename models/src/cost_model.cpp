@@ -24,7 +24,8 @@ const std::vector<CostTask>& tasks() {
         {"pme_gather", {"spread/threads", "spread", "1"}},
         {"constraints", {"settles/threads", "settles", "1"}},
         {"update", {"atoms/threads", "atoms", "1"}},
-        {"other", {"atoms/threads", "atoms", "threads", "1"}},
+        // Communication of a decomposed run lands in "other": halo and PP<->PME volumes, reductions.
+        {"other", {"atoms/threads", "atoms", "threads", "1", "halo_atoms/pp_rank", "pme_atoms/pme_rank", "log2_ranks"}},
     };
     return t;
 }
@@ -94,7 +95,9 @@ double cv_sigma(const std::vector<const Sample*>& samples) {
 std::span<const CostTask> cost_tasks() { return tasks(); }
 
 Eigen::VectorXd cost_terms(std::size_t t, const Features& f) {
-    const double T = f.threads, w = f.simd_width, N = f.natoms;
+    // "threads" in a term's name: the cores working on that task, all PP ranks' (or
+    // the mesh's ranks') threads together; one rank: the run's threads.
+    const double T = f.pp_workers(), P = f.pme_workers(), w = f.simd_width, N = f.natoms;
     const double q = f.pme ? 1.0 : 0.0, lj = 1.0 - q;
     const std::string_view name = tasks().at(t).name;
     Eigen::VectorXd x(static_cast<Eigen::Index>(tasks()[t].terms.size()));
@@ -109,19 +112,19 @@ Eigen::VectorXd cost_terms(std::size_t t, const Features& f) {
         x << lj * shape(4, 4), lj * shape(4, 8), lj * shape(8, 4), lj * shape(1, 1), q * shape(4, 4), q * shape(4, 8),
             q * shape(8, 4), q * shape(1, 1), f.pair_work / w, N / T, N, 1.0;
     } else if (name == "pme_spread") {
-        x << q * f.spread_work / T, q * f.spread_work, q * f.solve_work / T, q * f.solve_work, q;
+        x << q * f.spread_work / P, q * f.spread_work, q * f.solve_work / P, q * f.solve_work, q;
     } else if (name == "pme_fft") {
-        x << q * f.fft_work / T, q * f.fft_work, q;
+        x << q * f.fft_work / P, q * f.fft_work, q;
     } else if (name == "pme_solve") {
-        x << q * f.solve_work / T, q * f.solve_work, q;
+        x << q * f.solve_work / P, q * f.solve_work, q;
     } else if (name == "pme_gather") {
-        x << q * f.spread_work / T, q * f.spread_work, q;
+        x << q * f.spread_work / P, q * f.spread_work, q;
     } else if (name == "constraints") {
         x << f.constraints / T, f.constraints, f.constraints > 0 ? 1.0 : 0.0;
     } else if (name == "update") {
         x << N / T, N, 1.0;
     } else {  // other
-        x << N / T, N, T, 1.0;
+        x << N / T, N, f.threads, 1.0, N / f.pp_ranks * f.halo_fraction, f.pp_pme_atoms, std::log2(f.ranks);
     }
     return x;
 }
@@ -167,9 +170,9 @@ CostFit fit_cost(const std::vector<const Sample*>& samples) {
 
 namespace {
 
-// "cost-v2:" and per task its name and terms: "nonbonded(pairs,...);...".
+// "cost-v3:" and per task its name and terms: "nonbonded(pairs,...);...".
 std::string cost_feature_set() {
-    std::string s = "cost-v2:";
+    std::string s = "cost-v3:";
     for (const CostTask& t : tasks()) {
         s += std::string(t.name) + "(";
         for (std::size_t k = 0; k < t.terms.size(); ++k) s += (k ? "," : "") + t.terms[k];

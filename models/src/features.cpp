@@ -1,4 +1,5 @@
 // The feature vector and its per-task work terms.
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -12,6 +13,18 @@ double cluster_list_volume(int cluster_i, int cluster_j, double number_density, 
     const double L = (kind == ListKind::Searched ? 0.72 : 0.51) * (a_i + a_j);
     const double pi = std::numbers::pi;
     return L * L * L + 6.0 * L * L * r + 3.0 * pi * L * r * r + 4.0 / 3.0 * pi * r * r * r;
+}
+
+double dd_halo_fraction(const std::array<double, 3>& box, const std::array<int, 3>& cells, double comm_distance) {
+    double cell = 1, grown = 1;
+    bool decomposed = false;
+    for (int d = 0; d < 3; ++d) {
+        const double edge = box[d] / std::max(1, cells[d]);
+        cell *= edge;
+        grown *= cells[d] > 1 ? edge + comm_distance : edge;
+        decomposed = decomposed || cells[d] > 1;
+    }
+    return decomposed && cell > 0 ? grown / cell - 1.0 : 0.0;
 }
 
 std::string Features::cluster() const { return std::to_string(cluster_i) + "x" + std::to_string(cluster_j); }
@@ -38,6 +51,12 @@ Features compute_features(const HardwareFeatures& hw, const SystemFeatures& sys,
     f.cores = hw.cores;
     f.cache_per_core_mb = hw.cache_per_core_mb;
     f.constraints = static_cast<double>(sys.constraints);
+    f.ranks = std::max(1, eff.ranks);
+    f.npme = std::max(0, eff.npme);
+    f.pp_ranks = std::max(1.0, f.ranks - f.npme);
+    f.dd = eff.dd;
+    f.halo_fraction = dd_halo_fraction(sys.box, eff.dd, eff.dd_comm_distance);
+    f.pp_pme_atoms = f.npme > 0 ? f.natoms * f.charged_fraction / f.npme : 0.0;
 
     // Half lists: each pair once. mdcore prunes only when the inner radius is
     // below the outer one; otherwise the kernels run on the searched list.

@@ -1,6 +1,7 @@
 // mdcore flags and the GROMACS settings that match them.
 #include "mdtune/models/gromacs_settings.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace mdtune::models {
@@ -28,7 +29,12 @@ GromacsSettings gromacs_settings(const SystemFeatures& sys, const mdcore::Effect
         g.mdp.emplace_back("pme-order", std::to_string(eff.pme_order));
         g.mdp.emplace_back("ewald-rtol", fmt(eff.ewald_rtol));
     }
-    g.mdrun = "gmx mdrun -ntmpi 1 -ntomp " + std::to_string(eff.threads) + " -nstlist " + std::to_string(eff.nstlist);
+    // Ranks as thread-MPI ranks of one node (gmx_mpi under mpirun takes the same -npme/-dd).
+    g.mdrun = "gmx mdrun -ntmpi " + std::to_string(std::max(1, eff.ranks)) + " -ntomp " + std::to_string(eff.threads);
+    if (eff.ranks > 1)
+        g.mdrun += " -npme " + std::to_string(eff.npme) + " -dd " + std::to_string(eff.dd[0]) + " " +
+                   std::to_string(eff.dd[1]) + " " + std::to_string(eff.dd[2]);
+    g.mdrun += " -nstlist " + std::to_string(eff.nstlist);
     if (eff.nb == mdcore::Offload::Gpu) {
         // The offload modes map one to one (GROMACS 2020 paper, Fig. 2 B-E).
         g.mdrun += " -nb gpu -pme " + std::string(mdcore::to_string(eff.pme_offload)) + " -update " +
@@ -52,7 +58,8 @@ GromacsSettings gromacs_settings(const SystemFeatures& sys, const mdcore::Effect
 }
 
 std::string mdcore_command(const SystemDescriptor& system, const Config& config) {
-    std::string cmd = "mdcore run";
+    const int ranks = ranks_of(config);
+    std::string cmd = ranks > 1 ? "mpirun -np " + std::to_string(ranks) + " mdcore run" : "mdcore run";
     for (const auto& a : system.mdcore_args()) cmd += " " + a;
     for (const auto& a : config.mdcore_args()) cmd += " " + a;
     return cmd;

@@ -20,18 +20,27 @@ std::vector<Config> CandidateGrid::configs(const SystemFeatures& sys, const Hard
             thread_counts.erase(std::unique(thread_counts.begin(), thread_counts.end()), thread_counts.end());
         }
     }
+    // Layouts: R ranks x cores/R threads (one rank keeps the thread counts above, keyed without ranks).
+    std::vector<std::pair<long, long>> layouts;  // (ranks, threads); ranks 1: unset
+    for (long t : thread_counts) layouts.emplace_back(1, t);
+    std::vector<long> rank_counts = ranks;
+    if (rank_counts.empty())
+        for (long r = 2; r <= hw.cores; r *= 2) rank_counts.push_back(r);
+    for (long r : rank_counts)
+        if (r > 1 && r <= hw.cores) layouts.emplace_back(r, hw.cores / r);
     const bool charged = sys.charged_fraction > 0;
     const std::vector<double> scales = charged ? pme_scales : std::vector<double>{0.0};  // 0: leave unset
     std::vector<Config> out;
     for (const auto& cluster : clusters)
         for (long nstlist : nstlists)
             for (double scale : scales)
-                for (long t : thread_counts) {
+                for (const auto& [r, t] : layouts) {
                     Config c;
                     c.set(Param::Cluster, param_value(cluster));
                     c.set(Param::Nstlist, nstlist);
                     if (scale > 0) c.set(Param::PmeScale, scale);
                     c.set(Param::Threads, t);
+                    if (r > 1) c.set(Param::Ranks, r);
                     out.push_back(std::move(c));
                 }
     return out;

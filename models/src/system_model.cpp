@@ -16,6 +16,7 @@ SystemModel::SystemModel(const SystemDescriptor& system) : descriptor_(system) {
     f.kind = system.kind_name();
     f.natoms = sys.natoms;
     f.volume = sys.box.volume();
+    f.box = {sys.box.lengths[0], sys.box.lengths[1], sys.box.lengths[2]};
     f.number_density = sys.number_density();
     f.charged_fraction = f.natoms ? sys.charged_atoms() / static_cast<double>(f.natoms) : 0.0;
     f.rc = sys.rc;
@@ -26,7 +27,7 @@ SystemModel::SystemModel(const SystemDescriptor& system) : descriptor_(system) {
 mdcore::EffectiveConfig SystemModel::resolve(const Config& config, const HardwareFeatures& hw) const {
     // The target machine's SIMD level (the config's unless auto/unset) and cores.
     const auto widest = mdcore::parse_simd_level(hw.widest_simd());
-    const int threads = static_cast<int>(config.value<long>(Param::Threads).value_or(hw.cores));
+    const int threads = threads_per_rank(config, hw.cores);
     return resolve_for_system(descriptor_, config, widest.value_or(mdcore::SimdLevel::None), threads,
                                mdcore::ResolveOptions{hw.this_machine});
 }

@@ -143,10 +143,14 @@ TEST(DdTunables, AutoAndExplicitValues) {
     EXPECT_THROW(parse_tunable(Tunable::Cluster, "auto"), TunableError);  // only where the table says so
 }
 
-TEST(DdTunables, OneRankResolvesToOneCellWithoutMpi) {
+System lj_fluid(int natoms) {
     LjFluidSpec spec = lj_spec();
-    spec.natoms = 500;
-    const System sys = make_lj_fluid(spec);
+    spec.natoms = natoms;
+    return make_lj_fluid(spec);
+}
+
+TEST(DdTunables, OneRankResolvesToOneCellWithoutMpi) {
+    const System sys = lj_fluid(500);
     RunConfig c;
     c.threads = 1;
     const EffectiveConfig e = resolve_config(sys, c, RunControl{});
@@ -155,6 +159,29 @@ TEST(DdTunables, OneRankResolvesToOneCellWithoutMpi) {
     EXPECT_EQ(e.npme, 0);
     c.dd = std::array<int, 3>{2, 1, 1};
     EXPECT_THROW(resolve_config(sys, c, RunControl{}), std::invalid_argument);
+}
+
+// The tuner plans multi-rank trials in one process: planned_ranks resolves the
+// layout mpirun -np N would get; --ranks refuses a run started on another count.
+TEST(DdTunables, PlannedRanksAndTheRanksCheck) {
+    const System sys = lj_fluid(4000);
+    RunConfig c;
+    c.threads = 1;
+    ResolveOptions planned;
+    planned.planned_ranks = 2;
+    const EffectiveConfig e = resolve_config(sys, c, RunControl{}, planned);
+    EXPECT_EQ(e.ranks, 2);
+    EXPECT_EQ(e.dd[0] * e.dd[1] * e.dd[2], 2);
+    EXPECT_FALSE(e.dd_reason.empty());
+    c.ranks = 2;
+    EXPECT_EQ(resolve_config(sys, c, RunControl{}, planned).ranks, 2);
+    try {
+        (void)resolve_config(sys, c, RunControl{});  // this test process is one rank
+        ADD_FAILURE() << "--ranks 2 on one rank was accepted";
+    } catch (const std::invalid_argument& err) {
+        EXPECT_EQ(std::string(err.what()),
+                  "--ranks 2: this run has 1 MPI rank(s); start it with mpirun -np 2 (or srun --ntasks 2)");
+    }
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ TEST(Tunables, OneEntryPerTunableInEnumOrderWithUniqueNames) {
         EXPECT_FALSE(t.default_doc.empty()) << t.name;
         EXPECT_TRUE(t.set && t.used) << t.name;
     }
-    EXPECT_EQ(tunables().size(), 16u);
+    EXPECT_EQ(tunables().size(), 17u);
     EXPECT_FALSE(tunable_by_name("bogus"));
 }
 
@@ -41,7 +41,7 @@ TEST(Tunables, ParseFormatRoundTrip) {
         {Tunable::PmeOrder, "6"},       {Tunable::Threads, "4096"},     {Tunable::Simd, "avx2"},
         {Tunable::PmeGrid, "52x52x48"}, {Tunable::NbOffload, "gpu"},   {Tunable::PmeOffload, "cpu"},
         {Tunable::UpdateOffload, "gpu"}, {Tunable::GpuId, "1"},        {Tunable::Dd, "2x2x1"},
-        {Tunable::Dd, "auto"},          {Tunable::Npme, "3"}};
+        {Tunable::Dd, "auto"},          {Tunable::Npme, "3"},          {Tunable::Ranks, "4"}};
     for (const auto& [t, text] : cases) EXPECT_EQ(format_tunable(parse_tunable(t, text)), text) << text;
     for (std::string_view shape : tunable_info(Tunable::Cluster).choices)
         EXPECT_EQ(std::get<ClusterShape>(parse_tunable(Tunable::Cluster, shape)), *parse_cluster_shape(shape));

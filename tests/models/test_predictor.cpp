@@ -139,8 +139,18 @@ TEST(Predictor, LjSystemsGetNoPmeBalanceAndTheDefaultThreadGrid) {
     const auto hw = test::test_hardware("hw-test", 3);
     const models::SystemModel lj({mdcore::SystemKind::Lj, 4000, 1});
     const auto configs = models::CandidateGrid{}.configs(lj.features(), hw);
-    EXPECT_EQ(configs.size(), 3u * 4u * 3u);
-    for (const Config& c : configs) EXPECT_EQ(c.get(Param::PmeScale), nullptr);
+    // Threads 1, 2, 3 on one rank, and 2 ranks x 1 thread (the layouts that fill 3 cores).
+    EXPECT_EQ(configs.size(), 3u * 4u * (3u + 1u));
+    std::size_t two_ranks = 0;
+    for (const Config& c : configs) {
+        EXPECT_EQ(c.get(Param::PmeScale), nullptr);
+        if (c.value<long>(Param::Ranks)) {
+            EXPECT_EQ(c.value<long>(Param::Ranks), 2);
+            EXPECT_EQ(c.value<long>(Param::Threads), 1);
+            ++two_ranks;
+        }
+    }
+    EXPECT_EQ(two_ranks, 3u * 4u);
     models::HardwareFeatures many = hw;
     many.cores = 64;
     many.physical_cores = 32;

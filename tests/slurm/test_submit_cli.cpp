@@ -46,7 +46,7 @@ TEST_F(SubmitCli, BadFlagsAndSpacesExitTwoNamingTheProblem) {
     const std::string ranks = write("ranks.toml", "[system]\nkind = \"lj\"\nnatoms = 256\n[launch]\nranks = 2\n");
     r = run(std::string(MDTUNE_BINARY) + " submit " + ranks + " --dry-run");
     EXPECT_EQ(r.exit_code, 2);
-    EXPECT_TRUE(has(r, "not launched by the tuner yet")) << r.output;
+    EXPECT_TRUE(has(r, "sweep them in [space]")) << r.output;
     r = run(std::string(MDTUNE_BINARY) + " submit --mpi --ranks 2 --nodes 3 --dry-run");
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_TRUE(has(r, "--nodes 3 exceeds --ranks 2")) << r.output;

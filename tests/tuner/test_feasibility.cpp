@@ -124,6 +124,33 @@ TEST(Feasibility, PruningOffIsFeasibleAndResolvesToNoPruning) {
     EXPECT_EQ(eff.threads, 2);
 }
 
+// Ranks are launched by the tuner: ranks x threads per rank must fit the cores
+// unless the space allows oversubscription; the layout is the one mdcore picks
+// when started on those ranks (this test process is one rank).
+TEST(Feasibility, RanksTimesThreadsFitTheCoresAndResolveTheirLayout) {
+    const SystemDescriptor water{mdcore::SystemKind::Water, 6000, 1};
+    const Config two = config({{Param::Ranks, 2L}});
+    EXPECT_EQ(infeasible_reason(water, two, caps()), "");  // 2 ranks x 2 threads (the cores shared)
+    EXPECT_EQ(infeasible_reason(water, config({{Param::Ranks, 2L}, {Param::Threads, 3L}}), caps()),
+              "ranks x threads = 2 x 3 exceeds the 4 hardware threads ([launch] oversubscribe = true allows it)");
+    EXPECT_NE(infeasible_reason(water, config({{Param::Ranks, 8L}}), caps()).find("8 x 1 exceeds"), std::string::npos);
+    HardwareCaps shared = caps();
+    shared.oversubscribe = true;
+    EXPECT_EQ(infeasible_reason(water, config({{Param::Ranks, 2L}, {Param::Threads, 3L}}), shared), "");
+    const mdcore::EffectiveConfig eff = resolve_for_system(water, two, mdcore::SimdLevel::Avx2, threads_per_rank(two, 4));
+    EXPECT_EQ(eff.ranks, 2);
+    EXPECT_EQ(eff.dd[0] * eff.dd[1] * eff.dd[2], 2);
+    EXPECT_EQ(eff.threads, 2);
+    EXPECT_EQ(resolve_for_system(water, Config{}, mdcore::SimdLevel::Avx2, 4).ranks, 1);
+    // An impossible layout is mdcore's refusal, before any run.
+    EXPECT_NE(infeasible_reason(water, config({{Param::Ranks, 2L}, {Param::Dd, std::string("1x1x3")}}), shared),
+              "");
+    const tuner::SearchSpace space = tuner::parse_space(
+        "[system]\nkind = \"water\"\nnatoms = 6000\n[space]\nranks = 2\nthreads = 3\n[launch]\noversubscribe = true\n",
+        "over.toml");
+    EXPECT_EQ(space.infeasible_reason(space.systems[0], space.configs()[0], caps()), "");
+}
+
 // The default shape follows the target machine's SIMD level, not this CPU's.
 TEST(Feasibility, DefaultShapeOfTheTarget) {
     const SystemDescriptor lj{mdcore::SystemKind::Lj, 4000, 1};

@@ -130,7 +130,7 @@ TEST(Slice, SweepOfAllSlicesRecordsWhatOneSweepRecords) {
     std::filesystem::remove_all(dir);
 }
 
-TEST(LaunchSection, NodesAndRanksAreReadAndMoreRanksAreRefused) {
+TEST(LaunchSection, RanksComeFromTheSpaceAndAFixedLaunchRankCountIsRefused) {
     const std::string sys = "[system]\nkind = \"lj\"\nnatoms = 256\n";
     const tuner::SearchSpace one = tuner::parse_space(sys + "[launch]\nnodes = 1\nranks = 1\n", "l.toml");
     EXPECT_EQ(one.launch.nodes, 1);
@@ -143,9 +143,18 @@ TEST(LaunchSection, NodesAndRanksAreReadAndMoreRanksAreRefused) {
         }
         return std::string("no error");
     };
-    EXPECT_NE(error_of("[launch]\nranks = 2\n").find("not launched by the tuner yet"), std::string::npos);
+    EXPECT_NE(error_of("[launch]\nranks = 2\n").find("sweep them in [space] (ranks = [1, 2])"), std::string::npos);
     EXPECT_NE(error_of("[launch]\nranks = 2\n").find("line 5"), std::string::npos);
-    EXPECT_NE(error_of("[launch]\nnodes = 2\n").find("must not exceed ranks"), std::string::npos);
+    EXPECT_NE(error_of("[launch]\nnodes = 2\n").find("must not exceed the most ranks a trial uses (1)"),
+              std::string::npos);
+    EXPECT_NE(error_of("[launch]\noversubscribe = 1\n").find("must be true or false"), std::string::npos);
+    // The allocation's tasks are the most ranks any trial uses.
+    const tuner::SearchSpace swept =
+        tuner::parse_space(sys + "[space]\nranks = [1, 4, 2]\n[launch]\nnodes = 2\noversubscribe = true\n", "l.toml");
+    EXPECT_EQ(swept.launch.ranks, 4);
+    EXPECT_EQ(swept.launch.nodes, 2);
+    EXPECT_TRUE(swept.launch.oversubscribe);
+    EXPECT_FALSE(one.launch.oversubscribe);
     EXPECT_NE(error_of("[launch]\nnodes = 0\n").find("must be 1 to"), std::string::npos);
     EXPECT_NE(error_of("[launch]\ngpus = 1\n").find("unknown key 'gpus'"), std::string::npos);
     EXPECT_NE(error_of("[launch]\nnodes = \"x\"\n").find("must be an integer"), std::string::npos);

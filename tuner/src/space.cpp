@@ -244,26 +244,29 @@ void parse_measure(const Checker& ck, const toml::table& t, MeasureSettings& m) 
                 warmup_node ? &warmup_node->source() : nullptr);
 }
 
-// [launch] nodes, ranks. mdcore runs under mpirun (domain decomposition), but the
-// tuner does not launch multi-rank trials yet, so more ranks are refused here
-// rather than measured as one rank under a misleading key.
+// [launch] nodes, oversubscribe. A trial's ranks are a tunable ([space] ranks), so
+// trials are keyed by them; a fixed [launch] ranks above 1 would run every trial on
+// more ranks under a key that does not say so, and is refused.
 void parse_launch(const Checker& ck, const toml::table& t, LaunchSettings& l) {
     for (const auto& [key, node] : in_file_order(t)) {
         const toml::source_region* where = &node->source();
-        if (key != "nodes" && key != "ranks") ck.fail("launch", "unknown key '" + key + "' (nodes, ranks)", where);
+        if (key == "oversubscribe") {
+            const auto* flag = node->as_boolean();
+            if (!flag) ck.fail("launch", "'oversubscribe' must be true or false", where);
+            l.oversubscribe = flag->get();
+            continue;
+        }
+        if (key != "nodes" && key != "ranks")
+            ck.fail("launch", "unknown key '" + key + "' (nodes, ranks, oversubscribe)", where);
         const long v = ck.integer("launch", key, *node);
         if (v < 1 || v > 100000) ck.fail("launch", key + ": " + std::to_string(v) + " must be 1 to 100000", where);
-        (key == "nodes" ? l.nodes : l.ranks) = static_cast<int>(v);
         if (key == "ranks" && v > 1)
             ck.fail("launch",
-                    "ranks: " + std::to_string(v) + ": multi-rank trials are not launched by the tuner yet (each "
-                    "trial is one mdcore process; run `mpirun -np R mdcore run --dd ...` directly); MPI "
-                    "collective benchmarks with more ranks: mdtune mpi sweep",
+                    "ranks: " + std::to_string(v) + ": the ranks of a trial are a tunable; sweep them in [space] "
+                    "(ranks = [1, " + std::to_string(v) + "]) so that every trial is keyed by its ranks",
                     where);
+        if (key == "nodes") l.nodes = static_cast<int>(v);
     }
-    if (l.nodes > l.ranks)
-        ck.fail("launch", "nodes (" + std::to_string(l.nodes) + ") must not exceed ranks (" + std::to_string(l.ranks) + ")",
-                &t.source());
 }
 
 }  // namespace
@@ -322,7 +325,9 @@ std::vector<Config> SearchSpace::configs() const {
 
 std::string SearchSpace::infeasible_reason(const SystemDescriptor& system, const Config& config,
                                            const HardwareCaps& hw) const {
-    return mdtune::infeasible_reason(system, config, hw);
+    HardwareCaps caps = hw;
+    caps.oversubscribe = caps.oversubscribe || launch.oversubscribe;
+    return mdtune::infeasible_reason(system, config, caps);
 }
 
 SearchSpace parse_space(const std::string& toml_text, const std::string& source) {
@@ -356,6 +361,14 @@ SearchSpace parse_space(const std::string& toml_text, const std::string& source)
         }
     }
     if (!have_system) ck.fail("", "missing section [system] (kind, natoms)", nullptr);
+    for (const auto& [param, values] : space.dims)
+        if (param == Param::Ranks)
+            for (const ParamValue& v : values) space.launch.ranks = std::max(space.launch.ranks, static_cast<int>(std::get<long>(v)));
+    if (space.launch.nodes > space.launch.ranks)
+        ck.fail("launch",
+                "nodes (" + std::to_string(space.launch.nodes) + ") must not exceed the most ranks a trial uses (" +
+                    std::to_string(space.launch.ranks) + ")",
+                nullptr);
     if (space.systems.empty()) ck.fail("system", "no systems to run", nullptr);
     if (space.size() >= kMaxSpacePoints)
         ck.fail("space",

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "mdtune/process/launcher.h"
+#include "mdtune/tuner/launch.h"
 #include "mdtune/tuner/runner.h"
 
 namespace mdtune::tuner {
@@ -11,11 +12,10 @@ namespace {
 
 class SubprocessRunner : public Runner {
 public:
-    SubprocessRunner(std::string mdcore, std::vector<std::string> launcher)
-        : mdcore_(std::move(mdcore)), launcher_(std::move(launcher)) {}
+    SubprocessRunner(std::string mdcore, LaunchPolicy launch) : mdcore_(std::move(mdcore)), launch_(std::move(launch)) {}
 
     RunOutcome run_once(const Proposal& p, int repeat) override {
-        std::vector<std::string> args = launcher_;
+        std::vector<std::string> args = launch_prefix(launch_, p.config);
         args.push_back(mdcore_);
         args.push_back("run");
         for (auto& a : p.system.mdcore_args()) args.push_back(a);
@@ -83,7 +83,7 @@ public:
 
 private:
     std::string mdcore_;
-    std::vector<std::string> launcher_;
+    LaunchPolicy launch_;
 };
 
 }  // namespace
@@ -93,7 +93,13 @@ ChildOutcome run_child_process(const std::vector<std::string>& argv, double time
 }
 
 std::unique_ptr<Runner> make_subprocess_runner(const std::string& mdcore_path, std::vector<std::string> launcher) {
-    return std::make_unique<SubprocessRunner>(mdcore_path, std::move(launcher));
+    LaunchPolicy fixed;
+    fixed.fixed = std::move(launcher);
+    return std::make_unique<SubprocessRunner>(mdcore_path, std::move(fixed));
+}
+
+std::unique_ptr<Runner> make_subprocess_runner(const std::string& mdcore_path, LaunchPolicy launch) {
+    return std::make_unique<SubprocessRunner>(mdcore_path, std::move(launch));
 }
 
 }  // namespace mdtune::tuner

@@ -19,6 +19,9 @@ struct ResolveOptions {
     // hardware id) sets it false: this machine's memory says nothing about that one. The
     // pair list's 32-bit index limit holds on every machine and is checked either way.
     bool check_host_memory = true;
+    // 0: the ranks this process was started on (the MPI world). N > 0: judge the config
+    // as if started on N ranks (a tuner planning trials it will launch under mpirun).
+    int planned_ranks = 0;
 };
 
 // Resolves the heuristics of a RunConfig for a system; throws std::invalid_argument

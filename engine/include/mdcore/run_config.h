@@ -76,6 +76,9 @@ struct RunConfig {
     // (unset: auto, the least halo volume) and the PME-only ranks (-1: auto).
     std::optional<std::array<int, 3>> dd;
     int npme = -1;
+    // The MPI ranks the run expects (0: whatever mpirun started). A tuner's trial
+    // key holds it, so a run started on another rank count is refused, not mislabelled.
+    int ranks = 0;
     // Runs in this process alone even under mpirun: every rank relaxes the same
     // generated system by itself (not a tunable).
     bool one_process = false;

@@ -30,6 +30,8 @@ enum class Tunable {
     NbOffload, PmeOffload, UpdateOffload, GpuId,
     // Domain decomposition (issue 12): the PP cell grid and the PME-only ranks.
     Dd, Npme,
+    // The MPI ranks of the run (mpirun -np N): mdcore checks it, the tuner launches it.
+    Ranks,
 };
 
 enum class TunableKind {

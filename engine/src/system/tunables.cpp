@@ -21,7 +21,7 @@ T as(const TunableValue& v) {
 int as_int(const TunableValue& v) { return static_cast<int>(std::get<long>(v)); }
 
 // The table. Ranges are mdcore's flag ranges; defaults are resolve_config's.
-const std::array<TunableInfo, 16> kTunables{{
+const std::array<TunableInfo, 17> kTunables{{
     {Tunable::Cluster, "cluster", "--cluster", TunableKind::Choice, "4x4|4x8|8x4|1x1", 0, 0, false, kShapeNames,
      "8x4 with AVX-512, else 4x4", "nonbonded cluster shape (i x j atoms)",
      [](RunConfig& c, const TunableValue& v) { c.cluster = as<ClusterShape>(v); },
@@ -91,6 +91,10 @@ const std::array<TunableInfo, 16> kTunables{{
      "auto: 0 below 19 ranks (GROMACS' rule), else a quarter of the ranks", "MPI ranks that do only PME",
      [](RunConfig& c, const TunableValue& v) { c.npme = as_int(v); },
      [](const EffectiveConfig& e) { return TunableValue{long{e.npme}}; }, true},
+    {Tunable::Ranks, "ranks", "--ranks", TunableKind::Integer, "N", 1, 100000, true, {},
+     "the ranks mpirun started", "MPI ranks of the run: refused unless mpirun -np N started that many",
+     [](RunConfig& c, const TunableValue& v) { c.ranks = as_int(v); },
+     [](const EffectiveConfig& e) { return TunableValue{long{e.ranks}}; }},
 }};
 
 bool is_offload(Tunable t) {

@@ -34,14 +34,13 @@ std::string render_array_script(const ArrayScript& s, const JobOptions& o) {
     out << (o.sharing == NodeSharing::Exclusive ? "#SBATCH --exclusive\n" : "#SBATCH --oversubscribe\n");
     job_lines(out, o);
     out << "set -euo pipefail\n"
-        << "# Each trial is one job step over the allocation: every CPU of the node(s) for its rank(s).\n"
-        << "cpus=$(( ${SLURM_CPUS_ON_NODE:-1} * " << s.nodes << " / " << s.ranks << " ))\n"
+        << "# Each trial is one job step of the allocation: mdtune sweep starts it with\n"
+        << "# srun --ntasks=<the trial's ranks> --cpus-per-task=<its threads per rank>.\n"
         << "exec " << shell_quote(s.mdtune) << " sweep " << shell_quote(s.space_file) << " \\\n"
         << "  --db " << shell_quote(s.sweep_dir) << "\"/task-${SLURM_ARRAY_TASK_ID}.db\" \\\n"
         << "  --slice \"${SLURM_ARRAY_TASK_ID}/" << s.tasks << "\" --name " << shell_quote(s.sweep_name)
         << "\"/task-${SLURM_ARRAY_TASK_ID}\" \\\n"
-        << "  --mdcore " << shell_quote(s.mdcore) << " \\\n"
-        << "  --launcher \"srun --nodes=" << s.nodes << " --ntasks=" << s.ranks << " --cpus-per-task=$cpus\"\n";
+        << "  --mdcore " << shell_quote(s.mdcore) << "\n";
     return out.str();
 }
 

@@ -26,7 +26,14 @@ struct HardwareCaps {
     // Slurm login node, a stored hardware id): its memory is not this machine's, so mdcore's
     // host-memory check is skipped (ResolveOptions::check_host_memory).
     bool local = true;
+    // Ranks x threads per rank may exceed `cores` (a space's [launch] oversubscribe = true).
+    bool oversubscribe = false;
 };
+
+// The MPI ranks a config launches (its `ranks`, else 1) and its OpenMP threads per
+// rank (its `threads`, else the cores shared among the ranks, as mdcore's default).
+int ranks_of(const Config& config);
+int threads_per_rank(const Config& config, int cores);
 
 // The system as resolve_config reads it (mdcore/system_summary.h): for a generated
 // kind, what mdcore run --system would build, without building it. Computed once
@@ -40,7 +47,8 @@ void remember_system_summary(const SystemDescriptor& system, std::shared_ptr<con
 
 // The settings mdcore resolves `config` to for the system, on a machine whose
 // SIMD level is `simd` (Auto: the config's or None): cluster default and
-// threads follow the target, not this machine. Throws std::invalid_argument
+// threads follow the target, not this machine; the layout is the one mdcore picks
+// when started on the config's ranks (ranks_of). Throws std::invalid_argument
 // (mdcore's message) when mdcore would refuse the config.
 mdcore::EffectiveConfig resolve_for_system(const SystemDescriptor& system, const Config& config,
                                            mdcore::SimdLevel simd, int threads,

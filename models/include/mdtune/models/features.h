@@ -6,6 +6,7 @@
 // trials (from the effective settings mdcore recorded) and for hypothetical
 // configs (from mdcore's resolve_config on the system's summary), so a
 // model is trained and queried on identical definitions.
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -54,6 +55,7 @@ struct SystemFeatures {
     std::string kind;
     long natoms = 0;
     double volume = 0;            // nm^3
+    std::array<double, 3> box{0, 0, 0};  // nm: the cell shape a DD layout cuts
     double number_density = 0;   // atoms / nm^3
     double charged_fraction = 0;  // atoms with a charge / atoms
     double rc = 0;                // physics cut-off, nm
@@ -91,6 +93,11 @@ struct Features {
     double pme_grid_points = 0, pme_order = 0;
     double threads = 1, simd_width = 1, cores = 1, cache_per_core_mb = 1;
     double constraints = 0;
+    // Domain decomposition (one rank: 1 PP rank, no halo).
+    double ranks = 1, pp_ranks = 1, npme = 0;
+    std::array<int, 3> dd{1, 1, 1};  // PP cells per dimension
+    double halo_fraction = 0;  // halo atoms per home atom of a PP rank (eighth shell, comm distance)
+    double pp_pme_atoms = 0;   // charged atoms each PME-only rank receives per step (npme > 0)
     // work terms (counts per step)
     bool pruned = false;      // dynamic pruning active (nstprune < nstlist and rlist_inner < rlist)
     double pair_work = 0;     // atom pairs the kernels evaluate (pruned inner list, or the searched one)
@@ -101,6 +108,8 @@ struct Features {
     double spread_work = 0;   // charged atoms x order^3 (spread, and again gather)
     double fft_work = 0;      // G log2 G (forward + back)
     double solve_work = 0;    // G
+    double pp_workers() const { return pp_ranks * threads; }                   // cores on PP work
+    double pme_workers() const { return (npme > 0 ? npme : pp_ranks) * threads; }  // cores on the mesh
 
     std::string cluster() const;  // "4x4", ...
 };
@@ -118,6 +127,11 @@ enum class ListKind { Searched, Pruned };
 // 12 % for SPC/E and the LJ fluid in every shape and list lifetime, except LJ
 // 4x4 lists, up to 30 % smaller (the cost model's per-shape terms absorb that).
 double cluster_list_volume(int cluster_i, int cluster_j, double number_density, double r, ListKind kind);
+
+// Halo atoms per home atom of a cell of the grid `cells` over `box`: the eighth
+// shell a cell receives (each decomposed dimension's cell edge grown by the
+// communication distance) over the cell's volume; 0 for one cell.
+double dd_halo_fraction(const std::array<double, 3>& box, const std::array<int, 3>& cells, double comm_distance);
 
 Features compute_features(const HardwareFeatures& hw, const SystemFeatures& sys, const mdcore::EffectiveConfig& eff);
 

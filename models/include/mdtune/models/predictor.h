@@ -1,6 +1,7 @@
 #pragma once
 // Prediction for a system on a machine without running MD: enumerate candidate
-// configs (a default grid: cluster shape x list lifetime x PME balance x threads),
+// configs (a default grid: cluster shape x list lifetime x PME balance x threads,
+// and MPI ranks x threads filling the node),
 // drop every one that cannot run or would break the accuracy target (the search
 // space's constraints, mdcore's own checks, configs recorded as invalid), score
 // the rest with a model and rank them by predicted speed.
@@ -21,6 +22,9 @@ struct CandidateGrid {
     std::vector<double> pme_scales{1.0, 1.1, 1.2, 1.3};  // systems with charges only
     // Empty: 1..cores, or on more than 8 cores the powers of two, the physical cores and all cores.
     std::vector<long> threads;
+    // MPI ranks above one, each filling the node (threads per rank = cores / ranks, the
+    // layout and PME ranks mdcore's auto choice). Empty: the powers of two up to the cores.
+    std::vector<long> ranks;
     // Non-empty: exactly these configs (a user's search space) instead of the grid above.
     std::vector<Config> only;
     // Every combination (or `only`); rlist is never set, so the Verlet-buffer estimate keeps the drift target.

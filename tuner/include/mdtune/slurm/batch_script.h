@@ -22,7 +22,7 @@ struct ArrayScript {
     std::string sweep_dir;        // shards and logs live here
     std::string sweep_name;
     int tasks = 1;                // M of --slice i/M
-    int nodes = 1, ranks = 1;     // per trial: srun --nodes --ntasks
+    int nodes = 1, ranks = 1;     // the allocation: the most nodes and ranks one trial uses
 };
 
 struct MergeScript {

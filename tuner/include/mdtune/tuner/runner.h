@@ -9,6 +9,7 @@
 
 #include "mdcore/run_report.h"
 #include "mdtune/process/stop_signals.h"
+#include "mdtune/tuner/launch.h"
 #include "mdtune/tuner/strategy.h"
 
 namespace mdtune::tuner {
@@ -46,6 +47,9 @@ double self_cpu_seconds();
 // `mdcore run ... --json -` as a child process with a timeout (SIGTERM, then
 // SIGKILL), optionally under a launcher prefix such as {"mpirun","-np","2"}.
 std::unique_ptr<Runner> make_subprocess_runner(const std::string& mdcore_path, std::vector<std::string> launcher = {});
+// The same, each trial started as the policy says: mpirun -np R / srun for a
+// config's ranks (mdtune/tuner/launch.h).
+std::unique_ptr<Runner> make_subprocess_runner(const std::string& mdcore_path, LaunchPolicy launch);
 // Runs argv (argv[0] looked up in PATH) as a child with a timeout, as the
 // subprocess runner runs mdcore: Ok with its stdout, or Failed/Crashed/Timeout.
 struct ChildOutcome {

@@ -41,11 +41,13 @@ struct InfeasibleTally {
     std::string summary(std::size_t max_reasons = 8) const;
 };
 
-// How each trial is launched inside a Slurm allocation ([launch] nodes, ranks):
-// `srun --nodes N --ntasks R mdcore ...`.
+// How trials are launched ([launch]). A trial's MPI ranks are its `ranks` tunable
+// ([space] ranks = [1, 2, 4]): mpirun -np R, or srun --ntasks R inside Slurm.
+// `ranks` here is the most any trial uses (the Slurm allocation's tasks).
 struct LaunchSettings {
     int nodes = 1;
     int ranks = 1;
+    bool oversubscribe = false;  // ranks x threads may exceed the cores (mpirun --oversubscribe)
 };
 
 struct SearchSpace {
