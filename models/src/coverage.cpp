@@ -11,7 +11,8 @@ namespace {
 // The numeric settings judged by range; the cut-off per kind, since kinds have their own.
 // The candidate's own settings, then the system's properties.
 std::vector<std::pair<std::string, double>> tunable_settings(const Features& f) {
-    return {{"nstlist", f.nstlist}, {"threads", f.threads}, {"simd_width", f.simd_width}, {"rc:" + f.system_kind, f.rc}};
+    return {{"nstlist", f.nstlist}, {"threads", f.threads},           {"simd_width", f.simd_width},
+            {"ranks", f.ranks},     {"npme", f.npme},                 {"rc:" + f.system_kind, f.rc}};
 }
 
 std::vector<std::pair<std::string, double>> system_settings(const Features& f) {

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -97,7 +98,7 @@ constexpr FlagSpec kRunFlags[] = {
     {"warmup", "N", "steps excluded from timings", "Run control"},
     {"thermostat", "none|v-rescale", "temperature coupling", "Run control"},
     {"tau-t", "PS", "v-rescale coupling time", "Run control"},
-    {"nstcalcenergy", "N", "steps between energy samples", "Run control"},
+    {"nstcalcenergy", "N", "steps between energy samples (default: 50, fewer for runs under 500 measured steps)", "Run control"},
     {"json", "FILE|-", "write the report as JSON to FILE, or to stdout instead of the text", "Output"},
     {"out-gro", "FILE", "write the final state as .gro", "Output"},
     {"dump-forces", "FILE", "write the step-0 forces", "Output"},
@@ -181,7 +182,14 @@ RunControl RunCommand::run_control() const {
     RunControl control;
     if (const auto v = integer("steps", 0, 1'000'000'000)) control.steps = *v;
     if (const auto v = integer("warmup", 0, 1'000'000'000)) control.warmup = *v;
-    if (const auto v = integer("nstcalcenergy", 1, 1'000'000)) control.nstcalcenergy = static_cast<int>(*v);
+    if (const auto v = integer("nstcalcenergy", 1, 1'000'000)) {
+        control.nstcalcenergy = static_cast<int>(*v);
+    } else {
+        // At least 10 energy samples after the warm-up for the drift fit: a short run
+        // (a tuner trial) otherwise has two or three, too few to tell drift from noise.
+        const long measured = std::max(0L, control.steps - control.warmup);
+        control.nstcalcenergy = static_cast<int>(std::clamp(measured / 10, 1L, long{control.nstcalcenergy}));
+    }
     if (const auto v = real("tau-t", 0.0, 1e6)) control.tau_t = *v;
     if (const auto t = text("thermostat")) {
         if (*t == "none") control.thermostat = Thermostat::None;
