@@ -3,6 +3,7 @@
 // on a file it will choke on halfway through.
 #include "mdtune/tuner/space.h"
 
+#include "mdtune/core/format_number.h"
 #include "mdtune/core/input_error.h"
 #include "mdtune/core/system_files.h"
 
@@ -11,7 +12,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -29,17 +29,7 @@ constexpr long kMaxRepeats = 1000;
 constexpr long kMaxAtoms = 100'000'000;
 constexpr long kMaxWaterAtoms = 3 * 10'000'000;  // --nwater up to 10^7
 
-std::string above_limit(double max) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, " is above the limit of %.15g", max);
-    return buf;
-}
-
-std::string fmt(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-    return buf;
-}
+std::string above_limit(double max) { return format_number(" is above the limit of %.15g", max); }
 
 // Every message starts "<source>: [section] " and ends with the line it refers to,
 // so users can find the spot in an editor and scripts can grep for the key.
@@ -231,7 +221,8 @@ void parse_measure(const Checker& ck, const toml::table& t, MeasureSettings& m) 
             m.repeats = static_cast<int>(r);
         } else if (key == "timeout_s") {
             m.timeout_s = ck.real("measure", key, *node);
-            if (!(m.timeout_s > 0)) ck.fail("measure", "timeout_s: " + fmt(m.timeout_s) + " must be positive", where);
+            if (!(m.timeout_s > 0))
+                ck.fail("measure", "timeout_s: " + format_number("%.4g", m.timeout_s) + " must be positive", where);
             if (!std::isfinite(m.timeout_s)) ck.fail("measure", "timeout_s: inf must be a finite number of seconds", where);
         } else {
             ck.fail("measure", "unknown key '" + key + "' (steps, warmup, repeats, timeout_s)", where);
