@@ -3,6 +3,7 @@
 // on a file it will choke on halfway through.
 #include "mdtune/tuner/space.h"
 
+#include "mdtune/core/file_text.h"
 #include "mdtune/core/format_number.h"
 #include "mdtune/core/input_error.h"
 #include "mdtune/core/system_files.h"
@@ -12,9 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "mdcore/generators.h"
 
@@ -357,12 +356,10 @@ SearchSpace parse_space(const std::string& toml_text, const std::string& source)
 }
 
 SearchSpace load_space(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw SpaceError(path + ": cannot open the space file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) throw SpaceError(path + ": cannot read the space file");
-    return parse_space(text.str(), path);
+    const FileText file = read_file_text(path);
+    if (file.status == FileText::Status::CannotOpen) throw SpaceError(path + ": cannot open the space file");
+    if (file.status == FileText::Status::CannotRead) throw SpaceError(path + ": cannot read the space file");
+    return parse_space(file.text, path);
 }
 
 }  // namespace mdtune::tuner
