@@ -48,14 +48,7 @@ void bm_leapfrog(benchmark::State& state, long natoms, int threads) {
         std::normal_distribution<double> force(0.0, 200.0);  // kJ/mol/nm, liquid-argon magnitude
         for (std::size_t i = 0; i < n; ++i) {
             const std::size_t a = i % sys.natoms();
-            s.x[i] = sys.positions[a][0];
-            s.y[i] = sys.positions[a][1];
-            s.z[i] = sys.positions[a][2];
-            s.vx[i] = sys.velocities[a][0];
-            s.vy[i] = sys.velocities[a][1];
-            s.vz[i] = sys.velocities[a][2];
-            s.mass[i] = sys.mass[a];
-            s.inv_mass[i] = 1.0 / sys.mass[a];
+            s.set_atom(i, sys.positions[a], sys.velocities[a], sys.mass[a]);
             s.fx[i] = static_cast<float>(force(rng));
             s.fy[i] = static_cast<float>(force(rng));
             s.fz[i] = static_cast<float>(force(rng));
@@ -75,24 +68,21 @@ void bm_settle(benchmark::State& state, long natoms, int threads) {
     try {
         const mdcore::System& sys = mdbench::water_box(natoms);
         const std::size_t n = sys.natoms();
-        std::vector<double> xr(n), yr(n), zr(n), x(n), y(n), z(n), vx(n), vy(n), vz(n);
+        mdcore::SortedState r;  // the reference positions and the velocities, atoms in input order
+        r.resize(n);
+        std::vector<double> x(n), y(n), z(n);
         for (std::size_t a = 0; a < n; ++a) {
-            xr[a] = sys.positions[a][0];
-            yr[a] = sys.positions[a][1];
-            zr[a] = sys.positions[a][2];
-            vx[a] = sys.velocities[a][0];
-            vy[a] = sys.velocities[a][1];
-            vz[a] = sys.velocities[a][2];
+            r.set_atom(a, sys.positions[a], sys.velocities[a], sys.mass[a]);
             // One unconstrained step: what SETTLE sees after the leap-frog update.
-            x[a] = xr[a] + vx[a] * sys.dt;
-            y[a] = yr[a] + vy[a] * sys.dt;
-            z[a] = zr[a] + vz[a] * sys.dt;
+            x[a] = r.x[a] + r.vx[a] * sys.dt;
+            y[a] = r.y[a] + r.vy[a] * sys.dt;
+            z[a] = r.z[a] + r.vz[a] * sys.dt;
         }
         std::vector<mdcore::SettleTriple> mols;
         for (const auto& s : sys.settles) mols.push_back({s.o, s.h1, s.h2});
         const mdcore::SettleParameters params = mdcore::settle_parameters(sys);
-        const mdcore::SettleArrays arrays{xr.data(), yr.data(), zr.data(), x.data(), y.data(), z.data(),
-                                          vx.data(), vy.data(), vz.data(), sys.box.lengths.data()};
+        const mdcore::SettleArrays arrays{r.x.data(),  r.y.data(),  r.z.data(),  x.data(), y.data(), z.data(),
+                                          r.vx.data(), r.vy.data(), r.vz.data(), sys.box.lengths.data()};
         for (auto _ : state) {
             mdcore::settle_positions(params, mols, arrays, sys.dt, threads);
             benchmark::ClobberMemory();

@@ -19,8 +19,7 @@
 #   KEEP_TMP=1          keep the run directory (logs, JSON reports)
 # Exit status: 0 ok; 1 a run failed or mpirun is missing; 2 an unknown argument.
 set -euo pipefail
-source "$(dirname "$0")/peer_args.sh"
-peer_script_args "$0" "$@"
+source "$(dirname "$0")/peer_common.sh" "$@"
 cd "$(dirname "$0")/.."
 
 ROUNDS=${ROUNDS:-3}
@@ -28,30 +27,23 @@ FOUR=${FOUR:-1}
 GMX_STEPS=${GMX_STEPS:-4000}
 MD_STEPS=${MD_STEPS:-1000}
 MD_WARMUP=${MD_WARMUP:-200}
-build_dir=${MDT_BUILD_DIR:-build}
-mdcore_bin="$build_dir/bin/mdcore"
 box_dir=benchmarks/data/water-24k
 
-die() { echo "dd_scaling: $*" >&2; exit 1; }
-for v in ROUNDS GMX_STEPS MD_STEPS; do
-  [[ "${!v}" =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive integer (got '${!v}')"
-done
-[[ "$MD_WARMUP" =~ ^[0-9]+$ && "$MD_WARMUP" -lt "$MD_STEPS" ]] || die "MD_WARMUP must be below MD_STEPS"
+require_positive_integers ROUNDS GMX_STEPS MD_STEPS
+require_timed_steps
 [[ "$FOUR" == 0 || "$FOUR" == 1 ]] || die "FOUR must be 0 or 1 (got '$FOUR')"
-[[ -x "$mdcore_bin" ]] || die "$mdcore_bin not found: build first with 'bash scripts/bootstrap.sh'"
+require_mdcore
 command -v mpirun >/dev/null || die "mpirun not found (Debian: openmpi-bin; scripts/bootstrap.sh installs it)"
 command -v python3 >/dev/null || die "python3 is needed to parse the reports"
 
-work=$(mktemp -d /tmp/dd_scaling.XXXXXX)
-if [[ "${KEEP_TMP:-0}" == 1 ]]; then echo "dd_scaling: run directory $work" >&2
-else trap 'rm -rf "$work"' EXIT; fi
+make_run_dir
 
 gmx_bin=""
 if [[ "${GMX:-}" != none ]]; then
   source benchmarks/gmx_locate.sh
   gmx_bin=$(gmx_locate dd_scaling) || gmx_bin=""
-  if [[ -n "$gmx_bin" ]] && ! gmx_prepare_tpr "$gmx_bin" "$work" "$box_dir"; then
-    echo "dd_scaling: NOTE: grompp failed; GROMACS skipped: $(tail -n 3 "$work/grompp.log" | tr '\n' ' ')" >&2
+  if [[ -n "$gmx_bin" ]] && ! gmx_prepare_tpr "$gmx_bin" "$tmp" "$box_dir"; then
+    echo "dd_scaling: NOTE: grompp failed; GROMACS skipped: $(tail -n 3 "$tmp/grompp.log" | tr '\n' ' ')" >&2
     gmx_bin=""
   fi
 fi
@@ -67,7 +59,7 @@ if [[ $(id -u) -eq 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_
 run_mdcore() {  # layout index, round
   local name ranks threads md gx
   IFS='|' read -r name ranks threads md gx <<< "${layouts[$1]}"
-  local out="$work/md_$1_$2"
+  local out="$tmp/md_$1_$2"
   # shellcheck disable=SC2086
   mpirun -np "$ranks" "${mpi_flags[@]}" "$mdcore_bin" run --gro "$box_dir/conf.gro" --top "$box_dir/topol.top" \
       --steps "$MD_STEPS" --warmup "$MD_WARMUP" --threads "$threads" $md --json "$out.json" > "$out.out" 2>&1 ||
@@ -81,9 +73,9 @@ run_gmx() {  # layout index, round
   # (mdcore has none, and GROMACS refuses -resethway while it is still tuning).
   local pin=on; ((ranks * threads > $(nproc))) && pin=off
   # shellcheck disable=SC2086
-  (cd "$work" && "$gmx_bin" -quiet mdrun -s w24k.tpr -ntmpi "$ranks" -ntomp "$threads" $gx -pin "$pin" -notunepme -noconfout \
+  (cd "$tmp" && "$gmx_bin" -quiet mdrun -s w24k.tpr -ntmpi "$ranks" -ntomp "$threads" $gx -pin "$pin" -notunepme -noconfout \
       -resethway -nsteps "$GMX_STEPS" -g "$out.log" -e "$out.edr" > "$out.out" 2>&1) ||
-    die "gmx $name failed (round $2): $(tail -n 3 "$work/$out.out" | tr '\n' ' ')"
+    die "gmx $name failed (round $2): $(tail -n 3 "$tmp/$out.out" | tr '\n' ' ')"
 }
 
 for ((r = 1; r <= ROUNDS; r++)); do
@@ -95,8 +87,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
   echo "dd_scaling: round $r of $ROUNDS done" >&2
 done
 
-printf '%s\n' "${layouts[@]}" > "$work/layouts"
-python3 - "$work" "$ROUNDS" "${gmx_bin:+$(gmx_version_of "$gmx_bin")}" <<'PY'
+printf '%s\n' "${layouts[@]}" > "$tmp/layouts"
+python3 - "$tmp" "$ROUNDS" "${gmx_bin:+$(gmx_version_of "$gmx_bin")}" <<'PY'
 import json, re, statistics, sys
 work, rounds, gmx_version = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 layouts = [line.split("|")[0] for line in open(f"{work}/layouts").read().splitlines()]

@@ -22,8 +22,7 @@
 # type (benchmarks/data/water-24k/README.md), marked as such.
 # Exit status: 0 ok; 1 a run failed; 2 an unknown argument.
 set -euo pipefail
-source "$(dirname "$0")/peer_args.sh"
-peer_script_args "$0" "$@"
+source "$(dirname "$0")/peer_common.sh" "$@"
 cd "$(dirname "$0")/.."
 
 REPEATS=${REPEATS:-2}
@@ -32,21 +31,14 @@ GMX_STEPS=${GMX_STEPS:-6000}
 MD_STEPS=${MD_STEPS:-1500}
 MD_WARMUP=${MD_WARMUP:-300}
 MDCORE_ARGS=${MDCORE_ARGS:-}
-build_dir=${MDT_BUILD_DIR:-build}
-mdcore_bin="$build_dir/bin/mdcore"
 box_dir=benchmarks/data/water-24k
 
-die() { echo "peer_gromacs_water: $*" >&2; exit 1; }
-for v in REPEATS THREADS GMX_STEPS MD_STEPS; do
-  [[ "${!v}" =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive integer (got '${!v}')"
-done
-[[ "$MD_WARMUP" =~ ^[0-9]+$ && "$MD_WARMUP" -lt "$MD_STEPS" ]] || die "MD_WARMUP must be below MD_STEPS"
-[[ -x "$mdcore_bin" ]] || die "$mdcore_bin not found: build first with 'bash scripts/bootstrap.sh'"
+require_positive_integers REPEATS THREADS GMX_STEPS MD_STEPS
+require_timed_steps
+require_mdcore
 command -v python3 >/dev/null || die "python3 is needed to parse the reports"
 
-work=$(mktemp -d /tmp/peer_gromacs_water.XXXXXX)
-if [[ "${KEEP_TMP:-0}" == 1 ]]; then echo "peer_gromacs_water: run directory $work" >&2
-else trap 'rm -rf "$work"' EXIT; fi
+make_run_dir
 
 # --- GROMACS ------------------------------------------------------------------
 source benchmarks/gmx_locate.sh
@@ -54,20 +46,20 @@ gmx_bin=$(gmx_locate peer_gromacs_water) || gmx_bin=""
 gmx_version=$(gmx_version_of "$gmx_bin")
 
 if [[ -n "$gmx_bin" ]]; then
-  gmx_prepare_tpr "$gmx_bin" "$work" "$box_dir" ||
-    { echo "peer_gromacs_water: NOTE: grompp failed (see below); GROMACS skipped" >&2; tail -n 5 "$work/grompp.log" >&2; gmx_bin=""; }
+  gmx_prepare_tpr "$gmx_bin" "$tmp" "$box_dir" ||
+    { echo "peer_gromacs_water: NOTE: grompp failed (see below); GROMACS skipped" >&2; tail -n 5 "$tmp/grompp.log" >&2; gmx_bin=""; }
 fi
 
 run_gmx() {  # $1 = round
-  (cd "$work" && "$gmx_bin" -quiet mdrun -s w24k.tpr -ntmpi 1 -ntomp "$THREADS" -pin on -noconfout -resethway \
+  (cd "$tmp" && "$gmx_bin" -quiet mdrun -s w24k.tpr -ntmpi 1 -ntomp "$THREADS" -pin on -noconfout -resethway \
       -nsteps "$GMX_STEPS" -g "gmx_$1.log" -e "gmx_$1.edr" > "gmx_$1.out" 2>&1) ||
-    die "gmx mdrun failed (round $1): $(tail -n 3 "$work/gmx_$1.out" | tr '\n' ' ')"
+    die "gmx mdrun failed (round $1): $(tail -n 3 "$tmp/gmx_$1.out" | tr '\n' ' ')"
 }
 run_mdcore() {  # $1 = round
   # shellcheck disable=SC2086
   "$mdcore_bin" run --gro "$box_dir/conf.gro" --top "$box_dir/topol.top" --steps "$MD_STEPS" --warmup "$MD_WARMUP" \
-      --threads "$THREADS" $MDCORE_ARGS --json "$work/mdcore_$1.json" > "$work/mdcore_$1.out" 2>&1 ||
-    die "mdcore failed (round $1): $(tail -n 3 "$work/mdcore_$1.out" | tr '\n' ' ')"
+      --threads "$THREADS" $MDCORE_ARGS --json "$tmp/mdcore_$1.json" > "$tmp/mdcore_$1.out" 2>&1 ||
+    die "mdcore failed (round $1): $(tail -n 3 "$tmp/mdcore_$1.out" | tr '\n' ' ')"
 }
 
 for ((r = 1; r <= REPEATS; r++)); do
@@ -79,7 +71,7 @@ for ((r = 1; r <= REPEATS; r++)); do
   echo "peer_gromacs_water: round $r of $REPEATS done" >&2
 done
 
-python3 - "$work" "$REPEATS" "${gmx_bin:+${gmx_version:-unknown}}" <<'PY'
+python3 - "$tmp" "$REPEATS" "${gmx_bin:+${gmx_version:-unknown}}" <<'PY'
 import json, re, statistics, sys
 work, repeats, gmx_version = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 

@@ -1,15 +1,8 @@
-# Sourced by the peer_lammps_*.sh scripts (after peer_args.sh): what both LAMMPS comparisons
-# share — their error exit, the checks of REPEATS and mdcore, finding (or installing) LAMMPS and
-# its OPT pair style, the oversubscription note and the run directory. Set PEER_NAME (the
-# messages' prefix) before sourcing.
+# Sourced with the script's arguments by the peer_lammps_*.sh scripts: what both LAMMPS
+# comparisons share — finding (or installing) LAMMPS and its OPT pair style and the
+# oversubscription note — besides what every peer comparison shares (peer_common.sh).
 
-die() { echo "$PEER_NAME: $*" >&2; exit 1; }
-
-# REPEATS and the mdcore binary ($mdcore_bin), which every comparison needs.
-check_repeats_and_mdcore() {
-  [[ "$REPEATS" =~ ^[1-9][0-9]*$ ]] || die "REPEATS must be a positive integer (got '$REPEATS')"
-  [[ -x "$mdcore_bin" ]] || die "$mdcore_bin not found: build mdcore first with 'bash scripts/bootstrap.sh' (from $(pwd))"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/peer_common.sh" "$@"
 
 first_on_path() {  # names; prints the path of the first one found
   local c
@@ -52,15 +45,5 @@ allow_oversubscription() {  # cores the runs use
   if ((ncores < $1)); then
     echo "$PEER_NAME: NOTE: only $ncores core(s) visible; $1-core runs are oversubscribed" >&2
     MPIRUN_ARGS="--oversubscribe $MPIRUN_ARGS"
-  fi
-}
-
-# Sets tmp: a fresh run directory, removed on exit unless KEEP_TMP=1.
-make_run_dir() {
-  tmp=$(mktemp -d "${TMPDIR:-/tmp}/$PEER_NAME.XXXXXX")
-  if [[ "${KEEP_TMP:-0}" == 1 ]]; then
-    echo "$PEER_NAME: keeping run files in $tmp" >&2
-  else
-    trap 'rm -rf "$tmp"' EXIT
   fi
 }

@@ -22,10 +22,7 @@
 # ms_per_step covers steps 100..999 (--warmup 100; mixed precision, nstlist 10 with a
 # Verlet-buffer rlist and dynamic pruning). Both use the same state and time step.
 set -euo pipefail
-source "$(dirname "$0")/peer_args.sh"
-peer_script_args "$0" "$@"
-PEER_NAME=peer_lammps_lj
-source "$(dirname "$0")/peer_lammps_common.sh"
+source "$(dirname "$0")/peer_lammps_common.sh" "$@"
 cd "$(dirname "$0")/.."
 
 REPEATS=${REPEATS:-3}
@@ -33,10 +30,9 @@ MDCORE_ARGS=${MDCORE_ARGS:-}
 MPIRUN_ARGS=${MPIRUN_ARGS-"--bind-to none"}
 STEPS=1000
 WARMUP=100
-build_dir=${MDT_BUILD_DIR:-build}
-mdcore_bin="$build_dir/bin/mdcore"
 
-check_repeats_and_mdcore
+require_positive_integers REPEATS
+require_mdcore
 command -v python3 >/dev/null || die "python3 is needed to parse mdcore's JSON report"
 
 # --- LAMMPS -----------------------------------------------------------------
@@ -119,16 +115,12 @@ run_mdcore() {  # cores repeat
       --threads "$cores" --json "$json" $MDCORE_ARGS >"$tmp/out.mdcore.${cores}c.$rep" 2>&1 ||
     { tail -n 20 "$tmp/out.mdcore.${cores}c.$rep" >&2; die "mdcore run failed (threads $cores)"; }
   local parsed
-  parsed=$(python3 - "$json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-if d.get("status") != "ok":
-    sys.exit("mdcore report status %r: %s" % (d.get("status"), d.get("error")))
-ms = d["ms_per_step"]
-if not ms > 0:
-    sys.exit("mdcore report has no ms_per_step")
+  parsed=$(PYTHONPATH=benchmarks python3 - "$json" <<'PY'
+import sys
+from mdcore_report import load_timed_report
+d = load_timed_report(sys.argv[1])
 cfg = d["config"]
-print(1000.0 / ms, d["drift_per_atom_per_ps"], cfg["drift_tolerance"], cfg["cluster"], cfg["simd"],
+print(1000.0 / d["ms_per_step"], d["drift_per_atom_per_ps"], cfg["drift_tolerance"], cfg["cluster"], cfg["simd"],
       cfg["threads"], d["system"]["natoms"])
 PY
   ) || die "cannot parse $json"

@@ -40,10 +40,7 @@
 # ms_per_step covers steps 100..999 (--warmup 100; mixed precision, Verlet-buffer
 # rlist and dynamic pruning).
 set -euo pipefail
-source "$(dirname "$0")/peer_args.sh"
-peer_script_args "$0" "$@"
-PEER_NAME=peer_lammps_water
-source "$(dirname "$0")/peer_lammps_common.sh"
+source "$(dirname "$0")/peer_lammps_common.sh" "$@"
 cd "$(dirname "$0")/.."
 
 REPEATS=${REPEATS:-2}
@@ -55,10 +52,9 @@ STEPS=1000
 WARMUP=100
 CORES=2
 DT_FS=2.0
-build_dir=${MDT_BUILD_DIR:-build}
-mdcore_bin="$build_dir/bin/mdcore"
 
-check_repeats_and_mdcore
+require_positive_integers REPEATS
+require_mdcore
 [[ "$FORCE_CHECK" == 0 || "$FORCE_CHECK" == 1 ]] || die "FORCE_CHECK must be 0 or 1 (got '$FORCE_CHECK')"
 read -r -a sizes <<<"$SIZES"
 ((${#sizes[@]} > 0)) || die "SIZES is empty"
@@ -263,6 +259,19 @@ cpu_per_core() {  # whole process incl. setup, per core
   return 0
 }
 
+# Appends one run's JSON record to $results and prints its line (mdcore's names its cluster and SIMD).
+record_run() {  # record
+  echo "$1" >>"$results"
+  python3 -c '
+import json, sys
+r = json.loads(sys.argv[1])
+engine = {"lammps": "LAMMPS"}.get(r["engine"], r["engine"])
+kernel = "%s/%s, " % (r["cluster"], r["simd"]) if r["engine"] == "mdcore" else ""
+print("  %s %5d atoms, repeat %d: %7.3f ns/day  (%.2f ms/step, T %.0f->%.0f K, drift %+.2e kJ/mol/ps/atom, %s%s%% CPU per core)"
+      % (engine, r["natoms"], r["rep"], r["ns_per_day"], r["ms_per_step"], r["t_start"], r["t_end"], r["drift"],
+         kernel, "%.0f" % r["cpu"] if r["cpu"] is not None else "?"))' "$1"
+}
+
 run_lammps() {  # nwater repeat
   local nw=$1 rep=$2 dir="$tmp/w$1" log="$tmp/w$1/log.lammps.$2" out="$tmp/w$1/out.lammps.$2"
   # shellcheck disable=SC2206  # MPIRUN_ARGS is split into flags on purpose
@@ -327,13 +336,7 @@ rec = dict(engine="lammps", nwater=nw, rep=rep, natoms=natoms, ns_per_day=ns_day
 print(json.dumps(rec))
 PY
   ) || die "cannot parse $log"
-  echo "$parsed" >>"$results"
-  python3 -c '
-import json, sys
-r = json.loads(sys.argv[1])
-print("  LAMMPS %5d atoms, repeat %d: %7.3f ns/day  (%.2f ms/step, T %.0f->%.0f K, drift %+.2e kJ/mol/ps/atom, %s%% CPU per core)"
-      % (r["natoms"], r["rep"], r["ns_per_day"], r["ms_per_step"], r["t_start"], r["t_end"], r["drift"],
-         "%.0f" % r["cpu"] if r["cpu"] is not None else "?"))' "$parsed"
+  record_run "$parsed"
 }
 
 run_mdcore() {  # nwater repeat
@@ -344,16 +347,13 @@ run_mdcore() {  # nwater repeat
       --steps "$STEPS" --warmup "$WARMUP" --threads "$CORES" --json "$json" $MDCORE_ARGS >"$out" 2>&1) ||
     { tail -n 20 "$out" >&2; die "mdcore run failed ($nw waters)"; }
   local parsed
-  parsed=$(python3 - "$json" "$nw" "$rep" "$CORES" "$(cpu_per_core)" <<'PY'
+  parsed=$(PYTHONPATH=benchmarks python3 - "$json" "$nw" "$rep" "$CORES" "$(cpu_per_core)" <<'PY'
 import json, sys
+from mdcore_report import load_timed_report
 path, nw, rep, cores, cpu = sys.argv[1:6]
 nw, rep, cores = int(nw), int(rep), int(cores)
-d = json.load(open(path))
-if d.get("status") != "ok":
-    sys.exit("mdcore report status %r: %s" % (d.get("status"), d.get("error")))
+d = load_timed_report(path)
 ms = d["ms_per_step"]
-if not ms > 0:
-    sys.exit("mdcore report has no ms_per_step")
 cfg = d["config"]
 if cfg["threads"] != cores:
     sys.exit("mdcore ran %s threads, expected %d" % (cfg["threads"], cores))
@@ -373,13 +373,7 @@ rec = dict(engine="mdcore", nwater=nw, rep=rep, natoms=natoms, ns_per_day=d["ns_
 print(json.dumps(rec))
 PY
   ) || die "cannot parse $json"
-  echo "$parsed" >>"$results"
-  python3 -c '
-import json, sys
-r = json.loads(sys.argv[1])
-print("  mdcore %5d atoms, repeat %d: %7.3f ns/day  (%.2f ms/step, T %.0f->%.0f K, drift %+.2e kJ/mol/ps/atom, %s/%s, %s%% CPU per core)"
-      % (r["natoms"], r["rep"], r["ns_per_day"], r["ms_per_step"], r["t_start"], r["t_end"], r["drift"],
-         r["cluster"], r["simd"], "%.0f" % r["cpu"] if r["cpu"] is not None else "?"))' "$parsed"
+  record_run "$parsed"
 }
 
 # --- force accuracy: step-0 forces of both engines against a tight Ewald sum --------
@@ -490,6 +484,10 @@ for nw in sizes:
 print("drift: kJ/mol/ps per atom, largest |value| over repeats, against mdcore's config.drift_tolerance;"
       " search includes prune, rest is update + other")
 
+def print_tasks(engine, nw, sp, keys):  # one engine's line: its total and the listed tasks, in order
+    print("  %s %6d atoms: total %.2f  %s" % (engine, 3 * nw, sum(sp.values()),
+          "  ".join("%s %.2f" % (k, sp[k]) for k in keys)))
+
 print()
 print("Step time by task, ms/step (medians; mdcore over steps 100..999, LAMMPS avg over ranks, all 1000 steps)")
 for nw in sizes:
@@ -498,14 +496,11 @@ for nw in sizes:
         sp = med_split(M)
         order = ["nonbonded", "pme_spread", "pme_fft", "pme_solve", "pme_gather", "search", "prune",
                  "constraints", "update", "other"]
-        keys = [k for k in order if k in sp] + [k for k in sp if k not in order]
-        print("  mdcore %6d atoms: total %.2f  %s" % (3 * nw, sum(sp.values()),
-              "  ".join("%s %.2f" % (k, sp[k]) for k in keys)))
+        print_tasks("mdcore", nw, sp, [k for k in order if k in sp] + [k for k in sp if k not in order])
     if L:
         sp = med_split(L)
-        keys = [k for k in ("Pair", "Kspace", "Neigh", "Modify", "Comm", "Bond", "Output", "Other") if k in sp]
-        print("  LAMMPS %6d atoms: total %.2f  %s" % (3 * nw, sum(sp.values()),
-              "  ".join("%s %.2f" % (k, sp[k]) for k in keys)))
+        print_tasks("LAMMPS", nw, sp,
+                    [k for k in ("Pair", "Kspace", "Neigh", "Modify", "Comm", "Bond", "Output", "Other") if k in sp])
 print("  (mdcore: constraints = leap-frog update + SETTLE; LAMMPS: Pair = LJ + real-space Coulomb, Kspace = PPPM,"
       " Modify = fix nve + fix shake)")
 

@@ -94,9 +94,9 @@ void print_holdout(const models::Model& model, const std::vector<models::Sample>
         }
         std::printf("  %-26s %-8s %7zu %7s %8s %10.3f %10.3f %10s %9s %9s\n", r.system.canonical().c_str(),
                     r.hardware_id.substr(0, 8).c_str(), r.configs, pct(ape / static_cast<double>(list.size())).c_str(),
-                    pct(r.regret).c_str(), r.predicted_ms, r.best_ms, def ? fmt("%.3f", *def).c_str() : "-",
-                    def ? fmt("%.2fx", *def / r.predicted_ms).c_str() : "-",
-                    def ? fmt("%.2fx", *def / r.best_ms).c_str() : "-");
+                    pct(r.regret).c_str(), r.predicted_ms, r.best_ms, def ? format_number("%.3f", *def).c_str() : "-",
+                    def ? format_number("%.2fx", *def / r.predicted_ms).c_str() : "-",
+                    def ? format_number("%.2fx", *def / r.best_ms).c_str() : "-");
         std::printf("  %-26s predicted best %s\n  %-26s measured best  %s\n", "", config_text(r.predicted_config).c_str(),
                     "", config_text(r.best_config).c_str());
     }
@@ -305,10 +305,10 @@ void print_compare(const models::CompareRequest& request, const models::CompareR
             continue;
         }
         std::printf("  %-20s %-22s %10.2f %21s %-10s %14s %13s\n", system.c_str(), c.label().c_str(), c.ns_per_day,
-                    c.measured ? "" : (fmt("%.2f", c.lo) + " - " + fmt("%.2f", c.hi)).c_str(),
+                    c.measured ? "" : (format_number("%.2f", c.lo) + " - " + format_number("%.2f", c.hi)).c_str(),
                     c.measured ? "measured" : "predicted",
-                    c.per_kilo_price ? fmt("%.3f", *c.per_kilo_price).c_str() : "-",
-                    c.per_kilowatt ? fmt("%.2f", *c.per_kilowatt).c_str() : "-");
+                    c.per_kilo_price ? format_number("%.3f", *c.per_kilo_price).c_str() : "-",
+                    c.per_kilowatt ? format_number("%.2f", *c.per_kilowatt).c_str() : "-");
     }
     std::printf("\n  per 1k price: ns/day per 1,000 units of --price; per kW: ns/day per kilowatt of --watts\n");
 }

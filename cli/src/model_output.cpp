@@ -8,12 +8,7 @@
 
 namespace mdtune::cli {
 
-std::string fmt(const char* format, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, format, v);
-    return buf;
-}
-std::string pct(double v) { return fmt("%.1f %%", 100.0 * v); }
+std::string pct(double v) { return format_number("%.1f %%", 100.0 * v); }
 std::string config_text(const std::string& c) { return c.empty() ? "(defaults)" : c; }
 std::string config_text(const Config& c) { return config_text(c.canonical()); }
 

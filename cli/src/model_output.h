@@ -6,6 +6,7 @@
 
 #include "mdcore/engine.h"
 #include "mdtune/core/config.h"
+#include "mdtune/core/format_number.h"
 #include "mdtune/models/features.h"
 #include "mdtune/models/model.h"
 #include "mdtune/models/predictor.h"
@@ -17,7 +18,6 @@ class Option;
 
 namespace mdtune::cli {
 
-std::string fmt(const char* format, double v);
 std::string pct(double v);  // "12.3 %"
 std::string config_text(const std::string& canonical);  // "(defaults)" for the empty config
 std::string config_text(const Config& c);

@@ -40,7 +40,7 @@ void print_plan(const tuner::TunePlan& plan, const std::string& db, const System
 void print_progress(const tuner::SweepProgress& p) {
     const tuner::Observation& o = *p.last;
     std::printf("  [%zu/%zu] %-50s %s%s\n", p.done, p.planned, config_text(o.proposal.config).c_str(),
-                o.result.status == TrialStatus::Ok ? fmt("%.3f ms/step", o.result.ms_median).c_str()
+                o.result.status == TrialStatus::Ok ? format_number("%.3f ms/step", o.result.ms_median).c_str()
                                                    : std::string(to_string(o.result.status)).c_str(),
                 p.last_reused ? " (recorded)" : "");
     std::fflush(stdout);
@@ -52,7 +52,8 @@ int print_outcome(const tuner::TuneResult& r, const SystemDescriptor& system, co
         const bool ok = v.measured.status == TrialStatus::Ok;
         std::printf("  %-50s %10.3f %9.3f - %-9.3f %10s %8s\n", config_text(v.config).c_str(), v.predicted.ms,
                     v.predicted.lo, v.predicted.hi,
-                    ok ? fmt("%.3f", v.measured.ms_median).c_str() : std::string(to_string(v.measured.status)).c_str(),
+                    ok ? format_number("%.3f", v.measured.ms_median).c_str()
+                       : std::string(to_string(v.measured.status)).c_str(),
                     ok ? pct(v.predicted.ms / v.measured.ms_median - 1.0).c_str() : "-");
     }
     const tuner::SystemOutcome& o = r.summary.systems.at(0);

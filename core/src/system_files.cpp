@@ -1,13 +1,12 @@
 // A user's GROMACS box as a SystemDescriptor.
 #include "mdtune/core/system_files.h"
 
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 #include "mdcore/gromacs_input.h"
 #include "mdcore/system_summary.h"
 #include "mdtune/core/feasibility.h"
+#include "mdtune/core/file_text.h"
 #include "mdtune/core/input_error.h"
 #include "mdtune/process/digest.h"
 
@@ -15,12 +14,12 @@ namespace mdtune::inline core {
 namespace {
 
 std::string file_bytes(const std::string& path, const char* flag) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(std::string(flag) + ": " + path + ": cannot open the file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) throw InputError(std::string(flag) + ": " + path + ": cannot read the file");
-    return text.str();
+    FileText file = read_file_text(path);
+    if (file.status == FileText::Status::CannotOpen)
+        throw InputError(std::string(flag) + ": " + path + ": cannot open the file");
+    if (file.status == FileText::Status::CannotRead)
+        throw InputError(std::string(flag) + ": " + path + ": cannot read the file");
+    return std::move(file.text);
 }
 
 }  // namespace

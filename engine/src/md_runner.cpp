@@ -126,15 +126,7 @@ void MdRunner::search() {
             continue;
         }
         slot_of[a] = static_cast<int>(s);
-        state_.x[s] = system_.positions[a][0];
-        state_.y[s] = system_.positions[a][1];
-        state_.z[s] = system_.positions[a][2];
-        state_.vx[s] = system_.velocities[a][0];
-        state_.vy[s] = system_.velocities[a][1];
-        state_.vz[s] = system_.velocities[a][2];
-        state_.mass[s] = system_.mass[a];
-        // Massless atoms (a rank's halo copies of other ranks' atoms) never move.
-        state_.inv_mass[s] = system_.mass[a] > 0 ? 1.0 / system_.mass[a] : 0.0;
+        state_.set_atom(s, system_.positions[a], system_.velocities[a], system_.mass[a]);
         charge_[s] = system_.charge[a];
     }
     if (settle_role_.size() != system_.natoms()) settle_role_ = settle_atom_roles(system_.natoms(), system_.settles);

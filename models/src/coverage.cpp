@@ -1,8 +1,9 @@
 // The settings a model's training trials covered.
 #include "mdtune/models/coverage.h"
 
+#include "mdtune/core/format_number.h"
+
 #include <algorithm>
-#include <cstdio>
 
 namespace mdtune::models {
 
@@ -19,11 +20,7 @@ std::vector<std::pair<std::string, double>> system_settings(const Features& f) {
     return {{"density", f.density}, {"charged_fraction", f.charged_fraction}};
 }
 
-std::string number(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-    return buf;
-}
+std::string number(double v) { return format_number("%.4g", v); }
 
 }  // namespace
 

@@ -1,9 +1,10 @@
 // SVG by hand: axes with decade ticks, polylines, markers and a legend.
 #include "mdtune/models/svg_plot.h"
 
+#include "mdtune/core/format_number.h"
+
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -28,19 +29,13 @@ std::string escape(const std::string& s) {
     return out;
 }
 
-std::string num(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f", v);
-    return buf;
-}
+std::string num(double v) { return format_number("%.1f", v); }
 
 // 1, 2, 5 x 10^k labels that fit the axis.
 std::string tick_label(double v) {
-    char buf[32];
-    if (v >= 1e6) std::snprintf(buf, sizeof buf, "%gM", v / 1e6);
-    else if (v >= 1e3) std::snprintf(buf, sizeof buf, "%gk", v / 1e3);
-    else std::snprintf(buf, sizeof buf, "%g", v);
-    return buf;
+    if (v >= 1e6) return format_number("%gM", v / 1e6);
+    if (v >= 1e3) return format_number("%gk", v / 1e3);
+    return format_number("%g", v);
 }
 
 struct LogAxis {

@@ -14,6 +14,14 @@
 
 namespace mdtune::bench::testing {
 
+// The tiny suite of known work (gbench_fixture.cpp) that the runner tests run; empty where
+// the build has no Google Benchmark (those tests skip).
+#ifdef MDT_GBENCH_FIXTURE
+inline const std::string kFixtureExe = MDT_GBENCH_FIXTURE;
+#else
+inline const std::string kFixtureExe;
+#endif
+
 inline std::string temp_dir(const std::string& tag) {
     std::string tmpl = (std::filesystem::temp_directory_path() / ("mdt_bench_" + tag + "_XXXXXX")).string();
     if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
@@ -23,13 +31,6 @@ inline std::string temp_dir(const std::string& tag) {
 inline void write_file(const std::string& path, const std::string& text) {
     std::ofstream out(path, std::ios::binary);
     out << text;
-}
-
-inline std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
 }
 
 // Google Benchmark JSON (as 1.7.1 writes it) with one iteration entry per value

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "../common/file_text.h"
 #include "bench_test_util.h"
 #include "mdtune/db/bench_store.h"
 
@@ -23,11 +24,7 @@ std::string mdtune_exe() {
 #endif
 }
 const std::string kMdtune = mdtune_exe();
-#ifdef MDT_GBENCH_FIXTURE
-const std::string kFixtureExe = MDT_GBENCH_FIXTURE;
-#else
-const std::string kFixtureExe;
-#endif
+using testing::kFixtureExe;
 #ifdef MDT_BENCH_UPDATE_EXE
 const std::string kBenchUpdateExe = MDT_BENCH_UPDATE_EXE;
 #else
@@ -51,7 +48,7 @@ protected:
     int mdtune(const std::string& args) {
         const std::string log = dir_ + "/out.txt";
         const int status = std::system((kMdtune + " " + args + " >" + log + " 2>&1").c_str());
-        out_ = testing::read_file(log);
+        out_ = mdtest::file_text(log);
         return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     }
     std::string json_file(const std::string& name, const std::map<std::string, std::vector<double>>& us) {
@@ -161,7 +158,7 @@ TEST_F(BenchCli, ABaselineFromAnotherTimeIsJudgedAgainstTheHistoricDrift) {
 TEST_F(BenchCli, BadInputIsAClearErrorAndStoresNothing) {
     const auto base = json_file("base.json", {{"BM_Kernel", kBase}});
     ASSERT_EQ(mdtune("bench ingest " + base + " --label base --hardware hw --db " + db_), 0) << out_;
-    const std::string full = testing::read_file(base);
+    const std::string full = mdtest::file_text(base);
     const std::string cut = dir_ + "/cut.json";
     testing::write_file(cut, full.substr(0, full.size() / 2));
     // A good file followed by a truncated one: neither is stored.
@@ -253,7 +250,7 @@ TEST_F(BenchCli, InstructionCountsRunOnTheDefaultBuild) {
               0)
         << out_;
     EXPECT_NE(out_.find("stored 2 result(s) of 2 benchmark(s)"), std::string::npos) << out_;
-    const auto j = nlohmann::json::parse(testing::read_file(out + "/bench_update.instructions.json"));
+    const auto j = nlohmann::json::parse(mdtest::file_text(out + "/bench_update.instructions.json"));
     const std::string simd = j["context"].value("mdcore_simd_available", "");
     EXPECT_EQ(simd.find("avx512"), std::string::npos) << simd;
     for (const auto& b : j["benchmarks"])

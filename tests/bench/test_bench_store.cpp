@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "../common/file_text.h"
 #include "bench_test_util.h"
 #include "mdtune/bench/gbench_json.h"
 #include "mdtune/bench/history.h"
@@ -94,8 +95,8 @@ TEST_F(BenchStoreTest, MalformedOrTruncatedJsonLeavesTheDatabaseUntouched) {
         db::Store store(db_);
         db::BenchStore(store).insert({run("before", "c0ffee00", {1, 2, 3})});
     }
-    const std::string before = testing::read_file(db_);
-    const std::string full = testing::read_file(std::string(MDT_BENCH_TEST_DATA) + "/gbench_nonbonded.json");
+    const std::string before = mdtest::file_text(db_);
+    const std::string full = mdtest::file_text(std::string(MDT_BENCH_TEST_DATA) + "/gbench_nonbonded.json");
     const std::string truncated = dir_ + "/truncated.json";
     testing::write_file(truncated, full.substr(0, full.size() - 700));
     const std::string wrong = dir_ + "/wrong.json";
@@ -118,7 +119,7 @@ TEST_F(BenchStoreTest, MalformedOrTruncatedJsonLeavesTheDatabaseUntouched) {
         EXPECT_EQ(bench.run_count(), 1);
         EXPECT_EQ(bench.result_count(), 3);
     }
-    EXPECT_EQ(testing::read_file(db_), before);
+    EXPECT_EQ(mdtest::file_text(db_), before);
 }
 
 TEST_F(BenchStoreTest, HistoryFlagsAStepChangeBetweenCommits) {

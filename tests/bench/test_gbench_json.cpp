@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "../common/error_message.h"
+#include "../common/file_text.h"
 #include "bench_test_util.h"
 #include "mdtune/bench/gbench_json.h"
 #include "mdtune/bench/ingest.h"
@@ -59,7 +60,7 @@ TEST(GbenchJson, NonFiniteCountersBecomeNaNAndStringsAreUntouched) {
 }
 
 TEST(GbenchJson, TruncatedFileNamesOffsetAndTruncation) {
-    const std::string full = testing::read_file(kFixture);
+    const std::string full = mdtest::file_text(kFixture);
     const std::string cut = full.substr(0, full.size() / 2);
     const std::string e = error_of(cut);
     EXPECT_NE(e.find("input.json: invalid JSON at byte offset"), std::string::npos) << e;

@@ -15,11 +15,7 @@
 namespace mdtune::bench {
 namespace {
 
-#ifdef MDT_GBENCH_FIXTURE
-const std::string kFixtureExe = MDT_GBENCH_FIXTURE;
-#else
-const std::string kFixtureExe;
-#endif
+using testing::kFixtureExe;
 #ifdef MDT_CALLGRIND_HOOKS
 const std::string kHooks = MDT_CALLGRIND_HOOKS;
 #else

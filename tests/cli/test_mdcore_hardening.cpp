@@ -6,12 +6,11 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <thread>
 
+#include "../common/file_text.h"
 #include "../common/run_command.h"
 #include "../common/temp_dir_test.h"
 
@@ -21,13 +20,6 @@ namespace fs = std::filesystem;
 using Result = mdtest::CommandResult;
 
 const std::string kWaterDir = std::string(MDT_TEST_DATA_DIR) + "/gromacs/water-3nm/";
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 std::string replace_once(std::string text, const std::string& from, const std::string& to) {
     const auto pos = text.find(from);
@@ -76,7 +68,7 @@ TEST_F(MdcoreHardening, OmpNumThreadsAboveTheMachineIsClampedWithOneLine) {
     const auto first = r.output.find("OMP_NUM_THREADS=100000");
     ASSERT_NE(first, std::string::npos) << r.output;
     EXPECT_EQ(r.output.find("OMP_NUM_THREADS=100000", first + 1), std::string::npos) << "said more than once";
-    const auto report = nlohmann::json::parse(slurp(json));
+    const auto report = nlohmann::json::parse(mdtest::file_text(json));
     EXPECT_EQ(report["config"]["threads"].get<unsigned>(), std::thread::hardware_concurrency());
 }
 
@@ -92,13 +84,13 @@ TEST_F(MdcoreHardening, HundredMillionAtomsAreRefusedUnderAMemoryLimit) {
 }
 
 TEST_F(MdcoreHardening, GroBoxOfTenMicrometresIsRefusedForItsPmeGrid) {
-    const std::string gro = replace_once(slurp(kWaterDir + "conf.gro"), "   3.00000   3.00000   3.00000",
+    const std::string gro = replace_once(mdtest::file_text(kWaterDir + "conf.gro"), "   3.00000   3.00000   3.00000",
                                          "   10000.0   10000.0   10000.0");
-    expect_exit(run_files(gro, slurp(kWaterDir + "topol.top"), "--steps 1"), 2, {"needs about", "PME"});
+    expect_exit(run_files(gro, mdtest::file_text(kWaterDir + "topol.top"), "--steps 1"), 2, {"needs about", "PME"});
 }
 
 TEST_F(MdcoreHardening, UnphysicalInputsAreRefusedNamingFileAndLimit) {
-    const std::string gro = slurp(kWaterDir + "conf.gro"), top = slurp(kWaterDir + "topol.top");
+    const std::string gro = mdtest::file_text(kWaterDir + "conf.gro"), top = mdtest::file_text(kWaterDir + "topol.top");
     const std::string far = replace_once(gro, "   0.246   0.664   0.115", "1.00e3000.6640000.115000");
     expect_exit(run_files(far, top, "--steps 20"), 2, {"in.gro:3:", "coordinate x = 1e+300 nm"});
     const std::string eps = replace_once(top, "3.16557e-01  6.50194e-01", "3.16557e-01  1e300");
@@ -116,7 +108,7 @@ TEST_F(MdcoreHardening, NonFiniteForceFailsTheRunWithTheStep) {
     const std::string json = path("r.json");
     const Result r = run_files(gro, argon_top(2), "--steps 10 --threads 1 --json " + json);
     expect_exit(r, 1, {"step 1: non-finite force"});
-    const auto report = nlohmann::json::parse(slurp(json));
+    const auto report = nlohmann::json::parse(mdtest::file_text(json));
     EXPECT_EQ(report.value("status", ""), "failed");
     EXPECT_EQ(report.value("failed_step", -1), 1);
     EXPECT_NE(report.value("error", "").find("non-finite"), std::string::npos);

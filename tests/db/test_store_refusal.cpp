@@ -16,6 +16,7 @@
 #include "../common/temp_dir_test.h"
 #include "file_bytes.h"
 #include "mdtune/db/store.h"
+#include "store_fixtures.h"
 
 namespace fs = std::filesystem;
 using namespace mdtune;
@@ -24,14 +25,7 @@ using mdtest::read_bytes;
 
 namespace {
 
-void exec_raw(const fs::path& p, const std::string& sql) {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(p.c_str(), &db), SQLITE_OK);
-    char* err = nullptr;
-    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-    sqlite3_free(err);
-    sqlite3_close(db);
-}
+void exec_raw(const fs::path& p, const std::string& sql) { storetest::RawDb(p).exec(sql); }
 
 // A file's bytes and modification time, to show an open left it alone.
 struct Snapshot {
@@ -44,19 +38,6 @@ struct Snapshot {
     std::string bytes;
     long mtime_ns = 0;
 };
-
-db::StoredTrial a_trial() {
-    db::StoredTrial t;
-    t.hardware_id = "hw-a";
-    t.system = SystemDescriptor{mdcore::SystemKind::Water, 3000, 7};
-    t.config.set(Param::Nstlist, 20L);
-    t.build_id = "build-1";
-    t.measure = MeasureSettings{500, 50, 3, 30.0};
-    t.result.status = TrialStatus::Ok;
-    t.result.repeats = 3;
-    t.result.ms_median = 1.5;
-    return t;
-}
 
 std::string refusal_of(const std::string& path, db::Store::Mode mode) {
     try {
@@ -109,7 +90,7 @@ TEST_F(StoreRefusal, AnotherProgramsDatabaseIsRefusedNamingItsTables) {
 
     // Merging it is refused too, and merging into it.
     const std::string ours = path("ours.db");
-    { db::Store s(ours); s.insert_trial(a_trial()); }
+    { db::Store s(ours); s.insert_trial(storetest::make_trial(20)); }
     EXPECT_THROW(db::Store(ours).merge_from(p), db::DbRefusedError);
     EXPECT_EQ(Snapshot(p), before);
 }
@@ -149,7 +130,7 @@ TEST_F(StoreRefusal, FailedOpensLeaveTheFileByteIdentical) {
         sqlite3_close(db);
     }
     const std::string newer = path("newer.db");
-    { db::Store s(newer); s.insert_trial(a_trial()); }
+    { db::Store s(newer); s.insert_trial(storetest::make_trial(20)); }
     exec_raw(newer, "PRAGMA user_version = 99");
     const std::string foreign = path("foreign.db");
     exec_raw(foreign, "CREATE TABLE places(id INTEGER)");
@@ -175,7 +156,7 @@ TEST_F(StoreRefusal, FailedOpensLeaveTheFileByteIdentical) {
 
 TEST_F(StoreRefusal, WalDatabaseInAReadOnlyFolderIsReadWithoutWriting) {
     const std::string p = path("trials.db");
-    { db::Store s(p); s.insert_trial(a_trial()); }
+    { db::Store s(p); s.insert_trial(storetest::make_trial(20)); }
     ASSERT_EQ(read_bytes(p)[18], 2) << "expected a WAL file";
     ASSERT_FALSE(fs::exists(p + "-wal"));
     fs::permissions(p, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);

@@ -56,16 +56,12 @@ Layout make_layout(std::uint64_t seed) {
             continue;
         }
         l.slot_of[a] = static_cast<int>(slot);
+        s.set_atom(slot, sys.positions[a], sys.velocities[a], sys.mass[a]);
         double* x[3] = {&s.x[slot], &s.y[slot], &s.z[slot]};
         for (int d = 0; d < 3; ++d) {
             const double L = sys.box.lengths[d];
-            *x[d] = sys.positions[a][d] - L * std::floor(sys.positions[a][d] / L);  // each atom into the box
+            *x[d] -= L * std::floor(*x[d] / L);  // each atom into the box
         }
-        s.vx[slot] = sys.velocities[a][0];
-        s.vy[slot] = sys.velocities[a][1];
-        s.vz[slot] = sys.velocities[a][2];
-        s.mass[slot] = sys.mass[a];
-        s.inv_mass[slot] = 1.0 / sys.mass[a];
         s.fx[slot] = static_cast<float>(force(rng));
         s.fy[slot] = static_cast<float>(force(rng));
         s.fz[slot] = static_cast<float>(force(rng));

@@ -6,10 +6,10 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "model_test_util.h"
 #include "mdtune/db/model_store.h"
+#include "../common/file_text.h"
 #include "../common/run_command.h"
 #include "../common/temp_dir_test.h"
 
@@ -102,10 +102,8 @@ TEST_F(ModelCli, FitPredictAndCompare) {
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_TRUE(contains(r.output, "measured")) << r.output;   // 3,000 atoms were run
     EXPECT_TRUE(contains(r.output, "predicted")) << r.output;  // 12,000 were not
-    std::ifstream in(svg);
-    std::stringstream text;
-    text << in.rdbuf();
-    EXPECT_TRUE(contains(text.str(), "<polyline")) << text.str().substr(0, 200);
+    const std::string text = mdtest::file_text(svg);
+    EXPECT_TRUE(contains(text, "<polyline")) << text.substr(0, 200);
     EXPECT_EQ(run("compare --db " + db() + " --hardware hw-test --price nowhere=5").exit_code, 2);
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/temp_dir_test.h"
 #include "mdtune/db/mpi_store.h"
 #include "mdtune/db/store.h"
 
@@ -39,5 +40,15 @@ inline void write_synthetic_mpi_db(const std::string& db) {
                 }
     ms.put_measurements(rows);
 }
+
+// A test with its own directory, where synthetic_db() writes the database above.
+class SyntheticMpiDbTest : public TempDirTest {
+protected:
+    std::string synthetic_db() const {
+        const std::string db = path("mpi.db");
+        write_synthetic_mpi_db(db);
+        return db;
+    }
+};
 
 }  // namespace mdtest

@@ -23,14 +23,7 @@ using Result = mdtest::CommandResult;
 
 Result run(const std::string& args) { return mdtest::run_command(std::string(MDTUNE_BINARY) + " " + args); }
 
-class MpiCli : public mdtest::TempDirTest {
-protected:
-    std::string synthetic_db() const {
-        const std::string db = path("mpi.db");
-        mdtest::write_synthetic_mpi_db(db);
-        return db;
-    }
-};
+class MpiCli : public mdtest::SyntheticMpiDbTest {};
 
 TEST_F(MpiCli, RulesFromTheDatabaseParseBackAndShowExplains) {
     const std::string db = synthetic_db(), out = path("rules.conf");

@@ -21,13 +21,8 @@ HardwareInfo machine(const std::string& id) {
     return hw;
 }
 
-class MpiCommands : public mdtest::TempDirTest {
+class MpiCommands : public mdtest::SyntheticMpiDbTest {
 protected:
-    std::string synthetic_db() const {
-        const std::string db = path("mpi.db");
-        mdtest::write_synthetic_mpi_db(db);
-        return db;
-    }
     mpi::RulesResult rules_for_test_hardware(db::Store& store) const {
         mpi::RulesRequest request;
         request.out = path("rules.conf");

@@ -3,9 +3,8 @@
 // keyed by a digest of the files' contents, stored and read back, given in a space.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 
+#include "../common/file_text.h"
 #include "../common/temp_dir_test.h"
 #include "mdtune/core/input_error.h"
 #include "mdtune/core/system_files.h"
@@ -18,13 +17,6 @@ namespace {
 
 const std::string kData = std::string(MDT_TEST_DATA_DIR) + "/gromacs/water-3nm/";
 
-std::string text_of(const std::string& path) {
-    std::ifstream in(path);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 class SystemFiles : public mdtest::TempDirTest {};
 
 TEST_F(SystemFiles, DescribedFromTheFilesLikeAGeneratedBox) {
@@ -36,10 +28,10 @@ TEST_F(SystemFiles, DescribedFromTheFilesLikeAGeneratedBox) {
     EXPECT_EQ(d.files_digest.size(), 16u);
     EXPECT_EQ(d.mdcore_args(), (std::vector<std::string>{"--gro", kData + "conf.gro", "--top", kData + "topol.top"}));
     // The same content elsewhere is the same system; one changed byte is another.
-    write("conf.gro", text_of(kData + "conf.gro"));
-    write("topol.top", text_of(kData + "topol.top"));
+    write("conf.gro", mdtest::file_text(kData + "conf.gro"));
+    write("topol.top", mdtest::file_text(kData + "topol.top"));
     EXPECT_EQ(describe_system_files(path("conf.gro"), path("topol.top")).canonical(), d.canonical());
-    write("topol.top", text_of(kData + "topol.top") + "\n");
+    write("topol.top", mdtest::file_text(kData + "topol.top") + "\n");
     EXPECT_NE(describe_system_files(path("conf.gro"), path("topol.top")).files_digest, d.files_digest);
 
     const models::SystemModel sys(d);  // the features generated boxes get, from the files
@@ -59,7 +51,7 @@ TEST_F(SystemFiles, DescribedFromTheFilesLikeAGeneratedBox) {
 }
 
 TEST_F(SystemFiles, UnsupportedOrMissingFilesAreClearErrors) {
-    write("bad.top", text_of(kData + "topol.top") + "\n[ bonds ]\n1 2 1 0.1 1000\n");
+    write("bad.top", mdtest::file_text(kData + "topol.top") + "\n[ bonds ]\n1 2 1 0.1 1000\n");
     try {
         describe_system_files(kData + "conf.gro", path("bad.top"));
         FAIL() << "accepted [ bonds ]";
@@ -98,8 +90,8 @@ TEST_F(SystemFiles, TrialsOfAUsersBoxAreStoredAndReadBackByDigest) {
 }
 
 TEST_F(SystemFiles, ASpaceNamesTheFilesRelativeToItself) {
-    write("conf.gro", text_of(kData + "conf.gro"));
-    write("topol.top", text_of(kData + "topol.top"));
+    write("conf.gro", mdtest::file_text(kData + "conf.gro"));
+    write("topol.top", mdtest::file_text(kData + "topol.top"));
     write("space.toml", "[system]\ngro = \"conf.gro\"\ntop = \"topol.top\"\n[space]\nnstlist = [10, 20]\n");
     const tuner::SearchSpace s = tuner::load_space(path("space.toml"));
     ASSERT_EQ(s.systems.size(), 1u);

@@ -3,6 +3,8 @@
 // on a file it will choke on halfway through.
 #include "mdtune/tuner/space.h"
 
+#include "mdtune/core/file_text.h"
+#include "mdtune/core/format_number.h"
 #include "mdtune/core/input_error.h"
 #include "mdtune/core/system_files.h"
 
@@ -11,10 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "mdcore/generators.h"
 
@@ -29,17 +28,7 @@ constexpr long kMaxRepeats = 1000;
 constexpr long kMaxAtoms = 100'000'000;
 constexpr long kMaxWaterAtoms = 3 * 10'000'000;  // --nwater up to 10^7
 
-std::string above_limit(double max) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, " is above the limit of %.15g", max);
-    return buf;
-}
-
-std::string fmt(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-    return buf;
-}
+std::string above_limit(double max) { return format_number(" is above the limit of %.15g", max); }
 
 // Every message starts "<source>: [section] " and ends with the line it refers to,
 // so users can find the spot in an editor and scripts can grep for the key.
@@ -231,7 +220,8 @@ void parse_measure(const Checker& ck, const toml::table& t, MeasureSettings& m) 
             m.repeats = static_cast<int>(r);
         } else if (key == "timeout_s") {
             m.timeout_s = ck.real("measure", key, *node);
-            if (!(m.timeout_s > 0)) ck.fail("measure", "timeout_s: " + fmt(m.timeout_s) + " must be positive", where);
+            if (!(m.timeout_s > 0))
+                ck.fail("measure", "timeout_s: " + format_number("%.4g", m.timeout_s) + " must be positive", where);
             if (!std::isfinite(m.timeout_s)) ck.fail("measure", "timeout_s: inf must be a finite number of seconds", where);
         } else {
             ck.fail("measure", "unknown key '" + key + "' (steps, warmup, repeats, timeout_s)", where);
@@ -379,12 +369,10 @@ SearchSpace parse_space(const std::string& toml_text, const std::string& source)
 }
 
 SearchSpace load_space(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw SpaceError(path + ": cannot open the space file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) throw SpaceError(path + ": cannot read the space file");
-    return parse_space(text.str(), path);
+    const FileText file = read_file_text(path);
+    if (file.status == FileText::Status::CannotOpen) throw SpaceError(path + ": cannot open the space file");
+    if (file.status == FileText::Status::CannotRead) throw SpaceError(path + ": cannot read the space file");
+    return parse_space(file.text, path);
 }
 
 }  // namespace mdtune::tuner

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "mdcore/physical_settings.h"
+
 namespace mdcore {
 
 using Vec3 = std::array<double, 3>;
@@ -48,8 +50,9 @@ struct Settle {
     double d_hh = 0.163299;     // nm
 };
 
-// Particles and topology. Positions are kept inside the box by the engine.
-struct System {
+// Particles and topology, with the physical settings (rc, dt, temperature, ...)
+// as its base. Positions are kept inside the box by the engine.
+struct System : PhysicalSettings {
     std::string kind;  // generator or file it came from, e.g. "lj", "argon"
     Box box;
     std::vector<AtomType> atom_types;
@@ -70,14 +73,6 @@ struct System {
     std::vector<int> residue_number;
     // Number of removed degrees of freedom (centre-of-mass motion and constraints).
     int removed_dof = 3;
-
-    // Physical settings that are not tunable.
-    double rc = 1.0;                 // nm, cut-off of the physics model
-    double dt = 0.002;               // ps
-    double temperature = 300.0;      // K, reference (thermostat, buffer estimate)
-    double drift_tolerance = 0.005;  // kJ/mol/ps per atom
-    double ewald_rtol = 1e-5;        // erfc(beta rc) target; Coulomb uses Ewald/PME when any charge != 0
-    double epsilon_r = 1.0;
 
     std::size_t natoms() const { return positions.size(); }
     double number_density() const { return natoms() / box.volume(); }

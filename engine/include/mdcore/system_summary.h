@@ -11,6 +11,7 @@
 
 #include "mdcore/engine.h"
 #include "mdcore/generators.h"
+#include "mdcore/physical_settings.h"
 #include "mdcore/system.h"
 
 namespace mdcore {
@@ -22,7 +23,8 @@ struct AtomClass {
     double count = 0.0;   // atoms
 };
 
-struct SystemSummary {
+// The physical settings (rc, dt, ...) are its base, as they are System's.
+struct SystemSummary : PhysicalSettings {
     std::string kind;
     long natoms = 0;
     Box box;
@@ -31,8 +33,6 @@ struct SystemSummary {
     long settles = 0;
     bool topology = false;             // exclusions or atom names (the memory estimate counts them)
     double update_group_radius = 0.0;  // largest update group (a settled water), nm: the DD halo
-    // The physical settings of System (not tunable).
-    double rc = 1.0, dt = 0.002, temperature = 300.0, drift_tolerance = 0.005, ewald_rtol = 1e-5, epsilon_r = 1.0;
 
     double charged_atoms() const;
     double number_density() const { return box.volume() > 0 ? natoms / box.volume() : 0.0; }

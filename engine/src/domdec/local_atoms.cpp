@@ -87,12 +87,7 @@ void build_local_system(const System& global, const LocalAtoms& local, const std
     out.box = global.box;
     out.atom_types = global.atom_types;
     out.lj = global.lj;
-    out.rc = global.rc;
-    out.dt = global.dt;
-    out.temperature = global.temperature;
-    out.drift_tolerance = global.drift_tolerance;
-    out.ewald_rtol = global.ewald_rtol;
-    out.epsilon_r = global.epsilon_r;
+    static_cast<PhysicalSettings&>(out) = global;  // all of them: a new one is not forgotten here
     out.positions = local.x;
     out.velocities.assign(n, Vec3{0, 0, 0});
     std::copy(local.v.begin(), local.v.end(), out.velocities.begin());

@@ -2,6 +2,7 @@
 // Leap-frog update on sorted SoA arrays: v(t+dt/2) = lambda v(t-dt/2) + F/m dt,
 // x(t+dt) = x(t) + v(t+dt/2) dt. Returns the kinetic energies needed for the
 // half-step average, summed in a fixed order.
+#include <array>
 #include <cstddef>
 
 #include "util/aligned_vector.h"
@@ -15,6 +16,19 @@ struct SortedState {
     AlignedVector<float> fx, fy, fz;
     std::size_t size() const { return x.size(); }
     void resize(std::size_t n);
+    // Slot i takes one atom's position, velocity and mass (forces are left as they are).
+    // A massless atom (a rank's halo copy of another rank's atom) gets inv_mass 0: it never moves.
+    void set_atom(std::size_t i, const std::array<double, 3>& position, const std::array<double, 3>& velocity,
+                  double atom_mass) {
+        x[i] = position[0];
+        y[i] = position[1];
+        z[i] = position[2];
+        vx[i] = velocity[0];
+        vy[i] = velocity[1];
+        vz[i] = velocity[2];
+        mass[i] = atom_mass;
+        inv_mass[i] = atom_mass > 0 ? 1.0 / atom_mass : 0.0;
+    }
 };
 
 // Single-precision copies of the positions (the kernels' input), written by the

@@ -35,12 +35,7 @@ SystemSummary summarize(const System& system) {
     s.settles = static_cast<long>(system.settles.size());
     s.topology = !system.exclusions.empty() || !system.atom_name.empty();
     s.update_group_radius = system.settles.empty() ? 0.0 : make_update_groups(system).max_radius;
-    s.rc = system.rc;
-    s.dt = system.dt;
-    s.temperature = system.temperature;
-    s.drift_tolerance = system.drift_tolerance;
-    s.ewald_rtol = system.ewald_rtol;
-    s.epsilon_r = system.epsilon_r;
+    static_cast<PhysicalSettings&>(s) = system;  // all of them: a new one is not forgotten here
     return s;
 }
 

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "integrate/leapfrog.h"
 #include "integrate/settle.h"
 #include "io/gromacs_io.h"
 #include "mdcore/engine.h"
@@ -38,32 +39,26 @@ void assign_constrained_velocities(System& sys, double temperature, std::uint64_
     assign_maxwell_boltzmann(sys, temperature, seed);
     if (sys.settles.empty()) return;
     const std::size_t n = sys.natoms();
-    std::vector<double> x(n), y(n), z(n), vx(n), vy(n), vz(n);
-    for (std::size_t a = 0; a < n; ++a) {
-        x[a] = sys.positions[a][0];
-        y[a] = sys.positions[a][1];
-        z[a] = sys.positions[a][2];
-        vx[a] = sys.velocities[a][0];
-        vy[a] = sys.velocities[a][1];
-        vz[a] = sys.velocities[a][2];
-    }
+    SortedState soa;  // atoms in input order
+    soa.resize(n);
+    for (std::size_t a = 0; a < n; ++a) soa.set_atom(a, sys.positions[a], sys.velocities[a], sys.mass[a]);
     std::vector<SettleTriple> triples;
     for (const Settle& s : sys.settles) {
         triples.push_back({s.o, s.h1, s.h2});
         // Minimum image of each H relative to its O for the velocity projection.
         for (int h : {s.h1, s.h2}) {
-            double* c[3] = {&x[h], &y[h], &z[h]};
-            const double o[3] = {x[s.o], y[s.o], z[s.o]};
+            double* c[3] = {&soa.x[h], &soa.y[h], &soa.z[h]};
+            const double o[3] = {soa.x[s.o], soa.y[s.o], soa.z[s.o]};
             for (int d = 0; d < 3; ++d) *c[d] -= sys.box.lengths[d] * std::round((*c[d] - o[d]) / sys.box.lengths[d]);
         }
     }
     const Settle& s0 = sys.settles.front();
     SettleParameters p{sys.mass[s0.o], sys.mass[s0.h1], s0.d_oh, s0.d_hh};
-    settle_velocities(p, triples, x.data(), y.data(), z.data(), vx.data(), vy.data(), vz.data(), 1);
-    double k2 = 0.0;
-    for (std::size_t a = 0; a < n; ++a) k2 += sys.mass[a] * (vx[a] * vx[a] + vy[a] * vy[a] + vz[a] * vz[a]);
+    settle_velocities(p, triples, soa.x.data(), soa.y.data(), soa.z.data(), soa.vx.data(), soa.vy.data(),
+                      soa.vz.data(), 1);
+    const double k2 = twice_kinetic_energy(soa, 1);
     const double scale = k2 > 0 ? std::sqrt(sys.degrees_of_freedom() * units::kBoltzmann * temperature / k2) : 0.0;
-    for (std::size_t a = 0; a < n; ++a) sys.velocities[a] = {vx[a] * scale, vy[a] * scale, vz[a] * scale};
+    for (std::size_t a = 0; a < n; ++a) sys.velocities[a] = {soa.vx[a] * scale, soa.vy[a] * scale, soa.vz[a] * scale};
 }
 
 namespace {

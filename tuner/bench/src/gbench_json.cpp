@@ -3,13 +3,12 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 #include <utility>
 
 #include "json_text.h"
+#include "mdtune/core/file_text.h"
 
 namespace mdtune::bench {
 namespace {
@@ -219,11 +218,9 @@ GbenchReport parse_gbench_json(std::string_view text, const std::string& source)
 }
 
 GbenchReport read_gbench_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw GbenchError(path + ": cannot open");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return parse_gbench_json(ss.str(), path);
+    const FileText file = read_file_text(path);
+    if (file.status == FileText::Status::CannotOpen) throw GbenchError(path + ": cannot open");
+    return parse_gbench_json(file.text, path);  // a read that failed part way fails to parse
 }
 
 std::string to_gbench_json(const GbenchReport& report) {

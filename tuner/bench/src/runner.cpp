@@ -6,12 +6,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <tuple>
-#include <fstream>
 #include <ostream>
 #include <set>
 #include <sstream>
 
 #include "mdtune/bench/callgrind.h"
+#include "mdtune/core/file_text.h"
 #include "mdtune/process/launcher.h"
 
 namespace mdtune::bench {
@@ -22,10 +22,7 @@ namespace {
 std::string stem(const std::string& exe) { return fs::path(exe).filename().string(); }
 
 std::string tail_of_file(const std::string& path, std::size_t max_chars = 2000) {
-    std::ifstream in(path);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    const std::string s = ss.str();
+    const std::string s = read_file_text(path).text;  // what there is: a log cut short still helps
     return s.size() > max_chars ? "..." + s.substr(s.size() - max_chars) : s;
 }
 

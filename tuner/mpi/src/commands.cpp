@@ -5,11 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
+#include "mdtune/core/file_text.h"
 #include "mdtune/mpi/rules_builder.h"
 #include "mdtune/process/digest.h"
 
@@ -233,11 +232,9 @@ EvaluateResult evaluate_and_store(db::Store& store, const std::string& hardware_
                                   const std::function<bool()>& stop) {
     EvaluateResult r;
     {
-        std::ifstream in(rules_path, std::ios::binary);
-        if (!in) throw InputError("--rules: cannot read '" + rules_path + "'");
-        std::ostringstream s;
-        s << in.rdbuf();
-        r.text = s.str();
+        FileText file = read_file_text(rules_path);
+        if (file.status == FileText::Status::CannotOpen) throw InputError("--rules: cannot read '" + rules_path + "'");
+        r.text = std::move(file.text);
     }
     parse_rules(r.text, rules_path);  // a file Open MPI would drop silently is refused here
     r.digest = process::fnv1a_hex(r.text);

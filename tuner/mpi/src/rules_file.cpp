@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "mdtune/core/file_text.h"
 #include "mdtune/models/mpi_catalog.h"
 
 namespace mdtune::mpi {
@@ -240,11 +241,9 @@ RulesFile parse_rules(std::string_view text, const std::string& source) {
 }
 
 RulesFile read_rules_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw RulesError(path + ": cannot read the rules file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_rules(text.str(), path);
+    const FileText file = read_file_text(path);
+    if (file.status == FileText::Status::CannotOpen) throw RulesError(path + ": cannot read the rules file");
+    return parse_rules(file.text, path);  // a read that failed part way fails to parse
 }
 
 void write_rules_file(const std::string& path, const RulesFile& rules) {
