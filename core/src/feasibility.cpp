@@ -10,8 +10,8 @@
 #include <variant>
 
 #include "mdcore/generators.h"
-#include "mdcore/gromacs_input.h"
 #include "mdcore/system_summary.h"
+#include "mdtune/core/system_files.h"
 
 namespace mdtune::inline core {
 namespace {
@@ -20,10 +20,19 @@ std::mutex g_mutex;
 constexpr std::size_t kMaxResolved = 4096;
 
 std::shared_ptr<const mdcore::SystemSummary> build_summary(const SystemDescriptor& d) {
-    if (d.from_files()) {  // the files as given (describe_system_files remembers them when it reads them)
+    if (d.from_files()) {  // describe_system_files remembers a box it reads; here: one read back from a database
         if (d.gro.empty() || d.top.empty())
             throw std::invalid_argument("system " + d.canonical() + ": its .gro/.top files are not known to this process");
-        return std::make_shared<const mdcore::SystemSummary>(mdcore::summarize(mdcore::read_gromacs_system(d.gro, d.top)));
+        SystemDescriptor now;
+        try {
+            now = describe_system_files(d.gro, d.top);
+        } catch (const std::exception& e) {
+            throw std::invalid_argument("system " + d.canonical() + ": " + e.what());
+        }
+        if (now.files_digest != d.files_digest)
+            throw std::invalid_argument("system " + d.canonical() + ": " + d.gro + " / " + d.top +
+                                        " changed since its trials were measured (digest " + now.files_digest + ")");
+        return system_summary(now);
     }
     if (d.natoms <= 0) throw std::invalid_argument("system " + d.canonical() + " has no atoms");
     if (mdcore::is_water(d.kind) && d.natoms < 3)

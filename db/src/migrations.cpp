@@ -239,8 +239,15 @@ CREATE TABLE trial_samples(
 );
 )sql";
 
+// v7: where a user's box was read (issue 16): the digest in the system id says which
+// box, these paths let a later `mdtune fit` read it again (and check the digest).
+constexpr const char* kV7 = R"sql(
+ALTER TABLE systems ADD COLUMN gro TEXT;  -- absolute path of a user's .gro; NULL for generated kinds
+ALTER TABLE systems ADD COLUMN top TEXT;  -- and of its .top
+)sql";
+
 // kMigrations[i] takes the schema from version i to i+1.
-constexpr std::array<const char*, 6> kMigrations{kV1, kV2, kV3, kV4, kV5, kV6};
+constexpr std::array<const char*, 7> kMigrations{kV1, kV2, kV3, kV4, kV5, kV6, kV7};
 static_assert(kMigrations.size() == kSchemaVersion, "one migration per schema version");
 
 std::atomic<int> g_failing_migration{0};

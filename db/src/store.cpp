@@ -22,6 +22,8 @@ namespace {
 
 // How long a writer waits for another one (a sweep's worker, a merge) to finish.
 constexpr std::chrono::milliseconds kBusyTimeout{10'000};
+// The schema from which systems records where a user's box was read.
+constexpr int kSystemPathsSchema = 7;
 
 // Switches a file to WAL and returns the resulting journal mode. Changing the
 // mode can report SQLITE_BUSY without consulting the busy handler (when two
@@ -70,13 +72,19 @@ std::string replace_failed_trial_sql() {
            " WHERE trials.status IN ('failed', 'timeout', 'crashed')";
 }
 
-constexpr const char* kSelectTrial =
-    "SELECT t.id, t.sweep_id, t.hardware_id, s.kind, s.natoms, s.seed, t.config_id, t.build_id, t.steps, "
-    "t.warmup, t.repeats_requested, t.timeout_s, t.status, t.repeats, t.ms_median, t.ms_min, t.ms_max, "
-    "t.ns_per_day, t.drift, t.drift_tolerance, t.timings_json, t.pairlist_json, t.config_json, t.report_json, "
-    "t.stderr_tail, t.load_avg, t.wall_s, t.created_at, s.id FROM trials t JOIN systems s ON s.id = t.system_id";
+// The trial columns, then s.id and (schema 7) where a user's box was read; a
+// read-only open of an older file has no paths.
+std::string select_trial_sql(sqlite3* db) {
+    return std::string(
+               "SELECT t.id, t.sweep_id, t.hardware_id, s.kind, s.natoms, s.seed, t.config_id, t.build_id, t.steps, "
+               "t.warmup, t.repeats_requested, t.timeout_s, t.status, t.repeats, t.ms_median, t.ms_min, t.ms_max, "
+               "t.ns_per_day, t.drift, t.drift_tolerance, t.timings_json, t.pairlist_json, t.config_json, "
+               "t.report_json, t.stderr_tail, t.load_avg, t.wall_s, t.created_at, s.id, ") +
+           (user_version(db) >= kSystemPathsSchema ? "s.gro, s.top" : "NULL, NULL") +
+           " FROM trials t JOIN systems s ON s.id = t.system_id";
+}
 
-// s.id, the last column of kSelectTrial.
+// s.id and the paths, the last columns of select_trial_sql.
 constexpr int kSystemIdColumn = 28;
 
 StoredTrial read_trial(sqlite3* db, const sql::Statement& st) {
@@ -92,6 +100,8 @@ StoredTrial read_trial(sqlite3* db, const sql::Statement& st) {
         if (!files)
             throw DbError(sql::db_path(db) + ": trial " + std::to_string(t.id) + " has a bad system id '" + id + "'");
         t.system = *files;
+        t.system.gro = st.column_text(kSystemIdColumn + 1);  // "" when NULL
+        t.system.top = st.column_text(kSystemIdColumn + 2);
     } else {
         const auto system_kind = mdcore::parse_system_kind(kind);
         if (!system_kind)
@@ -281,6 +291,14 @@ bool Store::insert_trial(const StoredTrial& t, OnExisting on_existing) {
         st.bind_int(4, static_cast<std::int64_t>(t.system.seed));
         st.run();
     }
+    if (t.system.from_files() && !t.system.gro.empty() && !t.system.top.empty()) {
+        // Where the box was last read: fit reads it again from there (the digest tells if it changed).
+        sql::Statement st(db_, "UPDATE systems SET gro = ?, top = ? WHERE id = ?");
+        st.bind_text(1, std::filesystem::absolute(t.system.gro).lexically_normal().string());
+        st.bind_text(2, std::filesystem::absolute(t.system.top).lexically_normal().string());
+        st.bind_text(3, key.system);
+        st.run();
+    }
     {
         sql::Statement st(db_, "INSERT OR IGNORE INTO configs(id) VALUES(?)");
         st.bind_text(1, key.config);
@@ -309,14 +327,14 @@ bool Store::insert_trial(const StoredTrial& t, OnExisting on_existing) {
 }
 
 std::optional<StoredTrial> Store::find_trial(const TrialKey& key) const {
-    sql::Statement st(db_, std::string(kSelectTrial) + " WHERE t.trial_key = ?");
+    sql::Statement st(db_, select_trial_sql(db_) + " WHERE t.trial_key = ?");
     st.bind_text(1, key.str());
     if (!st.step()) return std::nullopt;
     return read_trial(db_, st);
 }
 
 std::vector<StoredTrial> Store::trials(const TrialFilter& f) const {
-    std::string sql = kSelectTrial;
+    std::string sql = select_trial_sql(db_);
     std::string where;
     auto add = [&where](const char* cond) { where += (where.empty() ? " WHERE " : " AND ") + std::string(cond); };
     if (f.sweep_id) add("t.sweep_id = ?");
@@ -355,8 +373,12 @@ long Store::merge_from(const std::string& other_path) {
               "INSERT INTO hardware(id, json, first_seen) VALUES(?, ?, ?) ON CONFLICT(id) DO NOTHING");
     copy_rows(src, "SELECT id, json FROM builds", db_,
               "INSERT INTO builds(id, json) VALUES(?, ?) ON CONFLICT(id) DO NOTHING");
-    copy_rows(src, "SELECT id, kind, natoms, seed FROM systems", db_,
-              "INSERT INTO systems(id, kind, natoms, seed) VALUES(?, ?, ?, ?) ON CONFLICT(id) DO NOTHING");
+    copy_rows(src,
+              version >= kSystemPathsSchema ? "SELECT id, kind, natoms, seed, gro, top FROM systems"
+                                            : "SELECT id, kind, natoms, seed, NULL, NULL FROM systems",
+              db_,
+              "INSERT INTO systems(id, kind, natoms, seed, gro, top) VALUES(?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE "
+              "SET gro = COALESCE(systems.gro, excluded.gro), top = COALESCE(systems.top, excluded.top)");
     copy_rows(src, "SELECT id FROM configs", db_, "INSERT INTO configs(id) VALUES(?) ON CONFLICT(id) DO NOTHING");
 
     // Sweep ids are per file: match by (name, started_at), insert the rest, remember the mapping.

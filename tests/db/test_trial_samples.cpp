@@ -112,10 +112,11 @@ TEST_F(TrialSamples, SchemaFiveFilesReadWithoutThemAndMigrate) {
         db::Store s(p);
         s.insert_trial(t);
     }
-    {  // back to what schema 5 wrote: no samples table
+    {  // back to what schema 5 wrote: no samples table, no system paths
         sqlite3* raw = nullptr;
         ASSERT_EQ(sqlite3_open(p.c_str(), &raw), SQLITE_OK);
-        ASSERT_EQ(sqlite3_exec(raw, "DROP TABLE trial_samples; PRAGMA user_version = 5;", nullptr, nullptr, nullptr),
+        ASSERT_EQ(sqlite3_exec(raw, "DROP TABLE trial_samples; ALTER TABLE systems DROP COLUMN gro; ALTER TABLE systems DROP COLUMN top; "
+                                    "PRAGMA user_version = 5;", nullptr, nullptr, nullptr),
                   SQLITE_OK);
         EXPECT_EQ(db::user_version(raw), 5);
         sqlite3_close(raw);
@@ -128,7 +129,7 @@ TEST_F(TrialSamples, SchemaFiveFilesReadWithoutThemAndMigrate) {
         EXPECT_TRUE(got->result.samples.empty());
     }
     db::Store s(p);
-    EXPECT_EQ(s.schema_version(), 6);
+    EXPECT_EQ(s.schema_version(), db::kSchemaVersion);
     EXPECT_TRUE(s.find_trial(t.key())->result.samples.empty());
     const db::StoredTrial next = trial(80);
     ASSERT_TRUE(s.insert_trial(next));

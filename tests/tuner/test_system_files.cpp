@@ -85,8 +85,31 @@ TEST_F(SystemFiles, TrialsOfAUsersBoxAreStoredAndReadBackByDigest) {
     EXPECT_TRUE(back[0].system.from_files());
     EXPECT_EQ(back[0].system.canonical(), d.canonical());
     EXPECT_EQ(back[0].key().str(), t.key().str());
-    EXPECT_TRUE(back[0].system.gro.empty());  // paths are not part of the system's identity
+    // Paths are not part of the system's identity, but the database keeps where the box was read.
+    EXPECT_EQ(back[0].system.gro, kData + "conf.gro");
+    EXPECT_EQ(back[0].system.top, kData + "topol.top");
     EXPECT_TRUE(store.find_trial(t.key()));
+}
+
+// mdtune fit reads a box back from the paths the database kept; the digest must
+// still match, else the trials are not this box's and are left out.
+TEST_F(SystemFiles, ABoxReadBackFromTheDatabaseIsCheckedAgainstItsDigest) {
+    write("conf.gro", mdtest::file_text(kData + "conf.gro"));
+    write("topol.top", mdtest::file_text(kData + "topol.top") + "\n; edited after the sweep\n");
+    auto stale = parse_file_system_id("gro:natoms=2652:files=0123456789abcdef");
+    ASSERT_TRUE(stale);
+    stale->gro = path("conf.gro");
+    stale->top = path("topol.top");
+    try {
+        const models::SystemModel sys(*stale);
+        FAIL() << "a changed box was accepted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("changed since its trials were measured"), std::string::npos) << e.what();
+    }
+    auto moved = parse_file_system_id("gro:natoms=2652:files=fedcba9876543210");
+    moved->gro = path("gone.gro");
+    moved->top = path("topol.top");
+    EXPECT_THROW(models::SystemModel{*moved}, std::invalid_argument);
 }
 
 TEST_F(SystemFiles, ASpaceNamesTheFilesRelativeToItself) {
