@@ -100,8 +100,13 @@ class PmeTimeAccount {
 public:
     template <class Md>
     void add_new(const Md& md, TaskTimer& timer) {
-        if (!md.pme()) return;
-        const PmeStageTimes& t = md.pme()->stage_times();
+        PmeStageTimes t;
+        if constexpr (requires { md.mesh_stage_times(); }) {
+            t = md.mesh_stage_times();  // decomposed: this rank's share of the distributed mesh
+        } else {
+            if (!md.pme()) return;
+            t = md.pme()->stage_times();
+        }
         timer.add(Task::PmeSpread, t.spread - seen_.spread);
         timer.add(Task::PmeFft, t.fft - seen_.fft);
         timer.add(Task::PmeSolve, t.solve - seen_.solve);

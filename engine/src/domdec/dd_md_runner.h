@@ -40,7 +40,9 @@ public:
     void scatter_to_system();
     std::vector<Vec3> forces_in_input_order() const;
     bool dual_list() const { return md_.dual_list(); }
-    const Pme* pme() const { return nullptr; }  // stage times: see parallel_stats()
+    const Pme* pme() const { return nullptr; }  // the mesh is the MeshSolver's:
+    // its stage times on this rank (the report's pme_* tasks; the exchanges are in "other").
+    PmeStageTimes mesh_stage_times() const { return mesh_ ? mesh_->stage_times() : PmeStageTimes{}; }
     double max_constraint_deviation() const;
     bool forces_finite() const;
     double list_pairs() const { return list_pairs_; }

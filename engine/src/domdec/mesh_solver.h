@@ -1,6 +1,9 @@
 #pragma once
 #include <array>
 #include <cstddef>
+
+#include "pme/pme.h"
+
 namespace mdcore {
 struct MeshResult { double energy = 0; std::array<double, 9> virial{}; };
 // Reciprocal-space part of PME over the PP ranks' home atoms. Collective: every PP
@@ -12,5 +15,11 @@ public:
     virtual ~MeshSolver() = default;
     virtual MeshResult compute(std::size_t n, const double* x, const double* y, const double* z,
                                const double* q, float* fx, float* fy, float* fz) = 0;
+    // Seconds this rank spent in each mesh stage so far (accumulated; the report's
+    // pme_* tasks). Zero where the stages run elsewhere (PME-only ranks).
+    virtual PmeStageTimes stage_times() const { return {}; }
+    // Whether the next compute() must return the virial (energy steps); a solver may
+    // skip its virial sums otherwise, as the serial Pme does.
+    virtual void set_virial_wanted(bool /*wanted*/) {}
 };
 }

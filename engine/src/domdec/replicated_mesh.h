@@ -18,6 +18,7 @@ public:
                    MPI_Comm pp_comm);
     MeshResult compute(std::size_t n, const double* x, const double* y, const double* z, const double* q, float* fx,
                        float* fy, float* fz) override;
+    PmeStageTimes stage_times() const override { return pme_.stage_times(); }
 
 private:
     Pme pme_;

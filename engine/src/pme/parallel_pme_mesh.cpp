@@ -46,6 +46,7 @@ struct ParallelPmeMesh::Impl {
     std::vector<double> influence;  // G(m) in the transposed layout of fft.transform()
     std::vector<char> touched;      // x-planes this rank's atoms touch
     ParallelPmeTimes times;
+    bool want_virial = true;        // the virial sums cost as much as the rest of the solve
 };
 
 namespace {
@@ -67,7 +68,7 @@ void tabulate_slab_influence(const PmeWorkspace& w, const PmeSlabFft& fft, std::
 }
 
 // Solve on this rank's lines; returns energy + 6 virial sums of this rank's modes.
-PmeSolveSums solve_slab(PmeWorkspace& w, PmeSlabFft& fft, const std::vector<double>& influence) {
+PmeSolveSums solve_slab(PmeWorkspace& w, PmeSlabFft& fft, const std::vector<double>& influence, bool want_virial) {
     const int nx = w.grid.nx, nzc = fft.nzc();
     const long lines = static_cast<long>(fft.y_count()) * nx;
     std::fill(w.thread_acc.begin(), w.thread_acc.end(), 0.0);
@@ -78,7 +79,7 @@ PmeSolveSums solve_slab(PmeWorkspace& w, PmeSlabFft& fft, const std::vector<doub
         for (long line = 0; line < lines; ++line) {
             const int yl = static_cast<int>(line / nx), x = static_cast<int>(line % nx);
             pme_solve_line(fft.transform() + line * nzc, influence.data() + line * nzc, w.grid.nz, nzc, w.mvec[0][x],
-                           w.mvec[1][fft.y0() + yl], w.box.lengths[2], w.beta, true, sums);
+                           w.mvec[1][fft.y0() + yl], w.box.lengths[2], w.beta, want_virial, sums);
         }
         double* acc = &w.thread_acc[static_cast<std::size_t>(omp_get_thread_num()) * 10];
         acc[0] = sums.energy;
@@ -120,6 +121,8 @@ ParallelPmeMesh::~ParallelPmeMesh() = default;
 
 const ParallelPmeTimes& ParallelPmeMesh::times() const { return impl_->times; }
 
+void ParallelPmeMesh::set_virial_wanted(bool wanted) { impl_->want_virial = wanted; }
+
 MeshResult ParallelPmeMesh::compute(std::size_t n, const double* x, const double* y, const double* z, const double* q,
                                     float* fx, float* fy, float* fz) {
     Impl& m = *impl_;
@@ -146,7 +149,7 @@ MeshResult ParallelPmeMesh::compute(std::size_t n, const double* x, const double
     st.fft += seconds_since(t0);
 
     t0 = std::chrono::steady_clock::now();
-    const PmeSolveSums local = solve_slab(w, m.fft, m.influence);
+    const PmeSolveSums local = solve_slab(w, m.fft, m.influence, m.want_virial);
     st.solve += seconds_since(t0);
 
     t0 = std::chrono::steady_clock::now();

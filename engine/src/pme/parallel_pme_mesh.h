@@ -37,6 +37,8 @@ public:
                        float* fy, float* fz) override;
 
     const ParallelPmeTimes& times() const;
+    PmeStageTimes stage_times() const override { return times().stages; }
+    void set_virial_wanted(bool wanted) override;
 
 private:
     struct Impl;
