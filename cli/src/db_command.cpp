@@ -27,6 +27,7 @@ struct ExportOptions {
     std::string format = "csv";
     long sweep = 0, natoms = 0;  // 0: any
     std::string kind, status, hardware;
+    bool samples = false;  // CSV: one row per repeat instead of per trial
 };
 
 int export_trials(const ExportOptions& opts) {
@@ -38,7 +39,11 @@ int export_trials(const ExportOptions& opts) {
     if (!opts.status.empty()) f.status = parse_trial_status(opts.status);
     const db::Store store(opts.db, db::Store::Mode::ReadOnly);
     const auto trials = store.trials(f);
-    std::cout << (opts.format == "csv" ? db::export_trials_csv(trials) : db::export_trials_json(trials));
+    if (opts.samples && opts.format != "csv")
+        throw InputError("--samples is a CSV layout; JSON export already lists each trial's \"samples\"");
+    std::cout << (opts.format == "json" ? db::export_trials_json(trials)
+                  : opts.samples        ? db::export_samples_csv(trials)
+                                        : db::export_trials_csv(trials));
     if (opts.format == "json") std::cout << "\n";
     return 0;
 }
@@ -67,6 +72,7 @@ void add_export(CLI::App& db, int& exit_code) {
     add_value(*cmd, "--status", opts->status, "Only this status")
         ->check(word_in({"ok", "invalid", "failed", "timeout", "crashed"}));
     add_value(*cmd, "--hardware", opts->hardware, "Only this hardware id");
+    cmd->add_flag("--samples", opts->samples, "CSV: one row per repeat measured in rounds (round, ratio to the reference, CPU share, noisy)");
     cmd->callback([opts, &exit_code] { exit_code = export_trials(*opts); });
 }
 

@@ -215,3 +215,46 @@ TEST_F(StoreTest, ExportJsonParsesBack) {
     EXPECT_TRUE(rows[1].at("pairlist").is_null());
     EXPECT_EQ(nlohmann::json::parse(db::export_trials_json({})).size(), 0u);
 }
+
+// Every repeat measured in rounds leaves the database: as CSV rows (trial id first)
+// and as each JSON trial's "samples"; a repeat without a reference has empty/null ratio.
+TEST_F(StoreTest, ExportCarriesTheRepeatSamples) {
+    db::Store s(path("a.db"));
+    db::StoredTrial t = make_trial(10);
+    RepeatSample first;
+    first.round = 0;
+    first.position = 1;
+    first.ms_per_step = 1.5;
+    first.ref_ms_per_step = 1.25;
+    first.wall_s = 2.0;
+    first.measured_s = 1.5;
+    first.cpu_s = 3.0;
+    first.threads = 2;
+    first.load_avg = 0.5;
+    RepeatSample second = first;
+    second.round = 1;
+    second.ref_ms_per_step = 0;  // no reference in that round
+    second.noisy = true;
+    t.result.samples = {first, second};
+    s.insert_trial(t);
+    s.insert_trial(make_trial(20));  // no samples: no rows
+    const std::string csv = db::export_samples_csv(s.trials());
+    const std::string header =
+        "trial_id,hardware_id,system_kind,natoms,seed,config,build_id,round,position,ms_per_step,ref_ms_per_step,"
+        "ratio,wall_s,measured_s,cpu_s,threads,cpu_share,load_avg,noisy\r\n";
+    ASSERT_EQ(csv.substr(0, header.size()), header) << csv;
+    EXPECT_NE(csv.find(",0,1,1.5,1.25,1.2,2,1.5,3,2,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find(",1,1,1.5,,,2,1.5,3,2,"), std::string::npos) << csv;
+    std::size_t rows = 0;
+    for (std::size_t i = csv.find("\r\n"); i != std::string::npos; i = csv.find("\r\n", i + 2)) ++rows;
+    EXPECT_EQ(rows, 3u);  // header + two repeats
+    const auto trials = nlohmann::json::parse(db::export_trials_json(s.trials()));
+    ASSERT_EQ(trials.size(), 2u);
+    const auto& samples = trials[0].at("samples");
+    ASSERT_EQ(samples.size(), 2u);
+    EXPECT_DOUBLE_EQ(samples[0].at("ratio").get<double>(), 1.2);
+    EXPECT_DOUBLE_EQ(samples[0].at("cpu_share").get<double>(), first.cpu_share());
+    EXPECT_TRUE(samples[1].at("ref_ms_per_step").is_null());
+    EXPECT_EQ(samples[1].at("noisy"), 1);
+    EXPECT_TRUE(trials[1].at("samples").empty());
+}

@@ -165,6 +165,9 @@ private:
 
 // Export of trials as CSV (header + one row per trial, RFC 4180 quoting) or JSON (array).
 std::string export_trials_csv(const std::vector<StoredTrial>& trials);
-std::string export_trials_json(const std::vector<StoredTrial>& trials);
+std::string export_trials_json(const std::vector<StoredTrial>& trials);  // with each trial's "samples"
+// One row per repeat measured in rounds (trial_samples): the trial's id, hardware,
+// system and config, then the repeat's round, times, reference ratio, CPU share, noisy.
+std::string export_samples_csv(const std::vector<StoredTrial>& trials);
 
 }  // namespace mdtune::db
