@@ -221,16 +221,8 @@ TEST_F(StoreTest, ExportJsonParsesBack) {
 TEST_F(StoreTest, ExportCarriesTheRepeatSamples) {
     db::Store s(path("a.db"));
     db::StoredTrial t = make_trial(10);
-    RepeatSample first;
-    first.round = 0;
-    first.position = 1;
-    first.ms_per_step = 1.5;
-    first.ref_ms_per_step = 1.25;
-    first.wall_s = 2.0;
-    first.measured_s = 1.5;
-    first.cpu_s = 3.0;
-    first.threads = 2;
-    first.load_avg = 0.5;
+    const RepeatSample first{.round = 0, .position = 1, .ms_per_step = 1.5, .ref_ms_per_step = 1.25, .wall_s = 2.0,
+                             .measured_s = 1.5, .cpu_s = 3.0, .threads = 2, .load_avg = 0.5};
     RepeatSample second = first;
     second.round = 1;
     second.ref_ms_per_step = 0;  // no reference in that round
