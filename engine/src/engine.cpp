@@ -185,7 +185,7 @@ void finish_report(const RunSamples& s, std::map<std::string, double> timings, d
 
 }  // namespace
 
-// Separate PME ranks (run_pme_rank) exist in MPI builds only.
+// Separate PME ranks (run_pme_rank), and more than one rank at all, exist in MPI builds only.
 #ifdef MDCORE_HAVE_MPI
 constexpr bool kPmeRanksBuilt = true;
 #else
@@ -312,6 +312,10 @@ EffectiveConfig resolve_config(const SystemSummary& system, const RunConfig& con
     if (system.natoms <= 0 || !(system.box.volume() > 0))
         throw std::invalid_argument("system '" + system.kind + "' has no atoms or no box");
     EffectiveConfig eff;
+    // A build without MPI runs one rank whatever is planned: more would be N separate runs.
+    if (options.planned_ranks > 1 && !kPmeRanksBuilt)
+        throw std::invalid_argument("ranks = " + std::to_string(options.planned_ranks) +
+                                    ": this mdcore was built without MPI (one rank only)");
     eff.ranks = options.planned_ranks > 0 ? options.planned_ranks : config.one_process ? 1 : world_size();
     if (config.ranks > 0 && config.ranks != eff.ranks)
         throw std::invalid_argument("--ranks " + std::to_string(config.ranks) + ": this run has " +

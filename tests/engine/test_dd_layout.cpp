@@ -164,6 +164,9 @@ TEST(DdTunables, OneRankResolvesToOneCellWithoutMpi) {
 // The tuner plans multi-rank trials in one process: planned_ranks resolves the
 // layout mpirun -np N would get; --ranks refuses a run started on another count.
 TEST(DdTunables, PlannedRanksAndTheRanksCheck) {
+#ifndef MDCORE_HAVE_MPI
+    GTEST_SKIP() << "mdcore built without MPI: one rank only";
+#endif
     const System sys = lj_fluid(4000);
     RunConfig c;
     c.threads = 1;

@@ -20,6 +20,9 @@ TEST(DdFeatures, HaloFractionIsTheEighthShellOverTheCell) {
 }
 
 TEST(DdFeatures, ComputedFromTheResolvedLayout) {
+#ifndef MDCORE_HAVE_MPI
+    GTEST_SKIP() << "mdcore built without MPI: one rank only";
+#endif
     const auto hw = test::test_hardware("hw-test", 4);
     const SystemDescriptor water{mdcore::SystemKind::Water, 24000, 1};
     const models::SystemModel sys(water);
@@ -55,6 +58,9 @@ TEST(DdFeatures, ComputedFromTheResolvedLayout) {
 // The cost model's PP work divides over all PP ranks' threads: 2 ranks x 1 thread
 // carries the same per-core pair work as 1 rank x 2 threads.
 TEST(DdFeatures, CostTermsDivideWorkOverTheRanks) {
+#ifndef MDCORE_HAVE_MPI
+    GTEST_SKIP() << "mdcore built without MPI: one rank only";
+#endif
     const auto hw = test::test_hardware("hw-test", 4);
     const models::SystemModel sys({mdcore::SystemKind::Lj, 8000, 1});
     Config one, two;
