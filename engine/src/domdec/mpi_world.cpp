@@ -1,6 +1,7 @@
 #include "domdec/mpi_world.h"
 
 #include <cstdlib>
+#include <initializer_list>
 
 #ifdef MDCORE_HAVE_MPI
 #include <mpi.h>
