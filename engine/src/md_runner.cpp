@@ -200,7 +200,7 @@ void MdRunner::finish_nonbonded([[maybe_unused]] ForceEnergies& e) {
 #endif
 }
 
-double MdRunner::compute_pme(EnergyOutput /*energy*/) {
+double MdRunner::compute_pme(EnergyOutput energy) {
 #ifdef MDT_HAVE_CUDA
     if (gpu_pme_) {
         if (!floats_current_) update_float_coordinates();
@@ -210,6 +210,11 @@ double MdRunner::compute_pme(EnergyOutput /*energy*/) {
     }
 #endif
     if (!pme_) return 0.0;
+    if (energy == EnergyOutput::No) {  // the energy of this step is not reported
+        pme_->compute_forces(state_.size(), state_.x.data(), state_.y.data(), state_.z.data(), charge_.data(),
+                             state_.fx.data(), state_.fy.data(), state_.fz.data());
+        return 0.0;
+    }
     const double e = pme_->compute(state_.size(), state_.x.data(), state_.y.data(), state_.z.data(), charge_.data(),
                                    state_.fx.data(), state_.fy.data(), state_.fz.data());
     return e + charged_energy_;

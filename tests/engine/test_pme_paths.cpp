@@ -1,6 +1,6 @@
-// The optimised PME paths against the reference ones they replace: the many-atom
-// B-spline kernel at every compiled SIMD level against bspline(), and the slab spread
-// + contiguous gather against the spread/gather as first written
+// The optimised PME paths against the reference ones they replace: the mesh kernels'
+// float B-spline stencils at every compiled SIMD level against bspline(), and the slab
+// spread + gather (the default) against the spread/gather as first written
 // (Pme::use_reference_path), at the tolerances the thread-count test uses.
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include "mdcore/engine.h"
 #include "pme/bspline.h"
 #include "pme/pme.h"
-#include "pme/pme_spline.h"
+#include "pme/pme_mesh_kernels.h"
 
 namespace mdcore {
 namespace {
@@ -38,37 +38,50 @@ Charges random_charges(int n, Vec3 lengths, std::uint64_t seed) {
     return c;
 }
 
-TEST(PmePaths, SplineKernelMatchesBsplineAtEverySimdLevel) {
+// Float weights within float rounding of bspline()'s, the same base index, and every
+// SIMD level bit-identical to the plain build.
+TEST(PmePaths, MeshSplinesMatchBsplineAtEverySimdLevel) {
     const Charges c = random_charges(37, {2.1, 2.6, 3.3}, 5);  // 37: a partial last block
     const int dims[3] = {21, 27, 32};
-    for (SimdLevel level : available_simd_levels())
-        for (int order : {4, 5, 6}) {
+    const std::size_t n = c.x.size();
+    for (int order : {4, 5, 6}) {
+        std::vector<int> base0;
+        std::vector<float> th0, dth0;
+        for (SimdLevel level : available_simd_levels()) {
             SCOPED_TRACE(std::string(to_string(level)) + ", order " + std::to_string(order));
-            std::vector<AtomStencil> st(c.x.size());
-            PmeSplineArgs args;
-            args.pos[0] = c.x.data(), args.pos[1] = c.y.data(), args.pos[2] = c.z.data();
-            for (int a = 0; a < 3; ++a) args.length[a] = c.box.lengths[a], args.dims[a] = dims[a];
-            args.order = order;
-            args.stencils = st.data();
-            pme_spline_kernel(level)(args, 0, c.x.size());
+            std::vector<int> base(3 * n);
+            std::vector<float> th(3 * n * order), dth(3 * n * order);
+            PmeSplineInput in;
+            in.pos[0] = c.x.data(), in.pos[1] = c.y.data(), in.pos[2] = c.z.data();
+            for (int a = 0; a < 3; ++a) in.length[a] = c.box.lengths[a], in.dims[a] = dims[a];
+            in.order = order;
+            pme_mesh_kernels(level).splines(in, 0, n, PmeMeshStencils{base.data(), th.data(), dth.data()});
             const std::vector<double>* pos[3] = {&c.x, &c.y, &c.z};
-            for (std::size_t i = 0; i < c.x.size(); ++i)
+            for (std::size_t i = 0; i < n; ++i)
                 for (int a = 0; a < 3; ++a) {
                     double s = (*pos[a])[i] / c.box.lengths[a];
                     s -= std::floor(s);
                     const double u = s * dims[a];
-                    int base = static_cast<int>(u);
-                    const double f = u - base;
-                    if (base >= dims[a]) base -= dims[a];
-                    double th[kPmeMaxOrder], dth[kPmeMaxOrder];
-                    bspline(f, order, th, dth);
+                    int b = static_cast<int>(u);
+                    const double f = u - b;
+                    if (b >= dims[a]) b -= dims[a];
+                    double ref[kPmeMaxOrder], dref[kPmeMaxOrder];
+                    bspline(f, order, ref, dref);
+                    EXPECT_EQ(base[3 * i + a], b) << i << " " << a;
                     for (int j = 0; j < order; ++j) {
-                        EXPECT_EQ(st[i].th[a][j], th[j]) << i << " " << a << " " << j;
-                        EXPECT_EQ(st[i].dth[a][j], dth[j]) << i << " " << a << " " << j;
-                        EXPECT_EQ(st[i].idx[a][j], (base - j + dims[a]) % dims[a]) << i << " " << a << " " << j;
+                        EXPECT_NEAR(th[(3 * i + a) * order + j], ref[j], 2e-6) << i << " " << a << " " << j;
+                        EXPECT_NEAR(dth[(3 * i + a) * order + j], dref[j], 2e-6) << i << " " << a << " " << j;
                     }
                 }
+            if (base0.empty()) {
+                base0 = base, th0 = th, dth0 = dth;
+            } else {
+                EXPECT_EQ(base, base0);
+                EXPECT_EQ(th, th0);
+                EXPECT_EQ(dth, dth0);
+            }
         }
+    }
 }
 
 struct Result {
@@ -89,7 +102,8 @@ Result run(const Charges& c, PmeGrid grid, int order, int threads, SimdLevel lev
 }
 
 // Grids with odd sizes (z-runs that wrap), thread counts whose x-slabs are narrower
-// than order-1 planes (12 planes over 5 threads), every order and SIMD level.
+// than order-1 planes (12 planes over 5 threads), every order and SIMD level; the
+// levels agree bit for bit.
 TEST(PmePaths, SlabSpreadAndGatherMatchTheReference) {
     struct Case {
         Vec3 box;
@@ -104,10 +118,13 @@ TEST(PmePaths, SlabSpreadAndGatherMatchTheReference) {
             const Result ref = run(c, k.grid, k.order, threads, SimdLevel::None, true);
             double fmax = 0;
             for (float f : ref.f) fmax = std::max(fmax, static_cast<double>(std::abs(f)));
+            const Result plain = run(c, k.grid, k.order, threads, SimdLevel::None, false);
             for (SimdLevel level : available_simd_levels()) {
                 SCOPED_TRACE(std::string(to_string(level)) + ", order " + std::to_string(k.order) + ", threads " +
                              std::to_string(threads));
                 const Result opt = run(c, k.grid, k.order, threads, level, false);
+                EXPECT_EQ(opt.energy, plain.energy);
+                EXPECT_EQ(opt.f, plain.f);
                 EXPECT_NEAR(opt.energy, ref.energy, 1e-5 * std::abs(ref.energy));
                 for (std::size_t i = 0; i < ref.f.size(); ++i) EXPECT_NEAR(opt.f[i], ref.f[i], 1e-4 * fmax) << i;
                 for (int v = 0; v < 9; ++v) EXPECT_NEAR(opt.virial[v], ref.virial[v], 1e-5 * std::abs(ref.energy));

@@ -19,6 +19,20 @@ struct Pme::Impl : PmeWorkspace {};
 
 namespace {
 
+// Each thread's padded spread slab (its share of the x-planes plus order-1 below, y and
+// z lines padded by order-1), allocated here so the step loop does not.
+void allocate_slabs(PmeWorkspace& w) {
+    const int pad = w.order - 1;
+    const std::size_t plane = static_cast<std::size_t>(w.grid.ny + pad) * (w.grid.nz + pad);
+    w.slabs.resize(w.nthreads);
+    w.slab_atoms.resize(w.nthreads);
+    for (int t = 0; t < w.nthreads; ++t) {
+        const long x0 = static_cast<long>(w.grid.nx) * t / w.nthreads;
+        const long x1 = static_cast<long>(w.grid.nx) * (t + 1) / w.nthreads;
+        w.slabs[t].resize(static_cast<std::size_t>(x1 - x0 + pad) * plane);
+    }
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -63,8 +77,8 @@ Pme::Pme(const Box& box, PmeGrid grid, int order, double beta, double epsilon_r,
     pme_tabulate_frequencies(*impl);
     pme_tabulate_influence(*impl);
     impl->thread_acc.assign(static_cast<std::size_t>(impl->nthreads) * 10, 0.0);
-    impl->spline = pme_spline_kernel(simd == SimdLevel::Auto ? SimdLevel::None : simd);
-    pme_allocate_reference_copies(*impl);
+    impl->mesh = pme_mesh_kernels(simd == SimdLevel::Auto ? SimdLevel::None : simd);
+    allocate_slabs(*impl);
     impl_ = impl.release();
 }
 
@@ -73,24 +87,27 @@ Pme::~Pme() { delete impl_; }
 void Pme::use_reference_path(bool on) {
     PmeWorkspace& w = *impl_;
     w.reference_path = on;
-    if (on) {
+    if (on)
         pme_allocate_reference_copies(w);
-        return;
-    }
-    // Each thread's spread slab: its share of the x-planes plus order-1 below, allocated
-    // here so the step loop does not.
-    const std::size_t plane = static_cast<std::size_t>(w.grid.ny) * w.grid.nz;
-    w.slabs.resize(w.nthreads);
-    for (int t = 0; t < w.nthreads; ++t) {
-        const long x0 = static_cast<long>(w.grid.nx) * t / w.nthreads, x1 = static_cast<long>(w.grid.nx) * (t + 1) / w.nthreads;
-        if (w.slabs[t].size() < (x1 - x0 + w.order - 1) * plane) w.slabs[t].resize((x1 - x0 + w.order - 1) * plane);
-    }
+    else
+        allocate_slabs(w);
 }
 
 double Pme::compute(std::size_t n, const double* x, const double* y, const double* z, const double* q, float* fx,
                     float* fy, float* fz, double* virial) {
-    PmeWorkspace& w = *impl_;
     const double* pos[3] = {x, y, z};
+    return run(n, pos, q, fx, fy, fz, true, virial);
+}
+
+void Pme::compute_forces(std::size_t n, const double* x, const double* y, const double* z, const double* q, float* fx,
+                         float* fy, float* fz) {
+    const double* pos[3] = {x, y, z};
+    run(n, pos, q, fx, fy, fz, false, nullptr);
+}
+
+double Pme::run(std::size_t n, const double* const pos[3], const double* q, float* fx, float* fy, float* fz,
+                bool energy_wanted, double* virial) {
+    PmeWorkspace& w = *impl_;
 
     auto t0 = std::chrono::steady_clock::now();
     pme_spread(w, n, pos, q);
@@ -101,7 +118,11 @@ double Pme::compute(std::size_t n, const double* x, const double* y, const doubl
     times_.fft += seconds_since(t0);
 
     t0 = std::chrono::steady_clock::now();
-    const double energy = pme_solve(w, virial);
+    double energy = 0.0;
+    if (energy_wanted)
+        energy = pme_solve(w, virial);
+    else
+        pme_solve_forces_only(w);
     times_.solve += seconds_since(t0);
 
     t0 = std::chrono::steady_clock::now();

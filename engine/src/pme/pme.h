@@ -22,7 +22,7 @@ struct PmeGrid {
 double ewald_beta(double rc, double ewald_rtol);
 
 // Smallest n >= length / spacing and >= 2*order (pme_grid.cpp) whose prime factors are
-// all in {2, 3, 5, 7}: FFT-friendly sizes.
+// all in {2, 3, 5, 7}, or 44 or 52 (GROMACS' list): FFT-friendly sizes.
 int pme_grid_size(double length, double spacing, int order);
 PmeGrid pme_grid_for_spacing(const Box& box, double spacing, int order);
 
@@ -46,13 +46,16 @@ public:
     // virial (optional, 3x3 row-major, -0.5 sum r_i F_i convention as GROMACS) is overwritten.
     double compute(std::size_t n, const double* x, const double* y, const double* z, const double* q,
                    float* fx, float* fy, float* fz, double* virial = nullptr);
+    // The same forces without the energy and virial sums (steps that sample no energy):
+    // the solve is then one float multiply per transform value.
+    void compute_forces(std::size_t n, const double* x, const double* y, const double* z, const double* q, float* fx,
+                        float* fy, float* fz);
 
-    // true (the default): spread and gather as first written (one atom at a time, a
-    // whole-grid copy per thread). false: the optimised path (many-atom SIMD splines,
-    // x-slab spread, contiguous gather), tested against the reference in
-    // test_pme_paths.cpp. It is not the default yet: it changes the spread's float
-    // rounding, so MD trajectories diverge from today's, and the 10 ps water NVE test
-    // then ended at 355 K against its 350 K bound.
+    // false (the default): spread and gather by the mesh kernels of the SIMD level
+    // (float stencils of many atoms at once, padded per-thread slabs, contiguous
+    // z-runs; pme_mesh_kernels.h). true: the paths as first written (double stencils
+    // one atom at a time, a whole-grid copy per thread), kept as the reference the
+    // default is tested against (test_pme_paths.cpp).
     void use_reference_path(bool on);
 
     const PmeStageTimes& stage_times() const { return times_; }
@@ -60,6 +63,8 @@ public:
     int order() const { return order_; }
 
 private:
+    double run(std::size_t n, const double* const pos[3], const double* q, float* fx, float* fy, float* fz,
+               bool energy, double* virial);
     struct Impl;
     Impl* impl_;
     PmeGrid grid_;

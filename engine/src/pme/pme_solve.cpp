@@ -35,6 +35,19 @@ void pme_tabulate_influence(PmeWorkspace& w) {
                     pme_influence_at(w.prefactor, w.beta, V, w.mvec[0][ix], w.mvec[1][iy], kz / w.box.lengths[2],
                                      w.bmod[0][ix], w.bmod[1][iy], w.bmod[2][kz]);
             }
+    w.influence_f.assign(w.influence.begin(), w.influence.end());
+}
+
+// Steps without energy need only the product: one float multiply per value, vectorised.
+void pme_solve_forces_only(PmeWorkspace& w) {
+    const long n = static_cast<long>(w.ncomplex);
+    float* c = &w.cplx[0][0];
+    const float* g = w.influence_f.data();
+#pragma omp parallel for num_threads(w.nthreads) schedule(static)
+    for (long k = 0; k < n; ++k) {
+        c[2 * k] *= g[k];
+        c[2 * k + 1] *= g[k];
+    }
 }
 
 void pme_solve_line(fftwf_complex* line, const double* influence, int nz, int nzc, double mx, double my, double Lz,

@@ -1,13 +1,14 @@
-// PME spread: B-spline stencils of each charged atom (kept for gather) and its
-// order^3 block of charge on the grid. Two paths:
-//   slab            stencils of many atoms at once at the run's SIMD level; thread t owns
-//                   the x-planes [x0_t, x1_t) and spreads the atoms whose first x-plane it
-//                   owns into a private slab of those planes plus the order-1 below; each
-//                   thread then writes its own planes, adding the neighbours' halo planes,
-//                   so there is neither a whole-grid copy per thread nor a serial pass;
-//   reference       (the default, Pme::use_reference_path) one atom at a time into a
-//                   whole-grid copy per thread, the copies summed in thread order (as
-//                   first written; tests compare the slab path against it).
+// PME spread: B-spline stencils of each atom (kept for gather) and its order^3 block
+// of charge on the grid. Two paths:
+//   slab            (the default) float stencils of many atoms at once at the run's SIMD
+//                   level (pme_mesh_kernels.h); thread t owns the x-planes [x0_t, x1_t)
+//                   and spreads the atoms whose first x-plane it owns into a private slab
+//                   of those planes plus order-1 below, padded in y and z so that no index
+//                   wraps; each thread then writes its own planes, folding in every slab
+//                   plane that maps onto them: no whole-grid copy per thread, no serial pass;
+//   reference       (Pme::use_reference_path) double stencils one atom at a time into a
+//                   whole-grid copy per thread, the copies summed in thread order (as first
+//                   written; tests compare the slab path against it).
 // Both depend only on the thread count; they differ by float rounding.
 #include <omp.h>
 
@@ -77,99 +78,90 @@ void pme_spread_reference(PmeWorkspace& w, std::size_t n, const double* const po
     }
 }
 
-// One atom's order^3 block into a slab whose plane 0 is grid plane x0 - (P-1). Where
-// the atom's z-run does not wrap, its P points are one contiguous piece of the line.
-template <int P>
-void spread_atom(float* slab, int x0, int ny, int nz, double q, const AtomStencil& st) {
-    const int zbase = st.idx[2][0];
-    const bool contiguous = zbase >= P - 1;
-    for (int a = 0; a < P; ++a) {
-        const double qa = q * st.th[0][a];
-        const int lx = st.idx[0][0] - a - x0 + (P - 1);
-        for (int b = 0; b < P; ++b) {
-            const double qab = qa * st.th[1][b];
-            float* row = slab + (static_cast<std::size_t>(lx) * ny + st.idx[1][b]) * nz;
-            if (contiguous) {
-                float* line = row + zbase - (P - 1);  // line[P-1-c] is point zbase - c
-                for (int c = 0; c < P; ++c) line[P - 1 - c] += static_cast<float>(qab * st.th[2][c]);
-            } else {
-                for (int c = 0; c < P; ++c) row[st.idx[2][c]] += static_cast<float>(qab * st.th[2][c]);
-            }
-        }
+// Thread t of a team owns the grid's x-planes [x0(t), x1(t)).
+int first_plane(int nx, int t, int team) { return static_cast<int>(static_cast<long>(nx) * t / team); }
+
+PmeMeshStencils mesh_stencils(PmeWorkspace& w) {
+    return {w.mesh_base.data(), w.mesh_th.data(), w.mesh_dth.data()};
+}
+
+// Adds one padded slab plane onto a grid plane, folding the order-1 padded lines and
+// points below 0 back onto the top of the grid (periodic).
+void fold_plane(float* out, const float* in, int ny, int nz, int pad, int nz_pad) {
+    for (int ly = 0; ly < ny + pad; ++ly) {
+        const int y = ly < pad ? ly - pad + ny : ly - pad;
+        float* row = out + static_cast<std::size_t>(y) * nz;
+        const float* src = in + static_cast<std::size_t>(ly) * nz_pad;
+        for (int z = 0; z < nz; ++z) row[z] += src[z + pad];
+        for (int lz = 0; lz < pad; ++lz) row[lz - pad + nz] += src[lz];
     }
 }
 
-template <int P>
-void spread_slab(PmeWorkspace& w, std::size_t n, const double* q, int tid, int team) {
-    const int nx = w.grid.nx, ny = w.grid.ny, nz = w.grid.nz;
-    const std::size_t plane = static_cast<std::size_t>(ny) * nz;
-    const int x0 = static_cast<int>(static_cast<long>(nx) * tid / team);
-    const int x1 = static_cast<int>(static_cast<long>(nx) * (tid + 1) / team);
-    std::vector<float>& slab = w.slabs[tid];
-    const std::size_t size = static_cast<std::size_t>(x1 - x0 + P - 1) * plane;
-    if (slab.size() < size) slab.resize(size);  // only when the team shrank below nthreads
-    std::fill(slab.begin(), slab.begin() + size, 0.0f);
-    for (std::size_t i = 0; i < n; ++i) {
-        if (q[i] == 0.0) continue;
-        const AtomStencil& st = w.stencils[i];
-        const int xb = st.idx[0][0];
-        if (xb >= x0 && xb < x1) spread_atom<P>(slab.data(), x0, ny, nz, q[i], st);
-    }
-}
-
-// Plane x of the grid: the owner's slab plus every thread's halo planes that map onto x
-// (thread u's slab planes 0..P-2 are grid planes x0_u - (P-1) .. x0_u - 1, mod nx).
-void reduce_plane(PmeWorkspace& w, int x, int owner, int team) {
-    const int nx = w.grid.nx, p = w.order;
-    const std::size_t plane = static_cast<std::size_t>(w.grid.ny) * w.grid.nz;
-    const int x0 = static_cast<int>(static_cast<long>(nx) * owner / team);
-    float* out = w.real + static_cast<std::size_t>(x) * plane;
-    const float* own = w.slabs[owner].data() + static_cast<std::size_t>(x - x0 + p - 1) * plane;
-    std::copy(own, own + plane, out);
-    for (int u = 0; u < team; ++u) {
-        const int x0u = static_cast<int>(static_cast<long>(nx) * u / team);
-        const int below = ((x0u - x) % nx + nx) % nx;  // planes from x up to x0_u
-        if (below < 1 || below > p - 1) continue;
-        const float* halo = w.slabs[u].data() + static_cast<std::size_t>(p - 1 - below) * plane;
-        for (std::size_t k = 0; k < plane; ++k) out[k] += halo[k];
-    }
-}
-
+// Every thread: splines of a share of the atoms, then (after a barrier) the charges of
+// the atoms whose first x-plane it owns onto its private padded slab, then (after a
+// second barrier) its own grid planes as the sum of every slab plane that maps onto
+// them. No whole-grid copies, no serial pass; the result depends only on the team size.
 void pme_spread_slabs(PmeWorkspace& w, std::size_t n, const double* const pos[3], const double* q) {
-    PmeSplineArgs args;
-    for (int a = 0; a < 3; ++a) args.pos[a] = pos[a], args.length[a] = w.box.lengths[a];
-    args.dims[0] = w.grid.nx, args.dims[1] = w.grid.ny, args.dims[2] = w.grid.nz;
-    args.order = w.order;
-    args.stencils = w.stencils.data();
+    const int p = w.order, pad = p - 1;
+    const int nx = w.grid.nx, ny = w.grid.ny, nz = w.grid.nz;
+    const int ny_pad = ny + pad, nz_pad = nz + pad;
+    const std::size_t slab_plane = static_cast<std::size_t>(ny_pad) * nz_pad;
+    const std::size_t grid_plane = static_cast<std::size_t>(ny) * nz;
+    if (w.mesh_base.size() < 3 * n) {
+        w.mesh_base.resize(3 * n);
+        w.mesh_th.resize(3 * n * p);
+        w.mesh_dth.resize(3 * n * p);
+    }
     if (static_cast<int>(w.slabs.size()) < w.nthreads) w.slabs.resize(w.nthreads);
-    const std::size_t blocks = (n + kPmeSplineLanes - 1) / kPmeSplineLanes;
+    if (static_cast<int>(w.slab_atoms.size()) < w.nthreads) w.slab_atoms.resize(w.nthreads);
+    const PmeMeshStencils st = mesh_stencils(w);
+    PmeSplineInput in;
+    for (int a = 0; a < 3; ++a) in.pos[a] = pos[a], in.length[a] = w.box.lengths[a];
+    in.dims[0] = nx, in.dims[1] = ny, in.dims[2] = nz;
+    in.order = p;
+    constexpr std::size_t kBlock = 64;
+    const std::size_t blocks = (n + kBlock - 1) / kBlock;
 #pragma omp parallel num_threads(w.nthreads)
     {
         const int tid = omp_get_thread_num();
         const int team = omp_get_num_threads();
 #pragma omp for schedule(static)
-        for (std::size_t b = 0; b < blocks; ++b)
-            w.spline(args, b * kPmeSplineLanes, std::min(n, (b + 1) * kPmeSplineLanes));
+        for (std::size_t b = 0; b < blocks; ++b) w.mesh.splines(in, b * kBlock, std::min(n, (b + 1) * kBlock), st);
         // implicit barrier: every stencil is ready
-        switch (w.order) {
-            case 4: spread_slab<4>(w, n, q, tid, team); break;
-            case 5: spread_slab<5>(w, n, q, tid, team); break;
-            default: spread_slab<6>(w, n, q, tid, team); break;
+        const int x0 = first_plane(nx, tid, team), x1 = first_plane(nx, tid + 1, team);
+        std::vector<int>& mine = w.slab_atoms[tid];
+        mine.clear();
+        for (std::size_t i = 0; i < n; ++i) {
+            const int xb = st.base[3 * i];
+            if (xb >= x0 && xb < x1) mine.push_back(static_cast<int>(i));
         }
+        std::vector<float>& slab = w.slabs[tid];
+        const std::size_t size = static_cast<std::size_t>(x1 - x0 + pad) * slab_plane;
+        if (slab.size() < size) slab.resize(size);  // only when the team differs from nthreads
+        std::fill(slab.begin(), slab.begin() + size, 0.0f);
+        w.mesh.spread(PmeSlab{slab.data(), x0, ny_pad, nz_pad}, p, mine.data(), mine.size(), q, st);
 #pragma omp barrier
-        const int x0 = static_cast<int>(static_cast<long>(w.grid.nx) * tid / team);
-        const int x1 = static_cast<int>(static_cast<long>(w.grid.nx) * (tid + 1) / team);
-        for (int x = x0; x < x1; ++x) reduce_plane(w, x, tid, team);
+        for (int x = x0; x < x1; ++x) {
+            float* out = w.real + static_cast<std::size_t>(x) * grid_plane;
+            std::fill(out, out + grid_plane, 0.0f);
+            // Slab plane l of thread u is grid plane x0(u) - pad + l (mod nx); a slab
+            // longer than the grid (one thread) has two planes on some grid planes.
+            for (int u = 0; u < team; ++u) {
+                const int x0u = first_plane(nx, u, team), x1u = first_plane(nx, u + 1, team);
+                for (int l = ((x - x0u + pad) % nx + nx) % nx; l < x1u - x0u + pad; l += nx)
+                    fold_plane(out, w.slabs[u].data() + static_cast<std::size_t>(l) * slab_plane, ny, nz, pad, nz_pad);
+            }
+        }
     }
 }
 
 }  // namespace
 
 void pme_spread(PmeWorkspace& w, std::size_t n, const double* const pos[3], const double* q) {
-    if (w.stencils.size() < n) w.stencils.resize(n);
-    if (w.reference_path)
+    if (w.reference_path) {
+        if (w.stencils.size() < n) w.stencils.resize(n);
         pme_spread_reference(w, n, pos, q);
-    else
+    } else
         pme_spread_slabs(w, n, pos, q);
 }
 

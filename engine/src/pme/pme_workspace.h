@@ -19,7 +19,7 @@
 #include "mdcore/system.h"
 #include "pme/bspline.h"
 #include "pme/pme.h"
-#include "pme/pme_spline.h"
+#include "pme/pme_mesh_kernels.h"
 
 namespace mdcore {
 
@@ -35,15 +35,19 @@ struct PmeWorkspace {
     float* real = nullptr;                // charge grid, then potential phi
     fftwf_complex* cplx = nullptr;        // its transform
     std::vector<float*> thread_grids;     // reference spread: whole-grid copies for threads 1..n-1
-    bool reference_path = true;           // spread and gather as first written (Pme::use_reference_path)
-    PmeSplineKernel spline = nullptr;     // many-atom stencils at the run's SIMD level
-    std::vector<std::vector<float>> slabs;  // per thread: its x-planes plus order-1 planes below
+    bool reference_path = false;          // spread and gather as first written (Pme::use_reference_path)
+    PmeMeshKernels mesh{};                // the optimised path's kernels at the run's SIMD level
+    std::vector<int> mesh_base;           // its float stencils (pme_mesh_kernels.h)
+    std::vector<float> mesh_th, mesh_dth;
+    std::vector<std::vector<float>> slabs;     // per thread: its padded spread slab (PmeSlab)
+    std::vector<std::vector<int>> slab_atoms;  // per thread: the atoms whose first x-plane it owns
     fftwf_plan fwd = nullptr, bwd = nullptr;
     std::vector<double> bmod[3];
     std::vector<double> mvec[3];          // m_a / L_a for each grid index (signed frequency)
-    std::vector<AtomStencil> stencils;
+    std::vector<AtomStencil> stencils;    // the reference path's stencils
     std::vector<double> thread_acc;       // per thread: energy + 6 virial components (stride 10)
     std::vector<double> influence;        // G(m) per complex grid point (0 at m = 0)
+    std::vector<float> influence_f;       // the same in float, for the solve without energy
 
     PmeWorkspace() = default;
     PmeWorkspace(const PmeWorkspace&) = delete;
@@ -66,14 +70,16 @@ void pme_allocate_reference_copies(PmeWorkspace& w);  // the reference spread's 
 void pme_fft_forward(PmeWorkspace& w);   // real (charges) -> cplx
 void pme_fft_backward(PmeWorkspace& w);  // cplx -> real (potential)
 
-// pme_spread.cpp: splines of every charged atom into w.stencils, charges onto w.real
-// (by w.reference_path's choice of pme_spread_reference or the slab spread).
+// pme_spread.cpp: stencils of every atom, charges onto w.real (w.reference_path: the
+// reference spread and w.stencils; otherwise the slab spread and w.mesh_*).
 void pme_spread(PmeWorkspace& w, std::size_t n, const double* const pos[3], const double* q);
 
 // pme_solve.cpp: the influence table (set-up), and the solve that multiplies the
-// transform by it and returns the energy (virial, 3x3 row-major, when not null).
+// transform by it and returns the energy (virial, 3x3 row-major, when not null), or
+// only multiplies.
 void pme_tabulate_influence(PmeWorkspace& w);
 double pme_solve(PmeWorkspace& w, double* virial);
+void pme_solve_forces_only(PmeWorkspace& w);  // the product alone (steps without energy)
 
 // The pieces of the solve that do not depend on the grid's layout in memory (the
 // slab-decomposed mesh, parallel_pme_mesh.cpp, stores its transform transposed).
