@@ -11,7 +11,12 @@ namespace mdcore {
 
 namespace {
 
+// 2,3,5,7-smooth sizes, plus 44 and 52: the two sizes of GROMACS' list (calcgrid.cpp)
+// that are not, and FFTW transforms them faster than the next smooth ones (single-
+// thread r2c + c2r, FFTW_MEASURE: 44^3 0.51 ms against 45^3 0.70; 52^3 1.06 against
+// 54^3 1.28). Other 11- and 13-multiples were slower (39 against 40, 65 against 70).
 bool fft_friendly(int n) {
+    if (n == 44 || n == 52) return true;
     for (int f : {2, 3, 5, 7})
         while (n % f == 0) n /= f;
     return n == 1;
