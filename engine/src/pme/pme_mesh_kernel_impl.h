@@ -12,7 +12,29 @@ namespace mdcore {
 // with external linkage the linker could keep the AVX-512 instance for every level.
 namespace {
 
-constexpr int kSplineLanes = 16;
+constexpr int kSplineLanes = static_cast<int>(kPmeStencilLanes);
+
+// One atom's stencil, read out of its block.
+template <int P>
+struct AtomWeights {
+    int base[3];
+    float th[3][P], dth[3][P];
+};
+
+template <int P>
+AtomWeights<P> atom_weights(const PmeMeshStencils& st, std::size_t i, bool derivatives) {
+    AtomWeights<P> w;
+    const std::size_t lane = i % kPmeStencilLanes, block = i / kPmeStencilLanes;
+    const int* base = st.base + block * 3 * kPmeStencilLanes + lane;
+    const std::size_t first = block * 3 * P * kPmeStencilLanes + lane;
+    for (int d = 0; d < 3; ++d) {
+        w.base[d] = base[d * kPmeStencilLanes];
+        for (int j = 0; j < P; ++j) w.th[d][j] = st.th[first + (d * P + j) * kPmeStencilLanes];
+        if (derivatives)
+            for (int j = 0; j < P; ++j) w.dth[d][j] = st.dth[first + (d * P + j) * kPmeStencilLanes];
+    }
+    return w;
+}
 
 // Order 4 works on whole z-runs: four floats, one SSE register at every level (GCC's
 // vector extension; the same IEEE operations in the same order everywhere).
@@ -69,12 +91,11 @@ void splines_lanes(const PmeSplineInput& in, std::size_t i0, int lanes, const Pm
                     w[j][l] = div * ((f[l] + static_cast<float>(j)) * a + (static_cast<float>(n - j) - f[l]) * b);
                 }
         }
-        for (int l = 0; l < lanes; ++l) {
-            const std::size_t i = i0 + l;
-            st.base[3 * i + d] = base[l];
-            float* th = st.th + (3 * i + d) * P;
-            float* dth = st.dth + (3 * i + d) * P;
-            for (int j = 0; j < P; ++j) th[j] = w[j][l], dth[j] = dw[j][l];
+        const std::size_t block = i0 / kL;
+        std::memcpy(st.base + (block * 3 + d) * kL, base, sizeof base);
+        for (int j = 0; j < P; ++j) {
+            std::memcpy(st.th + ((block * 3 + d) * P + j) * kL, w[j], sizeof w[j]);
+            std::memcpy(st.dth + ((block * 3 + d) * P + j) * kL, dw[j], sizeof dw[j]);
         }
     }
 }
@@ -96,10 +117,9 @@ void spread_fixed(const PmeSlab& slab, const int* atoms, std::size_t count, cons
     for (std::size_t k = 0; k < count; ++k) {
         const int i = atoms[k];
         if (q[i] == 0.0) continue;
-        const int* b = st.base + 3 * i;
-        const float* tx = st.th + 3 * i * P;
-        const float* ty = tx + P;
-        const float* tz = ty + P;
+        const AtomWeights<P> aw = atom_weights<P>(st, i, false);
+        const int* b = aw.base;
+        const float *tx = aw.th[0], *ty = aw.th[1], *tz = aw.th[2];
         float tz_up[P];
         for (int c = 0; c < P; ++c) tz_up[c] = tz[P - 1 - c];
         const float qi = static_cast<float>(q[i]);
@@ -124,10 +144,9 @@ void spread_fixed<4>(const PmeSlab& slab, const int* atoms, std::size_t count, c
     for (std::size_t k = 0; k < count; ++k) {
         const int i = atoms[k];
         if (q[i] == 0.0) continue;
-        const int* b = st.base + 3 * i;
-        const float* tx = st.th + 12 * i;
-        const float* ty = tx + 4;
-        const float* tz = ty + 4;
+        const AtomWeights<4> aw = atom_weights<4>(st, i, false);
+        const int* b = aw.base;
+        const float *tx = aw.th[0], *ty = aw.th[1], *tz = aw.th[2];
         const Run4 tz_up = {tz[3], tz[2], tz[1], tz[0]};
         const float qi = static_cast<float>(q[i]);
         float* corner = slab.data + static_cast<std::size_t>(b[0] - slab.x0) * plane +
@@ -151,13 +170,10 @@ void gather_fixed(const PmeGatherInput& in, std::size_t begin, std::size_t end, 
     const int nx = in.dims[0], ny = in.dims[1], nz = in.dims[2];
     for (std::size_t i = begin; i < end; ++i) {
         if (q[i] == 0.0) continue;
-        const int* b = st.base + 3 * i;
-        const float* tx = st.th + 3 * i * P;
-        const float* ty = tx + P;
-        const float* tz = ty + P;
-        const float* dtx = st.dth + 3 * i * P;
-        const float* dty = dtx + P;
-        const float* dtz = dty + P;
+        const AtomWeights<P> aw = atom_weights<P>(st, i, true);
+        const int* b = aw.base;
+        const float *tx = aw.th[0], *ty = aw.th[1], *tz = aw.th[2];
+        const float *dtx = aw.dth[0], *dty = aw.dth[1], *dtz = aw.dth[2];
         int xrow[P], yrow[P], zpt[P];
         for (int j = 0; j < P; ++j) {
             const int x = b[0] - j, y = b[1] - j;
@@ -207,13 +223,10 @@ void gather_fixed<4>(const PmeGatherInput& in, std::size_t begin, std::size_t en
     const int nx = in.dims[0], ny = in.dims[1], nz = in.dims[2];
     for (std::size_t i = begin; i < end; ++i) {
         if (q[i] == 0.0) continue;
-        const int* b = st.base + 3 * i;
-        const float* tx = st.th + 12 * i;
-        const float* ty = tx + 4;
-        const float* tz = ty + 4;
-        const float* dtx = st.dth + 12 * i;
-        const float* dty = dtx + 4;
-        const float* dtz = dty + 4;
+        const AtomWeights<4> aw = atom_weights<4>(st, i, true);
+        const int* b = aw.base;
+        const float *tx = aw.th[0], *ty = aw.th[1], *tz = aw.th[2];
+        const float *dtx = aw.dth[0], *dty = aw.dth[1], *dtz = aw.dth[2];
         int yrow[4];
         for (int j = 0; j < 4; ++j) yrow[j] = b[1] - j < 0 ? b[1] - j + ny : b[1] - j;
         const int z0 = b[2] - 3;  // the run's lowest point

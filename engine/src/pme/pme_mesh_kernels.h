@@ -6,19 +6,34 @@
 //   spread   a list of atoms' order^3 blocks into a thread's padded slab, where no
 //            index wraps and every z-run is one contiguous piece of a line;
 //   gather   -q grad phi from the (unpadded) potential grid.
-// The stencil of atom i in dimension d is base[3i+d], the grid index of its highest
-// point, and weights th[(3i+d)*P + j] (derivatives dth) of the points base - j.
+// The stencil of atom i in dimension d is its base, the grid index of its highest point,
+// and the weights th (derivatives dth) of the points base - j, j < order; stored in
+// blocks of kPmeStencilLanes atoms, lane-major, so the spline kernel writes whole
+// vectors (the accessors below say where each value lies).
 #include <cstddef>
 
 #include "mdcore/run_config.h"
 
 namespace mdcore {
 
+inline constexpr std::size_t kPmeStencilLanes = 16;
+
 struct PmeMeshStencils {
-    int* base = nullptr;  // 3 per atom
-    float* th = nullptr;  // 3 * order per atom
+    int* base = nullptr;  // pme_stencil_ints(n) values
+    float* th = nullptr;  // pme_stencil_floats(n, order) values each
     float* dth = nullptr;
 };
+
+inline std::size_t pme_stencil_blocks(std::size_t n) { return (n + kPmeStencilLanes - 1) / kPmeStencilLanes; }
+inline std::size_t pme_stencil_ints(std::size_t n) { return pme_stencil_blocks(n) * 3 * kPmeStencilLanes; }
+inline std::size_t pme_stencil_floats(std::size_t n, int order) { return pme_stencil_ints(n) * order; }
+// Index of atom i's base in dimension d, and of its weight j in dimension d.
+inline std::size_t pme_base_index(std::size_t i, int d) {
+    return (i / kPmeStencilLanes * 3 + d) * kPmeStencilLanes + i % kPmeStencilLanes;
+}
+inline std::size_t pme_weight_index(std::size_t i, int d, int j, int order) {
+    return ((i / kPmeStencilLanes * 3 + d) * order + j) * kPmeStencilLanes + i % kPmeStencilLanes;
+}
 
 struct PmeSplineInput {
     const double* pos[3] = {};  // coordinates, nm, any image
@@ -45,7 +60,8 @@ struct PmeGatherInput {
 };
 
 struct PmeMeshKernels {
-    // Stencils of atoms [begin, end) (charged or not).
+    // Stencils of atoms [begin, end) (charged or not); begin a multiple of
+    // kPmeStencilLanes. Whole blocks are written (lanes past end hold junk).
     void (*splines)(const PmeSplineInput& in, std::size_t begin, std::size_t end, const PmeMeshStencils& st);
     // Charges of the atoms listed in atoms[0..count) (uncharged ones skipped) onto the slab.
     void (*spread)(const PmeSlab& slab, int order, const int* atoms, std::size_t count, const double* q,

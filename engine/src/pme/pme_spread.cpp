@@ -107,10 +107,10 @@ void pme_spread_slabs(PmeWorkspace& w, std::size_t n, const double* const pos[3]
     const int ny_pad = ny + pad, nz_pad = nz + pad;
     const std::size_t slab_plane = static_cast<std::size_t>(ny_pad) * nz_pad;
     const std::size_t grid_plane = static_cast<std::size_t>(ny) * nz;
-    if (w.mesh_base.size() < 3 * n) {
-        w.mesh_base.resize(3 * n);
-        w.mesh_th.resize(3 * n * p);
-        w.mesh_dth.resize(3 * n * p);
+    if (w.mesh_base.size() < pme_stencil_ints(n)) {
+        w.mesh_base.resize(pme_stencil_ints(n));
+        w.mesh_th.resize(pme_stencil_floats(n, p));
+        w.mesh_dth.resize(pme_stencil_floats(n, p));
     }
     if (static_cast<int>(w.slabs.size()) < w.nthreads) w.slabs.resize(w.nthreads);
     if (static_cast<int>(w.slab_atoms.size()) < w.nthreads) w.slab_atoms.resize(w.nthreads);
@@ -132,7 +132,7 @@ void pme_spread_slabs(PmeWorkspace& w, std::size_t n, const double* const pos[3]
         std::vector<int>& mine = w.slab_atoms[tid];
         mine.clear();
         for (std::size_t i = 0; i < n; ++i) {
-            const int xb = st.base[3 * i];
+            const int xb = st.base[pme_base_index(i, 0)];
             if (xb >= x0 && xb < x1) mine.push_back(static_cast<int>(i));
         }
         std::vector<float>& slab = w.slabs[tid];
