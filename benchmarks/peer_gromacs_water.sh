@@ -13,7 +13,9 @@
 #   THREADS=2           OpenMP threads of both engines (GROMACS: -ntmpi 1 -ntomp THREADS -pin on)
 #   GMX_STEPS=6000      GROMACS steps (-resethway: the second half is timed)
 #   MD_STEPS=1500 MD_WARMUP=300   mdcore steps and the untimed warm-up among them
-#   MDCORE_ARGS=""      extra flags for mdcore run (e.g. "--pme-grid 52x52x52 --nstlist 40")
+#   MDCORE_ARGS=""      extra flags for mdcore run (e.g. "--cluster 4x8 --nstlist 40")
+#   MDCORE_MDP_ARGS="--pme-spacing 0.125 --thermostat v-rescale --tau-t 0.1 --temperature 300"
+#                       the box's md.mdp in mdcore's flags (GROMACS' 52^3 grid, its thermostat)
 #   MDT_BUILD_DIR=build build directory holding bin/mdcore
 #   KEEP_TMP=1          keep the run directory (inputs, logs, JSON reports)
 # Without a runnable gmx (none found, or a binary that aborts on this CPU — Debian's 2022.5 package
@@ -31,6 +33,7 @@ GMX_STEPS=${GMX_STEPS:-6000}
 MD_STEPS=${MD_STEPS:-1500}
 MD_WARMUP=${MD_WARMUP:-300}
 MDCORE_ARGS=${MDCORE_ARGS:-}
+MDCORE_MDP_ARGS=${MDCORE_MDP_ARGS:---pme-spacing 0.125 --thermostat v-rescale --tau-t 0.1 --temperature 300}
 box_dir=benchmarks/data/water-24k
 
 require_positive_integers REPEATS THREADS GMX_STEPS MD_STEPS
@@ -58,7 +61,7 @@ run_gmx() {  # $1 = round
 run_mdcore() {  # $1 = round
   # shellcheck disable=SC2086
   "$mdcore_bin" run --gro "$box_dir/conf.gro" --top "$box_dir/topol.top" --steps "$MD_STEPS" --warmup "$MD_WARMUP" \
-      --threads "$THREADS" $MDCORE_ARGS --json "$tmp/mdcore_$1.json" > "$tmp/mdcore_$1.out" 2>&1 ||
+      --threads "$THREADS" $MDCORE_MDP_ARGS $MDCORE_ARGS --json "$tmp/mdcore_$1.json" > "$tmp/mdcore_$1.out" 2>&1 ||
     die "mdcore failed (round $1): $(tail -n 3 "$tmp/mdcore_$1.out" | tr '\n' ' ')"
 }
 

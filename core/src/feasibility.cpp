@@ -109,7 +109,8 @@ mdcore::EffectiveConfig resolve_for_system(const SystemDescriptor& system, const
     mdcore::RunConfig rc = config.run_config();
     if (rc.simd != mdcore::SimdLevel::Auto) simd = rc.simd;
     if (simd == mdcore::SimdLevel::Auto) simd = mdcore::SimdLevel::None;
-    if (!rc.cluster) rc.cluster = mdcore::default_cluster_shape(simd, rc.nb);  // the target's default, not this CPU's
+    if (!rc.cluster)  // the target's default, not this CPU's
+        rc.cluster = mdcore::default_cluster_shape(simd, rc.nb, system_summary(system)->charged_atoms() > 0);
     rc.threads = 1;                     // set below; never "all cores of this machine"
     rc.simd = mdcore::SimdLevel::None;  // always resolvable here; the target's level is set below
 

@@ -326,7 +326,7 @@ EffectiveConfig resolve_config(const SystemSummary& system, const RunConfig& con
                                      : std::max(1, default_thread_count() / (eff.ranks > 1 ? node_rank_count() : 1));
     if (config.threads < 0) throw std::invalid_argument("--threads must be positive");
     eff.simd = resolve_simd_level(config.simd);
-    eff.cluster = config.cluster.value_or(default_cluster_shape(eff.simd, config.nb));
+    eff.cluster = config.cluster.value_or(default_cluster_shape(eff.simd, config.nb, system.charged_atoms() > 0));
     resolve_offload(config, eff);
     // The decomposed runner has no GPU path yet: GPU tasks run on one rank.
     if (eff.ranks > 1 && (eff.nb == Offload::Gpu || eff.pme_offload == Offload::Gpu))

@@ -158,8 +158,12 @@ TEST(WaterDynamics, NveDriftBelowToleranceOverTenPicoseconds) {
     EXPECT_LT(std::abs(rep.drift_per_atom_per_ps), sys.drift_tolerance) << rep.drift_per_atom_per_ps;
     // SETTLE is solved in double precision: distances stay exact to rounding.
     EXPECT_LT(rep.max_constraint_deviation, 1e-6);
+    // The tiled box relaxes and warms from 300 K (no thermostat): the end temperature
+    // was 343 K, then 353-355 K once float PME spreads or the 4x8 default reordered
+    // the sums (another trajectory); one sample of 1,200 atoms fluctuates by ~9 K. The
+    // bounds catch a run that heats or freezes, not which trajectory it took.
     EXPECT_GT(rep.end.temperature, 250.0);
-    EXPECT_LT(rep.end.temperature, 350.0);
+    EXPECT_LT(rep.end.temperature, 380.0);
 }
 
 }  // namespace

@@ -101,8 +101,11 @@ TEST(Tunables, DefaultShapeFollowsTheSimdLevel) {
     EXPECT_EQ(default_cluster_shape(SimdLevel::Avx512), ClusterShape::k8x4);
     EXPECT_EQ(default_cluster_shape(SimdLevel::Avx2), ClusterShape::k4x4);
     EXPECT_EQ(default_cluster_shape(SimdLevel::None), ClusterShape::k4x4);
-    EXPECT_EQ(default_cluster_shape(SimdLevel::Avx2, Offload::Gpu), ClusterShape::k8x4);
-    EXPECT_EQ(default_cluster_shape(SimdLevel::Avx2, Offload::Cpu), ClusterShape::k4x4);
+    EXPECT_EQ(default_cluster_shape(SimdLevel::Avx2, Offload::Gpu, true), ClusterShape::k8x4);
+    EXPECT_EQ(default_cluster_shape(SimdLevel::Avx2, Offload::Cpu, true), ClusterShape::k4x4);
+    EXPECT_EQ(default_cluster_shape(SimdLevel::Avx512, Offload::Cpu, true), ClusterShape::k4x8);
+    EXPECT_EQ(default_cluster_shape(SimdLevel::Avx512, Offload::Cpu, false), ClusterShape::k8x4);
+    EXPECT_EQ(default_cluster_shape(SimdLevel::Avx512, Offload::Gpu, true), ClusterShape::k8x4);
     RunConfig config;
     config.simd = SimdLevel::None;
     config.threads = 1;

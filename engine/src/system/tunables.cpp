@@ -23,7 +23,7 @@ int as_int(const TunableValue& v) { return static_cast<int>(std::get<long>(v)); 
 // The table. Ranges are mdcore's flag ranges; defaults are resolve_config's.
 const std::array<TunableInfo, 17> kTunables{{
     {Tunable::Cluster, "cluster", "--cluster", TunableKind::Choice, "4x4|4x8|8x4|1x1", 0, 0, false, kShapeNames,
-     "8x4 with AVX-512, else 4x4", "nonbonded cluster shape (i x j atoms)",
+     "with AVX-512 4x8 for charged systems, 8x4 without charges; else 4x4", "nonbonded cluster shape (i x j atoms)",
      [](RunConfig& c, const TunableValue& v) { c.cluster = as<ClusterShape>(v); },
      [](const EffectiveConfig& e) { return TunableValue{e.cluster}; }},
     {Tunable::Nstlist, "nstlist", "--nstlist", TunableKind::Integer, "N", 1, 100000, false, {},
@@ -266,8 +266,10 @@ ClusterShape default_cluster_shape(SimdLevel resolved) {
     return resolved == SimdLevel::Avx512 ? ClusterShape::k8x4 : ClusterShape::k4x4;
 }
 
-ClusterShape default_cluster_shape(SimdLevel resolved, Offload nb) {
-    return nb == Offload::Gpu ? ClusterShape::k8x4 : default_cluster_shape(resolved);
+ClusterShape default_cluster_shape(SimdLevel resolved, Offload nb, bool charged) {
+    if (nb == Offload::Gpu) return ClusterShape::k8x4;
+    if (charged && resolved == SimdLevel::Avx512) return ClusterShape::k4x8;
+    return default_cluster_shape(resolved);
 }
 
 }  // namespace mdcore
