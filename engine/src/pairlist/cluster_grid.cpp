@@ -73,6 +73,7 @@ void ClusterGrid::build(const Box& box, const std::vector<Vec3>& positions, int 
         col_j_begin_[c + 1] = col_j_begin_[c] + (count + base - 1) / base * base / cluster_j;
     }
     order_.resize(static_cast<std::size_t>(col_j_begin_[ncol]) * cluster_j);
+    slot_of_.resize(natoms);
 #pragma omp parallel for num_threads(num_threads) schedule(dynamic, 16)
     for (int c = 0; c < ncol; ++c) {
         auto first = by_column + column_start[c];
@@ -81,6 +82,7 @@ void ClusterGrid::build(const Box& box, const std::vector<Vec3>& positions, int 
         const auto out = order_.begin() + static_cast<long>(col_j_begin_[c]) * cluster_j;
         const auto filled = std::copy(first, last, out);
         std::fill(filled, order_.begin() + static_cast<long>(col_j_begin_[c + 1]) * cluster_j, -1);
+        for (auto s = out; s != filled; ++s) slot_of_[*s] = static_cast<int>(s - order_.begin());
     }
 
     auto make_boxes = [&](int size, std::vector<BoundingBox>& boxes, std::vector<std::uint32_t>& valid) {

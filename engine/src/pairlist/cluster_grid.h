@@ -33,6 +33,8 @@ public:
     int num_j_clusters() const { return padded_size() / cj_size_; }
     // Atom index (input order) at each sorted slot; -1 marks a padding slot.
     const std::vector<int>& order() const { return order_; }
+    // Sorted slot of each atom (input order): the inverse of order().
+    const std::vector<int>& slot_of() const { return slot_of_; }
     const std::vector<BoundingBox>& i_boxes() const { return bb_i_; }
     const std::vector<BoundingBox>& j_boxes() const { return bb_j_; }
     // Column index of each i-cluster.
@@ -47,6 +49,7 @@ public:
     // Valid-atom bitmask of an i- or j-cluster (bit k: slot k holds a real atom).
     std::uint32_t i_valid_bits(int ci) const { return i_valid_[ci]; }
     std::uint32_t j_valid_bits(int cj) const { return j_valid_[cj]; }
+    const std::uint32_t* j_valid_data() const { return j_valid_.data(); }
 
 private:
     Box box_;
@@ -54,6 +57,7 @@ private:
     int ncx_ = 1, ncy_ = 1;
     double cell_x_ = 0, cell_y_ = 0;
     std::vector<int> order_;
+    std::vector<int> slot_of_;
     std::vector<BoundingBox> bb_i_, bb_j_;
     std::vector<int> ci_column_;
     std::vector<int> col_j_begin_;
