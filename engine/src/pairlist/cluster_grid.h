@@ -16,6 +16,12 @@ struct BoundingBox {
     std::array<float, 3> hi;
 };
 
+// Bounding boxes as one array per bound, so the pair search checks consecutive
+// clusters in SIMD lanes. An empty cluster has lo = +inf and hi = -inf.
+struct BoundingBoxArrays {
+    std::array<std::vector<float>, 3> lo, hi;
+};
+
 // Grid columns along x and y for natoms in the box: the cross-section is chosen so
 // a cluster is roughly cubic (also used to estimate a run's memory before it starts).
 std::array<int, 2> cluster_grid_columns(const Box& box, double natoms, int cluster_i, int cluster_j);
@@ -36,7 +42,7 @@ public:
     // Sorted slot of each atom (input order): the inverse of order().
     const std::vector<int>& slot_of() const { return slot_of_; }
     const std::vector<BoundingBox>& i_boxes() const { return bb_i_; }
-    const std::vector<BoundingBox>& j_boxes() const { return bb_j_; }
+    const BoundingBoxArrays& j_boxes() const { return bb_j_; }
     // Column index of each i-cluster.
     const std::vector<int>& i_cluster_column() const { return ci_column_; }
     // j-cluster range of each column: [column_j_begin[c], column_j_begin[c+1]).
@@ -58,7 +64,8 @@ private:
     double cell_x_ = 0, cell_y_ = 0;
     std::vector<int> order_;
     std::vector<int> slot_of_;
-    std::vector<BoundingBox> bb_i_, bb_j_;
+    std::vector<BoundingBox> bb_i_;
+    BoundingBoxArrays bb_j_;
     std::vector<int> ci_column_;
     std::vector<int> col_j_begin_;
     std::vector<std::uint32_t> i_valid_, j_valid_;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -30,17 +31,40 @@ void resize_for_overwrite(std::vector<T>& v, std::size_t n) {
     v.resize(n);
 }
 
+// The excluded partners' slots of every atom, CSR in input order (exclusion_offset
+// has natoms + 1 entries, exclusion_slot the slots). Streams through the atoms'
+// lists once, in parallel (call inside a parallel region), so the search's random
+// accesses hit two compact arrays instead of one heap block per atom.
+void index_exclusion_slots(const ClusterGrid& grid, const std::vector<std::vector<int>>& exclusions,
+                           PairSearchWork& work) {
+    const auto& slot_of = grid.slot_of();
+    const auto natoms = static_cast<long>(slot_of.size());
+    const auto nlists = static_cast<long>(exclusions.size());
+    auto& offset = work.exclusion_offset;
+#pragma omp for schedule(static)
+    for (long a = 0; a < natoms; ++a) offset[a + 1] = a < nlists ? static_cast<int>(exclusions[a].size()) : 0;
+#pragma omp single
+    {
+        offset[0] = 0;
+        std::partial_sum(offset.begin(), offset.end(), offset.begin());
+        work.exclusion_slot.resize(offset[natoms]);
+    }
+#pragma omp for schedule(static)
+    for (long a = 0; a < std::min(natoms, nlists); ++a)
+        std::transform(exclusions[a].begin(), exclusions[a].end(), work.exclusion_slot.begin() + offset[a],
+                       [&](int b) { return slot_of[b]; });
+}
+
 // Excluded atom pairs of the i-clusters [ci_begin, ci_end) of a column, merged
 // per j-cluster: items [begin[k], begin[k+1]) belong to ci_begin + k. Found by the
 // thread that searches the column (no serial index), all before the search, so the
-// cache misses on the atoms' exclusion lists overlap; a candidate's mask then
-// scans a few items.
-void gather_exclusions(const ClusterGrid& grid, int ci_begin, int ci_end,
-                       const std::vector<std::vector<int>>& exclusions, std::vector<ClusterExclusion>& out,
-                       std::vector<int>& begin) {
+// cache misses overlap; a candidate's mask then scans a few items.
+void gather_exclusions(const ClusterGrid& grid, int ci_begin, int ci_end, const PairSearchWork& work,
+                       std::vector<ClusterExclusion>& out, std::vector<int>& begin) {
     const int n = grid.cluster_i(), m = grid.cluster_j();
     const auto& order = grid.order();
-    const auto& slot_of = grid.slot_of();
+    const int* offset = work.exclusion_offset.data();
+    const int* slot = work.exclusion_slot.data();
     out.clear();
     begin.assign(1, 0);
     for (int ci = ci_begin; ci < ci_end; ++ci) {
@@ -48,8 +72,8 @@ void gather_exclusions(const ClusterGrid& grid, int ci_begin, int ci_end,
         for (int i = 0; i < n; ++i) {
             const int a = order[ci * n + i];
             if (a < 0) continue;
-            for (int b : exclusions[a]) {
-                const int sb = slot_of[b];
+            for (int k = offset[a]; k < offset[a + 1]; ++k) {
+                const int sb = slot[k];
                 const int cj = sb / m;
                 const std::uint32_t bit = 1u << (i * m + sb % m);
                 auto item = std::find_if(out.begin() + first, out.end(),
@@ -135,9 +159,11 @@ JEntry j_entry(const IClusterMasks& c, int cj, std::int32_t shift) {
 // i-column; within each, a cursor per z-image only moves forward because the
 // i-clusters of a column come in increasing z (no binary search per cluster).
 void search_i_column(const ClusterGrid& grid, int ci_begin, int ci_end, double rlist,
-                     const std::vector<std::vector<int>>* exclusions, PairSearchThread& w) {
+                     const PairSearchWork* exclusions, PairSearchThread& w) {
     const auto& bbi = grid.i_boxes();
-    const auto& bbj = grid.j_boxes();
+    const BoundingBoxArrays& bbj = grid.j_boxes();
+    const float *jlo_x = bbj.lo[0].data(), *jlo_y = bbj.lo[1].data(), *jlo_z = bbj.lo[2].data();
+    const float *jhi_x = bbj.hi[0].data(), *jhi_y = bbj.hi[1].data(), *jhi_z = bbj.hi[2].data();
     const auto& col_begin = grid.column_j_begin();
     const Box& box = grid.box();
     const float rl = static_cast<float>(rlist);
@@ -216,23 +242,44 @@ void search_i_column(const ClusterGrid& grid, int ci_begin, int ci_end, double r
                 const float zhi = bi.hi[2] + rl - shz;
                 if (zhi < 0.0f || zlo >= lz) continue;
                 int& cur = cursors[k * nz_images + iz];
-                while (cur < je && !is_empty(bbj[cur]) && bbj[cur].hi[2] < zlo) ++cur;
+                while (cur < je && jlo_x[cur] <= jhi_x[cur] && jhi_z[cur] < zlo) ++cur;
                 // j-cluster boxes of a column only grow in z (empty ones last, their
                 // lo is +inf), so the candidates are a range, and skipping to cj_min
                 // skips none of it.
                 const int first = std::max(cur, cj_min);
                 int last = first;
-                while (last < je && bbj[last].lo[2] <= zhi) ++last;
-                if (js.size() < nj + (last - first)) js.resize(std::max(2 * js.size(), nj + (last - first)));
+                while (last < je && jlo_z[last] <= zhi) ++last;
+                const int count = last - first;
+                if (count <= 0) continue;
+                // Distances first, in SIMD lanes (the same float operations as
+                // gap(), so the same list); then the hits' entries.
+                if (static_cast<int>(w.d2.size()) < count) {
+                    w.d2.resize(2 * count);
+                    w.hits.resize(2 * count);
+                }
+                float* d2 = w.d2.data();
+                const float blx = bi.lo[0], bly = bi.lo[1], blz = bi.lo[2];
+                const float bhx = bi.hi[0], bhy = bi.hi[1], bhz = bi.hi[2];
+                const float shx = nb.shx, shy = nb.shy;
+                for (int q = 0; q < count; ++q) {
+                    const int cj = first + q;
+                    const float ex = std::max(std::max(0.0f, (jlo_x[cj] + shx) - bhx), blx - (jhi_x[cj] + shx));
+                    const float ey = std::max(std::max(0.0f, (jlo_y[cj] + shy) - bhy), bly - (jhi_y[cj] + shy));
+                    const float ez = std::max(std::max(0.0f, (jlo_z[cj] + shz) - bhz), blz - (jhi_z[cj] + shz));
+                    d2[q] = ex * ex + ey * ey + ez * ez;
+                }
+                if (js.size() < nj + count) js.resize(std::max(2 * js.size(), nj + count));
                 const std::int32_t shift = shift_index(nb.sx, nb.sy, sz);
-                for (int cj = first; cj < last; ++cj) {
-                    const BoundingBox& bj = bbj[cj];
-                    const float ex = gap(bi.lo[0], bi.hi[0], bj.lo[0] + nb.shx, bj.hi[0] + nb.shx);
-                    const float ey = gap(bi.lo[1], bi.hi[1], bj.lo[1] + nb.shy, bj.hi[1] + nb.shy);
-                    const float ez = gap(bi.lo[2], bi.hi[2], bj.lo[2] + shz, bj.hi[2] + shz);
-                    const JEntry e = j_entry(masks, cj, shift);
+                int* hit = w.hits.data();
+                int nhit = 0;
+                for (int q = 0; q < count; ++q) {
+                    hit[nhit] = first + q;
+                    nhit += d2[q] < rl2;
+                }
+                for (int h = 0; h < nhit; ++h) {
+                    const JEntry e = j_entry(masks, hit[h], shift);
                     js[nj] = e;
-                    nj += static_cast<std::size_t>((ex * ex + ey * ey + ez * ez < rl2) & ((e.mask | e.excluded) != 0));
+                    nj += static_cast<std::size_t>((e.mask | e.excluded) != 0);
                 }
             }
         }
@@ -241,17 +288,19 @@ void search_i_column(const ClusterGrid& grid, int ci_begin, int ci_end, double r
     w.count_j = nj;
 }
 
-// Where each of the first nt threads' parts starts in the merged list (prefix
-// sums of count_i and count_j), and the list sized for them.
-void place_thread_parts(int nt, PairSearchWork& work, PairList& list) {
-    work.i_offset.assign(nt + 1, 0);
-    work.j_offset.assign(nt + 1, 0);
-    for (int t = 0; t < nt; ++t) {
-        work.i_offset[t + 1] = work.i_offset[t] + work.threads[t].count_i;
-        work.j_offset[t + 1] = work.j_offset[t] + work.threads[t].count_j;
+// Where each of work.parts starts in the merged list (prefix sums of the parts'
+// sizes), and the list sized for them.
+void place_parts(PairSearchWork& work, PairList& list) {
+    const std::size_t np = work.parts.size();
+    work.i_offset.assign(np + 1, 0);
+    work.j_offset.assign(np + 1, 0);
+    for (std::size_t k = 0; k < np; ++k) {
+        const ListPart& p = work.parts[k];
+        work.i_offset[k + 1] = work.i_offset[k] + (p.i_end - p.i_begin);
+        work.j_offset[k + 1] = work.j_offset[k] + (p.j_end - p.j_begin);
     }
-    resize_for_overwrite(list.i, work.i_offset[nt]);
-    resize_for_overwrite(list.j, work.j_offset[nt]);
+    resize_for_overwrite(list.i, work.i_offset[np]);
+    resize_for_overwrite(list.j, work.j_offset[np]);
 }
 
 }  // namespace
@@ -277,43 +326,52 @@ void search_cluster_pairs(const ClusterGrid& grid, double rlist,
     list.cluster_i = grid.cluster_i();
     list.cluster_j = grid.cluster_j();
     list.rlist = rlist;
-    const int nci = grid.num_i_clusters();
-    const bool has_exclusions =
-        std::any_of(exclusions.begin(), exclusions.end(), [](const std::vector<int>& e) { return !e.empty(); });
-    const std::vector<std::vector<int>>* excl = has_exclusions ? &exclusions : nullptr;
 
-    // Each thread searches a contiguous block of columns (balanced by i-clusters)
-    // into its own buffers; the blocks are then copied into the list in order (in
-    // parallel), so the list does not depend on the thread count.
+    // Threads take chunks of columns as they come (the work per column varies: the
+    // half list keeps more of the wrapped neighbours of the first rows, and the
+    // machine may be shared), each into its own buffers; the chunks are then
+    // copied into the list in chunk order (in parallel), so the list does not
+    // depend on the thread count or on who searched what.
+    constexpr int kColumnsPerChunk = 4;
+    const auto& col_j = grid.column_j_begin();
+    const int ncol = static_cast<int>(col_j.size()) - 1;
+    const int nchunks = (ncol + kColumnsPerChunk - 1) / kColumnsPerChunk;
+    const int ratio_m = grid.cluster_j(), ratio_n = grid.cluster_i();
     if (static_cast<int>(work.threads.size()) < num_threads) work.threads.resize(num_threads);
+    work.parts.resize(nchunks);
+    work.exclusion_offset.resize(grid.slot_of().size() + 1);
 #pragma omp parallel num_threads(num_threads)
     {
+        index_exclusion_slots(grid, exclusions, work);
+        const PairSearchWork* excl = work.exclusion_slot.empty() ? nullptr : &work;
         const int t = omp_get_thread_num();
-        const int nt = omp_get_num_threads();
         PairSearchThread& w = work.threads[t];
         w.i.clear();
         w.count_j = 0;
-        const auto& col_j = grid.column_j_begin();
-        const int ncol = static_cast<int>(col_j.size()) - 1;
-        const int ratio_m = grid.cluster_j(), ratio_n = grid.cluster_i();
-        // Column c holds i-clusters [col_j[c]*M/N, col_j[c+1]*M/N); split by i-clusters.
-        auto first_column_at = [&](long ci_target) {
-            return static_cast<int>(std::lower_bound(col_j.begin(), col_j.end() - 1, ci_target,
-                                                     [&](int jb, long target) { return static_cast<long>(jb) * ratio_m / ratio_n < target; }) -
-                                    col_j.begin());
-        };
-        const int col_begin = first_column_at(static_cast<long>(nci) * t / nt);
-        const int col_end = t + 1 == nt ? ncol : first_column_at(static_cast<long>(nci) * (t + 1) / nt);
-        for (int c = col_begin; c < col_end; ++c)
-            search_i_column(grid, col_j[c] * ratio_m / ratio_n, col_j[c + 1] * ratio_m / ratio_n, rlist, excl, w);
-        w.count_i = w.i.size();
-#pragma omp barrier
+#pragma omp for schedule(dynamic, 1)
+        for (int k = 0; k < nchunks; ++k) {
+            ListPart part{t, w.i.size(), 0, w.count_j, 0};
+            // Column c holds i-clusters [col_j[c]*M/N, col_j[c+1]*M/N).
+            for (int c = k * kColumnsPerChunk; c < std::min(ncol, (k + 1) * kColumnsPerChunk); ++c)
+                search_i_column(grid, col_j[c] * ratio_m / ratio_n, col_j[c + 1] * ratio_m / ratio_n, rlist, excl,
+                                w);
+            part.i_end = w.i.size();
+            part.j_end = w.count_j;
+            work.parts[k] = part;
+        }
 #pragma omp single
-        place_thread_parts(nt, work, list);
-        const auto j_shift = static_cast<std::int32_t>(work.j_offset[t]);
-        auto out_i = list.i.begin() + static_cast<long>(work.i_offset[t]);
-        for (const IEntry& e : w.i) *out_i++ = {e.ci, e.j_begin + j_shift, e.j_end + j_shift};
-        std::copy_n(w.j.begin(), w.count_j, list.j.begin() + static_cast<long>(work.j_offset[t]));
+        place_parts(work, list);
+#pragma omp for schedule(static)
+        for (int k = 0; k < nchunks; ++k) {
+            const ListPart& part = work.parts[k];
+            const PairSearchThread& from = work.threads[part.thread];
+            const auto j_shift = static_cast<std::int32_t>(work.j_offset[k] - part.j_begin);
+            auto out_i = list.i.begin() + static_cast<long>(work.i_offset[k]);
+            for (std::size_t e = part.i_begin; e < part.i_end; ++e)
+                *out_i++ = {from.i[e].ci, from.i[e].j_begin + j_shift, from.i[e].j_end + j_shift};
+            std::copy(from.j.begin() + static_cast<long>(part.j_begin), from.j.begin() + static_cast<long>(part.j_end),
+                      list.j.begin() + static_cast<long>(work.j_offset[k]));
+        }
     }
 }
 
@@ -329,7 +387,7 @@ void prune_pair_list(const PairList& outer, PruneKernelFn kernel, const SortedCo
     constexpr int kChunk = 64;
     // Compacted in order, each thread a contiguous block of i-entries (balanced by
     // j-entries) at offsets from a prefix sum: the result does not depend on threads.
-    if (static_cast<int>(work.threads.size()) < num_threads) work.threads.resize(num_threads);
+    work.parts.resize(num_threads);
 #pragma omp parallel num_threads(num_threads)
     {
 #pragma omp for schedule(dynamic, 1)
@@ -353,11 +411,13 @@ void prune_pair_list(const PairList& outer, PruneKernelFn kernel, const SortedCo
         for (int i = i_begin; i < i_end; ++i)
             kept_i += std::any_of(keep.begin() + outer.i[i].j_begin, keep.begin() + outer.i[i].j_end,
                                   [](unsigned char k) { return k != 0; });
-        work.threads[t].count_i = kept_i;
-        work.threads[t].count_j = kept_j;
+        work.parts[t] = {t, 0, kept_i, 0, kept_j};
 #pragma omp barrier
 #pragma omp single
-        place_thread_parts(nt, work, inner);
+        {
+            work.parts.resize(nt);
+            place_parts(work, inner);
+        }
         auto out_i = inner.i.begin() + static_cast<long>(work.i_offset[t]);
         auto out_j = static_cast<std::int32_t>(work.j_offset[t]);
         // Each entry is written and kept by advancing, without a branch; a write

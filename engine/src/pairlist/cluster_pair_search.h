@@ -41,14 +41,25 @@ struct PairSearchThread {
     std::vector<int> cursors;
     std::vector<ClusterExclusion> exclusions;  // of the column being searched
     std::vector<int> exclusion_begin;          // per i-cluster of that column, into exclusions
-    // Sizes of this thread's part of the list being merged.
-    std::size_t count_i = 0, count_j = 0;
+    std::vector<float> d2;                     // squared box distances of a candidate range
+    std::vector<int> hits;                     // the j-clusters of that range within rlist
+    std::size_t count_j = 0;  // entries of j in use
+};
+
+// A piece of a list built by one thread: its i- and j-entry ranges (in that
+// thread's buffers for the search, sizes only for the prune).
+struct ListPart {
+    int thread = 0;
+    std::size_t i_begin = 0, i_end = 0, j_begin = 0, j_end = 0;
 };
 
 struct PairSearchWork {
     std::vector<PairSearchThread> threads;
     std::vector<unsigned char> keep;
-    // Per thread + 1: where each thread's part starts in the merged list.
+    // Excluded partners' slots per atom (input order, CSR), rebuilt per search.
+    std::vector<int> exclusion_offset, exclusion_slot;
+    // The pieces in list order, and where each starts in the merged list (+1 entry).
+    std::vector<ListPart> parts;
     std::vector<std::size_t> i_offset, j_offset;
 };
 
