@@ -127,7 +127,8 @@ void MdRunner::search() {
         charge_[s] = system_.charge[a];
     }
     if (settle_role_.size() != system_.natoms()) settle_role_ = settle_atom_roles(system_.natoms(), system_.settles);
-    build_settle_update_list(order_, grid_.slot_of(), settle_role_, system_.settles, settle_list_);
+    build_settle_update_list(order_, grid_.slot_of(), settle_role_, system_.settles, settle_list_,
+                             config_.threads);
     nonbonded_.set_order(order_);
     floats_current_ = false;
     search_cluster_pairs(grid_, config_.rlist, system_.exclusions, config_.threads, search_work_, outer_);
