@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -124,7 +125,9 @@ struct Fixture {
     mdcore::EffectiveConfig config;
     std::unique_ptr<mdcore::MdRunner> md;
 
-    Fixture(const mdcore::System& source, ClusterShape shape, SimdLevel level, int threads, bool dual_list = true)
+    // shape unset: the run's default for the CPU (as mdcore run without --cluster).
+    Fixture(const mdcore::System& source, std::optional<ClusterShape> shape, SimdLevel level, int threads,
+            bool dual_list = true)
         : system(std::make_unique<mdcore::System>(source)) {
         mdcore::RunConfig rc;
         rc.cluster = shape;

@@ -5,14 +5,19 @@
 //                                                 of the outer list (rlist from the buffer estimate)
 //   BM_Prune/<shape>/<simd>/<natoms>/threads:<t>  MdRunner::prune(): the outer list pruned to the
 //                                                 inner radius (SIMD prune kernels), dual list on
+//   BM_SearchWater/<natoms>/threads:<t>           MdRunner::search() on SPC/E water as an MD run
+//                                                 does it (default shape, dual list on: exclusions,
+//                                                 SETTLE list and the first prune included)
 //
 // Counters: atoms/s; list entries (j-cluster entries) of the list built / pruned;
 // BM_Search also i_entries and list_pairs (atom pairs incl. masked lanes), BM_Prune
 // outer_entries, inner_entries and entries/s (outer entries checked per second).
-// Sizes: $MDT_BENCH_SIZES (default 4000,32000). Times are wall-clock (UseRealTime).
+// Sizes: $MDT_BENCH_SIZES (default 4000,32000), water: $MDT_BENCH_WATER_SIZES (default
+// 3000). Times are wall-clock (UseRealTime).
 #include <string>
 
 #include "bench_common.h"
+#include "bench_water.h"
 
 namespace {
 
@@ -20,10 +25,11 @@ using mdbench::ClusterShape;
 using mdbench::SimdLevel;
 using mdbench::str;
 
-void bm_search(benchmark::State& state, long natoms, ClusterShape shape, int threads) {
+// Times MdRunner::search() on `source` and labels the result "<name> <shape> rlist=..".
+void time_search(benchmark::State& state, const mdcore::System& source, const char* name,
+                 std::optional<ClusterShape> shape, int threads, bool dual_list) {
     try {
-        const mdcore::System& source = mdbench::equilibrated_system("lammps-lj", natoms);
-        mdbench::Fixture fx(source, shape, SimdLevel::Auto, threads, /*dual_list=*/false);
+        mdbench::Fixture fx(source, shape, SimdLevel::Auto, threads, dual_list);
         fx.md->search();  // first search allocates the grid, list and work buffers
 
         for (auto _ : state) {
@@ -32,12 +38,12 @@ void bm_search(benchmark::State& state, long natoms, ClusterShape shape, int thr
         }
 
         const mdcore::PairList& list = fx.md->outer_list();
-        state.counters["atoms/s"] = mdbench::rate(static_cast<double>(natoms));
+        state.counters["atoms/s"] = mdbench::rate(static_cast<double>(source.natoms()));
         state.counters["list_entries"] = static_cast<double>(list.j.size());
         state.counters["i_entries"] = static_cast<double>(list.i.size());
         state.counters["list_pairs"] = list.atom_pairs();
         char label[128];
-        std::snprintf(label, sizeof label, "lammps-lj %s rlist=%.3f", str(to_string(shape)).c_str(),
+        std::snprintf(label, sizeof label, "%s %s rlist=%.3f", name, str(to_string(fx.config.cluster)).c_str(),
                       fx.config.rlist);
         state.SetLabel(label);
     } catch (const std::exception& e) {
@@ -82,9 +88,19 @@ void register_all() {
                 const std::string name = "BM_Search/" + str(to_string(shape)) + "/" + std::to_string(n) +
                                          "/threads:" + std::to_string(threads);
                 benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& st) {
-                    bm_search(st, n, shape, threads);
+                    time_search(st, mdbench::equilibrated_system("lammps-lj", n), "lammps-lj", shape, threads,
+                                /*dual_list=*/false);
                 })->UseRealTime()->Unit(benchmark::kMicrosecond);
             }
+    for (long n : mdbench::water_sizes())
+        for (int threads : {1, 2}) {
+            const std::string name = "BM_SearchWater/" + std::to_string(n) + "/threads:" + std::to_string(threads);
+            benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& st) {
+                time_search(st, mdbench::water_box(n), "SPC/E", std::nullopt, threads, /*dual_list=*/true);
+            })
+                ->UseRealTime()
+                ->Unit(benchmark::kMicrosecond);
+        }
     const auto variants = mdbench::kernel_variants();
     for (long n : sizes)
         for (int threads : {1, 2})

@@ -116,8 +116,6 @@ void MdRunner::search() {
     const std::size_t n = order_.size();
     state_.resize(n);
     charge_.assign(n, 0.0);
-    slot_of_.assign(system_.natoms(), -1);
-    auto& slot_of = slot_of_;
 #pragma omp parallel for num_threads(config_.threads) schedule(static)
     for (std::size_t s = 0; s < n; ++s) {
         const int a = order_[s];
@@ -125,12 +123,12 @@ void MdRunner::search() {
             state_.x[s] = state_.y[s] = state_.z[s] = kFarAway;
             continue;
         }
-        slot_of[a] = static_cast<int>(s);
         state_.set_atom(s, system_.positions[a], system_.velocities[a], system_.mass[a]);
         charge_[s] = system_.charge[a];
     }
     if (settle_role_.size() != system_.natoms()) settle_role_ = settle_atom_roles(system_.natoms(), system_.settles);
-    build_settle_update_list(order_, slot_of_, settle_role_, system_.settles, settle_list_);
+    build_settle_update_list(order_, grid_.slot_of(), settle_role_, system_.settles, settle_list_,
+                             config_.threads);
     nonbonded_.set_order(order_);
     floats_current_ = false;
     search_cluster_pairs(grid_, config_.rlist, system_.exclusions, config_.threads, search_work_, outer_);

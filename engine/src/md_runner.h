@@ -116,7 +116,6 @@ private:
     SortedState state_;
     AlignedVector<double> charge_;  // per slot
     std::vector<int> order_;
-    std::vector<int> slot_of_;
     SettleParameters settle_params_;
     std::vector<int> settle_role_;   // per atom (settle_update.h), rebuilt when the System's atoms change
     SettleUpdateList settle_list_;   // slot indices, rebuilt at each search

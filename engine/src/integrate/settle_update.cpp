@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <stdexcept>
 #include <string>
@@ -49,20 +50,45 @@ std::vector<int> settle_atom_roles(std::size_t natoms, const std::vector<Settle>
 
 void build_settle_update_list(const std::vector<int>& order, const std::vector<int>& slot_of,
                               const std::vector<int>& atom_role, const std::vector<Settle>& settles,
-                              SettleUpdateList& list) {
-    list.molecules.clear();
-    list.molecule_index.clear();
-    list.free_slots.clear();
-    for (std::size_t s = 0; s < order.size(); ++s) {
-        const int a = order[s];
-        if (a < 0) continue;  // padding
-        const int role = atom_role[a];
-        if (role == kFreeAtom) {
-            list.free_slots.push_back(static_cast<int>(s));
-        } else if (role >= 0) {
-            const Settle& m = settles[role];
-            list.molecules.push_back({static_cast<int>(s), slot_of[m.h1], slot_of[m.h2]});
-            list.molecule_index.push_back(role);
+                              SettleUpdateList& list, int num_threads) {
+    // Each thread takes a block of slots, counts, and fills its part at prefix-sum
+    // offsets: the lists stay in slot order whatever the thread count.
+    const long nslots = static_cast<long>(order.size());
+    std::vector<std::array<long, 2>> start(num_threads + 1);  // molecules, free slots
+#pragma omp parallel num_threads(num_threads)
+    {
+        const int t = omp_get_thread_num();
+        const int nt = omp_get_num_threads();
+        const long begin = nslots * t / nt, end = nslots * (t + 1) / nt;
+        std::array<long, 2> count{0, 0};
+        for (long s = begin; s < end; ++s) {
+            const int a = order[s];
+            if (a < 0) continue;  // padding
+            count[0] += atom_role[a] >= 0;
+            count[1] += atom_role[a] == kFreeAtom;
+        }
+        start[t + 1] = count;
+#pragma omp barrier
+#pragma omp single
+        {
+            for (int u = 0; u < nt; ++u)
+                for (int k = 0; k < 2; ++k) start[u + 1][k] += start[u][k];
+            list.molecules.resize(start[nt][0]);
+            list.molecule_index.resize(start[nt][0]);
+            list.free_slots.resize(start[nt][1]);
+        }
+        long mol = start[t][0], free = start[t][1];
+        for (long s = begin; s < end; ++s) {
+            const int a = order[s];
+            if (a < 0) continue;
+            const int role = atom_role[a];
+            if (role == kFreeAtom) {
+                list.free_slots[free++] = static_cast<int>(s);
+            } else if (role >= 0) {
+                const Settle& m = settles[role];
+                list.molecules[mol] = {static_cast<int>(s), slot_of[m.h1], slot_of[m.h2]};
+                list.molecule_index[mol++] = role;
+            }
         }
     }
 }

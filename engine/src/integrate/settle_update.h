@@ -27,12 +27,13 @@ struct SettleUpdateList {
 
 // atom_role[a]: the SETTLE index when atom a is a SETTLE's O, kCoveredH for its
 // H atoms, kFreeAtom otherwise. order[slot] = atom or -1 (padding).
+// Built by num_threads threads; the list does not depend on their number.
 inline constexpr int kFreeAtom = -1;
 inline constexpr int kCoveredH = -2;
 std::vector<int> settle_atom_roles(std::size_t natoms, const std::vector<Settle>& settles);
 void build_settle_update_list(const std::vector<int>& order, const std::vector<int>& slot_of,
                               const std::vector<int>& atom_role, const std::vector<Settle>& settles,
-                              SettleUpdateList& list);
+                              SettleUpdateList& list, int num_threads = 1);
 
 // Everything one kernel call reads and writes.
 struct SettleUpdateArgs {

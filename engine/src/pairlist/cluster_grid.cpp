@@ -73,6 +73,7 @@ void ClusterGrid::build(const Box& box, const std::vector<Vec3>& positions, int 
         col_j_begin_[c + 1] = col_j_begin_[c] + (count + base - 1) / base * base / cluster_j;
     }
     order_.resize(static_cast<std::size_t>(col_j_begin_[ncol]) * cluster_j);
+    slot_of_.resize(natoms);
 #pragma omp parallel for num_threads(num_threads) schedule(dynamic, 16)
     for (int c = 0; c < ncol; ++c) {
         auto first = by_column + column_start[c];
@@ -81,28 +82,42 @@ void ClusterGrid::build(const Box& box, const std::vector<Vec3>& positions, int 
         const auto out = order_.begin() + static_cast<long>(col_j_begin_[c]) * cluster_j;
         const auto filled = std::copy(first, last, out);
         std::fill(filled, order_.begin() + static_cast<long>(col_j_begin_[c + 1]) * cluster_j, -1);
+        for (auto s = out; s != filled; ++s) slot_of_[*s] = static_cast<int>(s - order_.begin());
     }
 
-    auto make_boxes = [&](int size, std::vector<BoundingBox>& boxes, std::vector<std::uint32_t>& valid) {
+    // store(c, box) keeps the box of cluster c in the layout of its kind.
+    auto make_boxes = [&](int size, std::vector<std::uint32_t>& valid, auto&& store) {
         const int nclusters = padded_size() / size;
-        boxes.assign(nclusters, empty_box());
-        valid.assign(nclusters, 0u);
+        valid.resize(nclusters);
 #pragma omp parallel for num_threads(num_threads) schedule(static)
         for (int c = 0; c < nclusters; ++c) {
-            BoundingBox& bb = boxes[c];
+            BoundingBox bb = empty_box();
+            std::uint32_t bits = 0;
             for (int k = 0; k < size; ++k) {
                 const int a = order_[c * size + k];
                 if (a < 0) continue;
-                valid[c] |= 1u << k;
+                bits |= 1u << k;
                 for (int d = 0; d < 3; ++d) {
                     bb.lo[d] = std::min(bb.lo[d], wrapped[3 * a + d]);
                     bb.hi[d] = std::max(bb.hi[d], wrapped[3 * a + d]);
                 }
             }
+            valid[c] = bits;
+            store(c, bb);
         }
     };
-    make_boxes(cluster_i, bb_i_, i_valid_);
-    make_boxes(cluster_j, bb_j_, j_valid_);
+    bb_i_.resize(num_i_clusters());
+    make_boxes(cluster_i, i_valid_, [&](int c, const BoundingBox& bb) { bb_i_[c] = bb; });
+    for (int d = 0; d < 3; ++d) {
+        bb_j_.lo[d].resize(num_j_clusters());
+        bb_j_.hi[d].resize(num_j_clusters());
+    }
+    make_boxes(cluster_j, j_valid_, [&](int c, const BoundingBox& bb) {
+        for (int d = 0; d < 3; ++d) {
+            bb_j_.lo[d][c] = bb.lo[d];
+            bb_j_.hi[d][c] = bb.hi[d];
+        }
+    });
 
     ci_column_.assign(num_i_clusters(), 0);
     for (int c = 0; c < ncol; ++c) {

@@ -16,6 +16,12 @@ struct BoundingBox {
     std::array<float, 3> hi;
 };
 
+// Bounding boxes as one array per bound, so the pair search checks consecutive
+// clusters in SIMD lanes. An empty cluster has lo = +inf and hi = -inf.
+struct BoundingBoxArrays {
+    std::array<std::vector<float>, 3> lo, hi;
+};
+
 // Grid columns along x and y for natoms in the box: the cross-section is chosen so
 // a cluster is roughly cubic (also used to estimate a run's memory before it starts).
 std::array<int, 2> cluster_grid_columns(const Box& box, double natoms, int cluster_i, int cluster_j);
@@ -33,8 +39,10 @@ public:
     int num_j_clusters() const { return padded_size() / cj_size_; }
     // Atom index (input order) at each sorted slot; -1 marks a padding slot.
     const std::vector<int>& order() const { return order_; }
+    // Sorted slot of each atom (input order): the inverse of order().
+    const std::vector<int>& slot_of() const { return slot_of_; }
     const std::vector<BoundingBox>& i_boxes() const { return bb_i_; }
-    const std::vector<BoundingBox>& j_boxes() const { return bb_j_; }
+    const BoundingBoxArrays& j_boxes() const { return bb_j_; }
     // Column index of each i-cluster.
     const std::vector<int>& i_cluster_column() const { return ci_column_; }
     // j-cluster range of each column: [column_j_begin[c], column_j_begin[c+1]).
@@ -47,6 +55,7 @@ public:
     // Valid-atom bitmask of an i- or j-cluster (bit k: slot k holds a real atom).
     std::uint32_t i_valid_bits(int ci) const { return i_valid_[ci]; }
     std::uint32_t j_valid_bits(int cj) const { return j_valid_[cj]; }
+    const std::uint32_t* j_valid_data() const { return j_valid_.data(); }
 
 private:
     Box box_;
@@ -54,7 +63,9 @@ private:
     int ncx_ = 1, ncy_ = 1;
     double cell_x_ = 0, cell_y_ = 0;
     std::vector<int> order_;
-    std::vector<BoundingBox> bb_i_, bb_j_;
+    std::vector<int> slot_of_;
+    std::vector<BoundingBox> bb_i_;
+    BoundingBoxArrays bb_j_;
     std::vector<int> ci_column_;
     std::vector<int> col_j_begin_;
     std::vector<std::uint32_t> i_valid_, j_valid_;
