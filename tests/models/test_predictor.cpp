@@ -12,7 +12,7 @@ namespace mdtune {
 namespace {
 
 TEST(Features, StandInResolvesExactlyAsMdcoreRecords) {
-    // mdcore run --system water --nwater 500 on AVX-512 recorded: 8x4, rlist 1.067,
+    // mdcore run --system water --nwater 500 on AVX-512 recorded: 4x8, rlist 1.067,
     // rlist_inner 1.011, PME grid 21^3 (see docs/run_report.md for the fields).
     const models::SystemModel sys({mdcore::SystemKind::Water, 1500, 1});
     EXPECT_EQ(sys.features().natoms, 1500);
@@ -20,7 +20,7 @@ TEST(Features, StandInResolvesExactlyAsMdcoreRecords) {
     EXPECT_DOUBLE_EQ(sys.features().charged_fraction, 1.0);
     EXPECT_EQ(sys.features().constraints, 500);
     const auto eff = sys.resolve(Config{}, test::test_hardware());
-    EXPECT_EQ(eff.cluster, mdcore::ClusterShape::k8x4);
+    EXPECT_EQ(eff.cluster, mdcore::ClusterShape::k4x8);
     EXPECT_EQ(eff.nstlist, 20);
     EXPECT_NEAR(eff.rlist, 1.067, 1e-9);
     EXPECT_NEAR(eff.rlist_inner, 1.011, 1e-9);
@@ -34,6 +34,7 @@ TEST(Features, StandInResolvesExactlyAsMdcoreRecords) {
     const models::SystemModel lj({mdcore::SystemKind::Lj, 2000, 1});
     EXPECT_DOUBLE_EQ(lj.features().charged_fraction, 0.0);
     EXPECT_FALSE(lj.resolve(Config{}, avx2).pme);
+    EXPECT_EQ(lj.resolve(Config{}, test::test_hardware()).cluster, mdcore::ClusterShape::k8x4);  // no charges
 }
 
 // A fingerprint's SIMD levels follow mdcore's rule: AVX-512 needs F, VL and DQ.
