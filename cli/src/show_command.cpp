@@ -85,13 +85,13 @@ int show(const ShowOptions& opts) {
         std::vector<const TrialResult*> ok;
         for (const db::StoredTrial* t : list)
             if (t->result.status == TrialStatus::Ok) ok.push_back(&t->result);
-        const bool by_ratio = tuner::all_have_ratios(ok);
-        std::stable_sort(list.begin(), list.end(), [by_ratio](const db::StoredTrial* a, const db::StoredTrial* b) {
+        const auto score = tuner::rank_scores(ok, tuner::all_have_ratios(ok));
+        std::stable_sort(list.begin(), list.end(), [&score](const db::StoredTrial* a, const db::StoredTrial* b) {
             const bool oka = a->result.status == TrialStatus::Ok, okb = b->result.status == TrialStatus::Ok;
             if (oka != okb) return oka;
             if (a->measure.steps != b->measure.steps) return a->measure.steps > b->measure.steps;
             if (!oka) return a->result.ms_median < b->result.ms_median;
-            return tuner::rank_score(a->result, by_ratio) < tuner::rank_score(b->result, by_ratio);
+            return score.at(&a->result) < score.at(&b->result);
         });
         const auto verdict = verdict_of(list, opts.confidence);
         int width = 10;

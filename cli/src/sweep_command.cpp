@@ -8,6 +8,7 @@
 
 #include "cli_options.h"
 #include "commands.h"
+#include "guard_rail_flags.h"
 #include "model_output.h"
 #include "verdict_output.h"
 #include "launcher_flags.h"
@@ -158,6 +159,7 @@ struct SweepOptions {
     bool force = false, retry_failed = false, no_retry_failed = false;
     long rounds = 0;  // 0: the space's repeats
     double confidence = tuner::kDefaultConfidence;
+    GuardRailOptions guard_rails;
 };
 
 // Notes about other sweeps, and (without a terminal's progress bar) each finished round.
@@ -196,6 +198,7 @@ int sweep(const SweepOptions& opts) {
     ctx.caps = machine_caps(hw);
     ctx.confidence = opts.confidence;
     ctx.rounds.seed = seed;
+    apply_guard_rails(opts.guard_rails, ctx.rounds);
 
     std::unique_ptr<tuner::Strategy> strategy = make_strategy(strategy_name, space, ctx.caps, budget, seed, eta, opts.confidence);
     const tuner::InfeasibleTally& dropped = strategy->infeasible();
@@ -279,6 +282,7 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
               "Confidence of the verdicts: which configs cannot be told apart from the best")
         ->check(real_in(0.5, 0.999))
         ->capture_default_str();
+    add_guard_rail_flags(*cmd, opts->guard_rails);
     cmd->add_flag("--force", opts->force, "Run a sweep above --max-configs");
     cmd->add_flag("--retry-failed", opts->retry_failed, "Measure recorded failures again (the default)");
     cmd->add_flag("--no-retry-failed", opts->no_retry_failed, "Reuse recorded failures like any result");

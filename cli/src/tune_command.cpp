@@ -8,6 +8,7 @@
 
 #include "cli_options.h"
 #include "commands.h"
+#include "guard_rail_flags.h"
 #include "model_output.h"
 #include "verdict_output.h"
 #include "mdtune/models/gromacs_settings.h"
@@ -24,6 +25,7 @@ struct TuneOptions {
     std::string db = "mdtune.db", model, mdcore;
     SystemFlags system;
     long budget = 0, top = 5, steps = 0, repeats = 3;  // budget, steps 0: not given
+    GuardRailOptions guard_rails;
 };
 
 void print_plan(const tuner::TunePlan& plan, const std::string& db, const SystemDescriptor& system, const std::string& hw) {
@@ -104,6 +106,7 @@ int tune(const TuneOptions& opts) {
     ctx.hardware_id = info.id;
     ctx.build_id = tuner::measurement_build_id(identity);
     ctx.caps = hw.caps();
+    apply_guard_rails(opts.guard_rails, ctx.rounds);
     store.put_build(ctx.build_id, tuner::measurement_build_json(identity));
     const auto runner = tuner::make_subprocess_runner(mdcore, tuner::local_launch_policy({}, false, 1, ctx.caps.cores));
 
@@ -128,6 +131,7 @@ void add_tune_command(CLI::App& app, int& exit_code) {
     add_value(*cmd, "--steps", opts->steps, "Steps per repeat (default: about 2 s at the predicted speed)")
         ->check(integer_in(10, 10'000'000));
     add_value(*cmd, "--repeats", opts->repeats, "Interleaved rounds: every config once per round")->check(integer_in(1, 99))->capture_default_str();
+    add_guard_rail_flags(*cmd, opts->guard_rails);
     add_model_flag(*cmd, opts->model, false);
     add_value(*cmd, "--mdcore", opts->mdcore, "mdcore executable (default: next to mdtune, else on PATH)");
     cmd->callback([opts, &exit_code] { exit_code = tune(*opts); });

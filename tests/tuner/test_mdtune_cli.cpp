@@ -131,6 +131,12 @@ TEST_F(MdtuneCli, RoundsRecordEveryRepeatAndShowMarksTheVerdict) {
     r = run(sweep + " --confidence 1.5");
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_NE(r.output.find("--confidence"), std::string::npos) << r.output;
+    r = run(sweep + " --min-cpu-share 0");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--min-cpu-share"), std::string::npos) << r.output;
+    r = run(sweep + " --reruns 11");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--reruns"), std::string::npos) << r.output;
     EXPECT_FALSE(fs::exists(db()));
 
     r = run(sweep + " --rounds 3");

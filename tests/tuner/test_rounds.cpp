@@ -98,6 +98,34 @@ TEST(Rounds, EveryMemberOncePerRoundInFreshOrdersWithTheReferenceInEach) {
     EXPECT_DOUBLE_EQ(tuner::clean_ratios(out.reference).front(), 1.0);
 }
 
+// The guard rail's two settings (mdtune sweep/tune --min-cpu-share, --reruns).
+TEST(Rounds, TheStarvedShareAndTheRerunCountAreSettings) {
+    const auto calls_of = [](const ScriptedRunner& r, const std::string& key) {
+        return std::count_if(r.calls.begin(), r.calls.end(), [&](const auto& c) { return c.first == key; });
+    };
+    const std::vector<tuner::Proposal> members{proposal(nstlist(10), 2)};
+    // 20 % of its CPU: starved at the default share, not at a share of 0.1.
+    ScriptedRunner lenient;
+    lenient.ms = {{"", {2.0}}, {"nstlist=10", {1.0}}};
+    lenient.cpu_share["nstlist=10"] = std::vector<double>(6, 0.2);
+    tuner::RoundSettings low;
+    low.min_cpu_share = 0.1;
+    const tuner::RoundsOutcome kept = tuner::measure_in_rounds(lenient, members, proposal(Config{}, 2), low);
+    EXPECT_EQ(calls_of(lenient, "nstlist=10"), 2);
+    EXPECT_FALSE(is_noisy(kept.members[0]));
+    // Always starved: no re-run with reruns = 0, three attempts per repeat with 2.
+    for (int reruns : {0, 2}) {
+        ScriptedRunner starved;
+        starved.ms = lenient.ms;
+        starved.cpu_share["nstlist=10"] = std::vector<double>(6, 0.2);
+        tuner::RoundSettings settings;
+        settings.reruns = reruns;
+        const tuner::RoundsOutcome out = tuner::measure_in_rounds(starved, members, proposal(Config{}, 2), settings);
+        EXPECT_EQ(calls_of(starved, "nstlist=10"), 2 * (1 + reruns)) << reruns;
+        EXPECT_TRUE(is_noisy(out.members[0])) << reruns;
+    }
+}
+
 TEST(Rounds, SameSeedSameOrdersOtherSeedOtherOrders) {
     const auto orders = [](unsigned long seed) {
         ScriptedRunner runner;

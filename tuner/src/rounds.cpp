@@ -89,8 +89,11 @@ bool decided(const std::vector<Slot>& slots, double confidence) {
         views.push_back(std::move(view));
     }
     if (views.size() < 2) return false;
-    const auto best = std::min_element(views.begin(), views.end(), [](const TrialResult& a, const TrialResult& b) {
-        return rank_score(a, true) < rank_score(b, true);
+    std::vector<const TrialResult*> pointers;
+    for (const TrialResult& v : views) pointers.push_back(&v);
+    const auto score = rank_scores(pointers, true);
+    const auto best = std::min_element(views.begin(), views.end(), [&score](const TrialResult& a, const TrialResult& b) {
+        return score.at(&a) < score.at(&b);
     });
     // The best is compared with every other one: Bonferroni keeps the chance of a
     // false stop at 1 - confidence over all those comparisons.

@@ -280,8 +280,9 @@ private:
         std::vector<const TrialResult*> results;
         for (const Ranked& r : valid) results.push_back(r.result);
         const bool by_ratio = all_have_ratios(results);
-        std::sort(valid.begin(), valid.end(), [by_ratio](const Ranked& x, const Ranked& y) {
-            const double sx = rank_score(*x.result, by_ratio), sy = rank_score(*y.result, by_ratio);
+        const auto score = rank_scores(results, by_ratio);
+        std::sort(valid.begin(), valid.end(), [&score](const Ranked& x, const Ranked& y) {
+            const double sx = score.at(x.result), sy = score.at(y.result);
             if (sx != sy) return sx < sy;
             return x.canonical < y.canonical;
         });

@@ -43,10 +43,10 @@ std::vector<const Observation*> ranked_finalists(const std::vector<Observation>&
     if (noisy) *noisy = dropped;
     std::vector<const TrialResult*> results;
     for (const Observation* o : cands) results.push_back(&o->result);
-    const bool by_ratio = all_have_ratios(results);
+    const auto score = rank_scores(results, all_have_ratios(results));
     // Best first; ties by canonical text, so the order never depends on the history's.
-    std::sort(cands.begin(), cands.end(), [by_ratio](const Observation* x, const Observation* y) {
-        const double sx = rank_score(x->result, by_ratio), sy = rank_score(y->result, by_ratio);
+    std::sort(cands.begin(), cands.end(), [&score](const Observation* x, const Observation* y) {
+        const double sx = score.at(&x->result), sy = score.at(&y->result);
         if (sx != sy) return sx < sy;
         return x->proposal.config.canonical() < y->proposal.config.canonical();
     });
@@ -68,6 +68,13 @@ bool significantly_slower(const TrialResult& a, const TrialResult& b, double con
 double rank_score(const TrialResult& r, bool by_ratio) {
     if (!by_ratio) return r.ms_median;
     return stats::median(clean_ratios(r));
+}
+
+std::unordered_map<const TrialResult*, double> rank_scores(const std::vector<const TrialResult*>& trials,
+                                                           bool by_ratio) {
+    std::unordered_map<const TrialResult*, double> scores;
+    for (const TrialResult* t : trials) scores.emplace(t, rank_score(*t, by_ratio));
+    return scores;
 }
 
 bool all_have_ratios(const std::vector<const TrialResult*>& trials) {

@@ -6,6 +6,7 @@
 // reference (the default), with percentile bootstrap intervals of the median
 // ratio; trials recorded without rounds fall back to their min-max ranges.
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "mdtune/models/statistics.h"
@@ -38,6 +39,10 @@ bool significantly_slower(const TrialResult& a, const TrialResult& b, double con
 // The score a system's trials are ranked by: the median ratio to the reference
 // when `by_ratio`, else ms_median.
 double rank_score(const TrialResult& r, bool by_ratio);
+// rank_score of each trial, computed once (a median per trial) for sort comparators,
+// which would otherwise recompute it O(n log n) times.
+std::unordered_map<const TrialResult*, double> rank_scores(const std::vector<const TrialResult*>& trials,
+                                                           bool by_ratio);
 // True when every trial has a clean repeat with a reference ratio (then ranks are by ratio).
 bool all_have_ratios(const std::vector<const TrialResult*>& trials);
 
