@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# `mdtune tune` on the GROMACS water-24k box against an exhaustive sweep of the same
+# space (models/eval/water24k_exhaustive.toml), issue 16's evaluation:
+#   1. training data: the quick training sweeps of scripts/eval_models.sh (generated
+#      water and LJ boxes, never this box) in their own database, and a fit;
+#   2. `mdtune tune --gro --topol --space` on a copy of that database: the model's
+#      top 5 and the default in interleaved rounds; its wall time;
+#   3. the exhaustive sweep of the space in another database; its wall time;
+#   4. tune's winner, the exhaustive winner and the default measured again with
+#      `mdcore run` in ROUNDS interleaved rounds: the median ratio winner/best.
+# Usage: scripts/eval_tune_water24k.sh [--build DIR] [--dir DIR] [--rounds N]
+#   --build  build directory holding bin/mdtune and bin/mdcore (default build)
+#   --dir    work directory (default build/eval_tune); its databases are reused
+#   --rounds final interleaved rounds (default 5)
+# Timings are only as good as the machine is quiet: run nothing else meanwhile.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build=build
+dir=""
+rounds=5
+while (($#)); do
+  case "$1" in
+    --build) build=${2:?--build needs a directory}; shift ;;
+    --dir) dir=${2:?--dir needs a directory}; shift ;;
+    --rounds) rounds=${2:?--rounds needs a number}; shift ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    *) echo "eval_tune_water24k.sh: unknown option '$1' (--build DIR, --dir DIR, --rounds N)" >&2; exit 2 ;;
+  esac
+  shift
+done
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "eval_tune_water24k.sh: --rounds must be a positive integer" >&2; exit 2; }
+mdtune=$build/bin/mdtune
+mdcore=$build/bin/mdcore
+for exe in "$mdtune" "$mdcore"; do
+  [[ -x $exe ]] || { echo "eval_tune_water24k.sh: $exe not found: build first (scripts/bootstrap.sh)" >&2; exit 1; }
+done
+dir=${dir:-$build/eval_tune}
+mkdir -p "$dir"
+space=models/eval/water24k_exhaustive.toml
+box=benchmarks/data/water-24k
+train_db=$dir/train.db tune_db=$dir/tune.db full_db=$dir/exhaustive.db
+
+echo "== training sweeps ($train_db), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+for spec in "models/eval/train_water_small.toml --strategy random --budget 16 --seed 1" \
+            "models/eval/quick_train_water_large.toml --strategy random --budget 8 --seed 1" \
+            "models/eval/quick_train_lj.toml --strategy random --budget 24 --seed 1"; do
+  # shellcheck disable=SC2086  # spec carries the file and its strategy flags
+  "$mdtune" sweep $spec --db "$train_db" > "$dir/train.log"
+done
+"$mdtune" fit --db "$train_db" --model auto | tail -n 3
+
+echo
+echo "== mdtune tune on water-24k"
+rm -f "$tune_db" "$tune_db-wal" "$tune_db-shm"
+cp "$train_db" "$tune_db"
+t0=$SECONDS
+"$mdtune" tune --gro "$box/conf.gro" --topol "$box/topol.top" --space "$space" --db "$tune_db" | tee "$dir/tune.log"
+tune_s=$((SECONDS - t0))
+
+echo
+echo "== exhaustive sweep ($space)"
+t0=$SECONDS
+"$mdtune" sweep "$space" --db "$full_db" > "$dir/exhaustive.log"
+full_s=$((SECONDS - t0))
+"$mdtune" show --db "$full_db" --json > "$dir/exhaustive.json"
+"$mdtune" show --db "$tune_db" --json > "$dir/tune.json"
+
+echo
+echo "== final interleaved check ($rounds rounds)"
+python3 - "$mdcore" "$box" "$dir" "$rounds" "$tune_s" "$full_s" <<'PY'
+import json, statistics, subprocess, sys
+mdcore, box, work, rounds, tune_s, full_s = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+
+def best_of(path):
+    """The config `mdtune show` marks best for the water-24k box (canonical text)."""
+    for row in json.load(open(path)):
+        if row.get("mark") == "best" and row.get("system", "").startswith("gro:"):
+            return "" if row["config"] == "(defaults)" else row["config"]
+    sys.exit(f"eval_tune_water24k: no config marked best for the box in {path}")
+
+def flags(canonical):
+    out = []
+    for item in filter(None, canonical.split(",")):
+        key, value = item.split("=", 1)
+        out += ["--" + key.replace("_", "-"), value]
+    return out
+
+tuned, best = best_of(f"{work}/tune.json"), best_of(f"{work}/exhaustive.json")
+configs = {"tune": tuned, "exhaustive": best, "default": ""}
+ms = {k: [] for k in configs}
+for r in range(rounds):
+    order = list(configs) if r % 2 == 0 else list(reversed(configs))
+    for name in order:
+        run = subprocess.run([mdcore, "run", "--gro", f"{box}/conf.gro", "--top", f"{box}/topol.top", "--steps", "600",
+                              "--warmup", "100", "--threads", "2", "--json", "-"] + flags(configs[name]),
+                             capture_output=True, text=True)
+        if run.returncode:
+            sys.exit(f"eval_tune_water24k: mdcore failed for {name}: {run.stderr.strip()[-300:]}")
+        ms[name].append(json.loads(run.stdout)["ms_per_step"])
+ratios = [t / b for t, b in zip(ms["tune"], ms["exhaustive"])]
+for name, c in configs.items():
+    print(f"{name:11s} {c or '(default)':40s} median {statistics.median(ms[name]):.3f} ms/step over {rounds} rounds")
+print(f"tune/exhaustive: median ratio {statistics.median(ratios):.3f} (per round: "
+      + ", ".join(f"{x:.3f}" for x in ratios) + ")")
+print(f"time: tune {tune_s} s, exhaustive sweep {full_s} s ({100.0 * tune_s / max(full_s, 1):.1f} %)")
+PY
