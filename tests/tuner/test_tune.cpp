@@ -3,6 +3,9 @@
 // predicted-versus-measured rows it returns, and a model fitted when none is stored.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+
 #include "../models/synthetic_db_test.h"
 #include "mdtune/models/fit_from_store.h"
 #include "mdtune/models/model_lookup.h"
@@ -85,6 +88,42 @@ TEST_F(Tune, MeasuresTheTopPredictionsAndTheDefaultAndReturnsTheBest) {
         if (v.config == second) EXPECT_DOUBLE_EQ(v.predicted.ms, predicted.ranked[1].prediction.ms);
     }
     EXPECT_GT(r.best_effective.rlist, 0);
+}
+
+// A prediction that resolves to the default's settings (its own values written out)
+// is not measured beside the default: the next one takes its place.
+TEST_F(Tune, NoCandidateRunsTheDefaultsOrAnotherCandidatesSettings) {
+    models::fit_and_store({db(), models::ModelKind::Cost, {}});
+    const SystemDescriptor system{mdcore::SystemKind::Water, 6000, 1};
+    const models::Ranking predicted = models::predict_configs({db(), system, "hw-test", std::nullopt}).ranking;
+    ASSERT_TRUE(predicted.default_config);
+    const std::string defaults = tuner::resolved_settings(predicted.default_config->effective);
+    std::size_t same_as_default = 0;
+    for (const models::RankedConfig& c : predicted.ranked) same_as_default += tuner::resolved_settings(c.effective) == defaults;
+    ASSERT_GT(same_as_default, 0u) << "the grid should hold the default's settings written out";
+
+    tuner::TuneRequest request;
+    request.system = system;
+    request.top = predicted.ranked.size();  // every distinct prediction
+    request.steps = 100;
+    request.repeats = 1;
+    std::vector<Config> candidates;
+    tuner::TuneEvents events;
+    events.planned = [&](const tuner::TunePlan& plan) { candidates = plan.candidates; };
+    const auto runner = tuner::make_replay_runner({});  // nothing recorded: every run fails, the plan is what counts
+    db::Store store(db());
+    try {
+        tuner::tune_system(request, store, *runner, context(), hardware(), events);
+    } catch (const std::exception&) {
+    }
+    std::set<std::string> seen{defaults};
+    for (const Config& c : candidates) {
+        const auto it = std::find_if(predicted.ranked.begin(), predicted.ranked.end(),
+                                     [&](const models::RankedConfig& r) { return r.config == c; });
+        ASSERT_NE(it, predicted.ranked.end());
+        EXPECT_TRUE(seen.insert(tuner::resolved_settings(it->effective)).second) << c.canonical();
+    }
+    EXPECT_EQ(candidates.size(), predicted.ranked.size() - same_as_default) << "every other prediction is kept";
 }
 
 TEST_F(Tune, FitsAndStoresAModelWhenNoneIsStoredAndRespectsTheBudget) {

@@ -4,8 +4,10 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <set>
 #include <sstream>
 
+#include "mdcore/tunables.h"
 #include "mdtune/models/dataset.h"
 #include "mdtune/tuner/model_guided.h"
 #include "mdtune/models/model_lookup.h"
@@ -90,6 +92,13 @@ std::vector<VerifiedConfig> verified_configs(const db::Store& store, long sweep_
 
 }  // namespace
 
+std::string resolved_settings(const mdcore::EffectiveConfig& effective) {
+    std::string text;
+    for (const mdcore::TunableInfo& t : mdcore::tunables())
+        text += std::string(t.name) + "=" + mdcore::format_tunable(t.used(effective)) + ";";
+    return text;
+}
+
 TuneResult tune_system(const TuneRequest& request, db::Store& store, Runner& runner, const SweepContext& ctx,
                        const models::HardwareFeatures& hardware, const TuneEvents& events) {
     TuneResult out;
@@ -107,7 +116,12 @@ TuneResult tune_system(const TuneRequest& request, db::Store& store, Runner& run
         throw std::runtime_error("no feasible configuration for " + request.system.canonical() + " on this machine");
     const std::size_t budget = std::max<std::size_t>(2, request.budget.value_or(request.top + 1));
     const std::size_t k = std::min({request.top, r.ranked.size(), budget - 1});
-    for (std::size_t i = 0; i < k; ++i) plan.candidates.push_back(r.ranked[i].config);
+    // The top k that run with settings of their own: a prediction that resolves to the
+    // default's settings (or an earlier candidate's) would be measured twice.
+    std::set<std::string> settings;
+    if (r.default_config) settings.insert(resolved_settings(r.default_config->effective));
+    for (std::size_t i = 0; i < r.ranked.size() && plan.candidates.size() < k; ++i)
+        if (settings.insert(resolved_settings(r.ranked[i].effective)).second) plan.candidates.push_back(r.ranked[i].config);
     plan.measure = measure_for(request, r);
     if (events.planned) events.planned(plan);
 

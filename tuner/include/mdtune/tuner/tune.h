@@ -63,6 +63,10 @@ struct TuneEvents {
 // Measures on `hardware` (the machine the runner runs on) into `store`, keyed
 // by ctx like any sweep. Throws std::runtime_error when the database holds too
 // few trials to fit a model or nothing is feasible.
+// The value every tunable resolved to, as text: two configs with the same text run
+// with the same settings (e.g. the default and its own values written out).
+std::string resolved_settings(const mdcore::EffectiveConfig& effective);
+
 TuneResult tune_system(const TuneRequest& request, db::Store& store, Runner& runner, const SweepContext& ctx,
                        const models::HardwareFeatures& hardware, const TuneEvents& events = {});
 
