@@ -94,7 +94,8 @@ NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput ene
     // Balance threads by j-entries (work), keeping each block contiguous so the
     // force sums do not depend on scheduling.
     const int nt = num_threads_;
-    std::vector<int> bounds(nt + 1, static_cast<int>(list.i.size()));
+    std::vector<int>& bounds = thread_bounds_;  // members: the step loop does not allocate
+    bounds.assign(nt + 1, static_cast<int>(list.i.size()));
     bounds[0] = 0;
     {
         const double total = static_cast<double>(list.j.size());
@@ -103,7 +104,8 @@ NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput ene
             while (t < nt && list.i[ie].j_end >= total * t / nt) bounds[t++] = static_cast<int>(ie + 1);
     }
     const std::size_t n = x_.size();
-    std::vector<KernelOutput> outs(nt);
+    std::vector<KernelOutput>& outs = thread_out_;
+    outs.assign(nt, KernelOutput{});
 #pragma omp parallel num_threads(nt)
     {
         const int t = omp_get_thread_num();

@@ -58,6 +58,8 @@ private:
     std::vector<std::uint8_t> type_has_lj_;
     float shift_[kNumShifts][3];
     std::vector<AlignedVector<float>> thread_f_;  // per thread: 3 * padded slots
+    std::vector<int> thread_bounds_;              // per call: each thread's block of i-entries
+    std::vector<KernelOutput> thread_out_;        // per call: each thread's energies and force buffers
 };
 
 }  // namespace mdcore
