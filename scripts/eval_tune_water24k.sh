@@ -57,12 +57,14 @@ cp "$train_db" "$tune_db"
 t0=$SECONDS
 "$mdtune" tune --gro "$box/conf.gro" --topol "$box/topol.top" --space "$space" --db "$tune_db" | tee "$dir/tune.log"
 tune_s=$((SECONDS - t0))
+echo "tune: $tune_s s"
 
 echo
 echo "== exhaustive sweep ($space)"
 t0=$SECONDS
 "$mdtune" sweep "$space" --db "$full_db" > "$dir/exhaustive.log"
 full_s=$((SECONDS - t0))
+echo "exhaustive sweep: $full_s s"
 "$mdtune" show --db "$full_db" --json > "$dir/exhaustive.json"
 "$mdtune" show --db "$tune_db" --json > "$dir/tune.json"
 
@@ -81,7 +83,7 @@ def best_of(path):
 
 def flags(canonical):
     out = []
-    for item in filter(None, canonical.split(",")):
+    for item in filter(None, canonical.split(";")):  # Config::canonical(): key=value;key=value
         key, value = item.split("=", 1)
         out += ["--" + key.replace("_", "-"), value]
     return out
