@@ -95,7 +95,8 @@ for r in range(rounds):
     order = list(configs) if r % 2 == 0 else list(reversed(configs))
     for name in order:
         run = subprocess.run([mdcore, "run", "--gro", f"{box}/conf.gro", "--top", f"{box}/topol.top", "--steps", "600",
-                              "--warmup", "100", "--threads", "2", "--json", "-"] + flags(configs[name]),
+                              "--warmup", "100", "--json", "-"] + flags(configs[name])
+                             + ([] if "threads=" in configs[name] else ["--threads", "2"]),
                              capture_output=True, text=True)
         if run.returncode:
             sys.exit(f"eval_tune_water24k: mdcore failed for {name}: {run.stderr.strip()[-300:]}")
