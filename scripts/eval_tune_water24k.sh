@@ -10,7 +10,8 @@
 #      `mdcore run` in ROUNDS interleaved rounds: the median ratio winner/best.
 # Usage: scripts/eval_tune_water24k.sh [--build DIR] [--dir DIR] [--rounds N]
 #   --build  build directory holding bin/mdtune and bin/mdcore (default build)
-#   --dir    work directory (default build/eval_tune); its databases are reused
+#   --dir    work directory (default build/eval_tune); its training database is reused,
+#            the tune and exhaustive databases are made anew so their times count
 #   --rounds final interleaved rounds (default 5)
 # Timings are only as good as the machine is quiet: run nothing else meanwhile.
 set -euo pipefail
@@ -61,6 +62,7 @@ echo "tune: $tune_s s"
 
 echo
 echo "== exhaustive sweep ($space)"
+rm -f "$full_db" "$full_db-wal" "$full_db-shm"
 t0=$SECONDS
 "$mdtune" sweep "$space" --db "$full_db" > "$dir/exhaustive.log"
 full_s=$((SECONDS - t0))
