@@ -75,11 +75,19 @@ void print_cv_table(const models::Selection& sel) {
     }
 }
 
-// Held-out sizes: fitted without them, scored on them, with the speed-up the
-// predicted config gives over mdcore's defaults (both measured).
+// A regret with its interval, and "within noise" when the interval holds 0.
+std::string regret_text(const models::SystemRegret& r) {
+    if (!r.by_ratio) return pct(r.regret) + " (not measured in rounds: no interval)";
+    std::string text = pct(r.regret) + " [" + pct(r.regret_lo) + ", " + pct(r.regret_hi) + "]";
+    if (r.within_noise()) text += " within the measurements' noise";
+    return text;
+}
+
+// Held-out sizes and kinds: fitted without them, scored on them, with the speed-up
+// the predicted config gives over mdcore's defaults (both measured).
 void print_holdout(const models::Model& model, const std::vector<models::Sample>& test, const models::Scores& s) {
-    std::printf("\nheld-out sizes (never in fitting): %zu trials, MAPE %s, %s inside the 90 %% interval\n", s.n,
-                pct(s.mape).c_str(), pct(s.coverage).c_str());
+    std::printf("\nheld-out sizes and kinds (never in fitting): %zu trials, MAPE %s, %s inside the 90 %% interval\n",
+                s.n, pct(s.mape).c_str(), pct(s.coverage).c_str());
     std::printf("  %-26s %-8s %7s %7s %8s %10s %10s %10s %9s %9s\n", "system", "hardware", "configs", "MAPE", "regret",
                 "pred ms", "best ms", "default ms", "tuned x", "best x");
     std::map<std::string, std::vector<const models::Sample*>> by_system;
@@ -97,12 +105,14 @@ void print_holdout(const models::Model& model, const std::vector<models::Sample>
                     pct(r.regret).c_str(), r.predicted_ms, r.best_ms, def ? format_number("%.3f", *def).c_str() : "-",
                     def ? format_number("%.2fx", *def / r.predicted_ms).c_str() : "-",
                     def ? format_number("%.2fx", *def / r.best_ms).c_str() : "-");
-        std::printf("  %-26s predicted best %s\n  %-26s measured best  %s\n", "", config_text(r.predicted_config).c_str(),
-                    "", config_text(r.best_config).c_str());
+        std::printf("  %-26s predicted best %s\n  %-26s measured best  %s\n  %-26s regret %s\n", "",
+                    config_text(r.predicted_config).c_str(), "", config_text(r.best_config).c_str(), "",
+                    regret_text(r).c_str());
     }
     if (!s.regrets.empty())
-        std::printf("  summary: median regret %s, worst %s, MAPE %s\n", pct(s.regret_median).c_str(),
-                    pct(s.regret_max).c_str(), pct(s.mape).c_str());
+        std::printf("  summary: median regret %s, worst %s, MAPE %s; %zu of %zu regrets within the measurements' noise\n",
+                    pct(s.regret_median).c_str(), pct(s.regret_max).c_str(), pct(s.mape).c_str(),
+                    s.regrets_within_noise, s.regrets.size());
 }
 
 void print_kind_summaries(const models::Selection& sel) {
@@ -117,7 +127,7 @@ void print_kind_summaries(const models::Selection& sel) {
 }
 
 void print_holdout_by_kind(const models::FitResult& r) {
-    std::printf("\n  %-6s %8s %9s %10s %8s   (held-out sizes, each kind fitted on the same trials)\n", "model", "MAPE",
+    std::printf("\n  %-6s %8s %9s %10s %8s   (held out, each model kind fitted on the same trials)\n", "model", "MAPE",
                 "in 90%", "regret med", "worst");
     for (const models::HeldOutKind& h : r.holdout_by_kind) {
         const std::string kind(to_string(h.kind));
@@ -133,7 +143,7 @@ void print_holdout_by_kind(const models::FitResult& r) {
 }
 
 struct FitOptions {
-    std::string db = kDefaultDb, model = "auto", holdout;
+    std::string db = kDefaultDb, model = "auto", holdout, holdout_kinds;
 };
 
 std::set<long> holdout_sizes(const std::string& text) {
@@ -148,8 +158,20 @@ std::set<long> holdout_sizes(const std::string& text) {
     return sizes;
 }
 
+std::set<std::string> holdout_kinds(const std::string& text) {
+    std::set<std::string> kinds;
+    for (const auto& k : split_list(text)) {
+        if (k != kFileSystemKind && !mdcore::parse_system_kind(k))
+            throw InputError("--holdout-kinds: '" + k + "' is not a system kind (" + mdcore::system_kind_names() +
+                             ", " + kFileSystemKind + ")");
+        kinds.insert(k);
+    }
+    return kinds;
+}
+
 int fit(const FitOptions& opts) {
-    models::FitRequest request{opts.db, model_kind(opts.model), holdout_sizes(opts.holdout)};
+    models::FitRequest request{opts.db, model_kind(opts.model), holdout_sizes(opts.holdout),
+                               holdout_kinds(opts.holdout_kinds)};
     const models::FitResult r = models::fit_and_store(request, [&](const models::FitResult& loaded) {
         std::printf("mdtune fit: %zu ok trials (%zu machine%s, %zu systems) from %s%s\n", loaded.train.size(),
                     loaded.machines, loaded.machines == 1 ? "" : "s", loaded.systems, opts.db.c_str(),
@@ -178,6 +200,8 @@ void add_fit(CLI::App& app, int& exit_code) {
     add_value(*cmd, "--db", opts->db, "Trial database")->capture_default_str();
     add_model_flag(*cmd, opts->model, true);
     add_value(*cmd, "--holdout-natoms", opts->holdout, "N,...: sizes kept out of fitting and scored afterwards");
+    add_value(*cmd, "--holdout-kinds", opts->holdout_kinds,
+              "KIND,...: system kinds (e.g. water-ions) kept out of fitting and scored afterwards");
     cmd->callback([opts, &exit_code] { exit_code = fit(*opts); });
 }
 

@@ -49,7 +49,7 @@ std::string mark_of(const db::StoredTrial& t, const std::optional<tuner::Verdict
 
 // Median ratio to the default in the same rounds with its interval, "-" without rounds.
 models::stats::Interval ratio_of(const TrialResult& r, double confidence) {
-    const std::vector<double> ratios = tuner::clean_ratios(r);
+    const std::vector<double> ratios = clean_ratios(r);
     if (ratios.empty()) return {NAN, NAN, NAN};
     return models::stats::bootstrap_median(ratios, confidence);
 }

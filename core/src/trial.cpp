@@ -39,6 +39,20 @@ bool is_noisy(const TrialResult& r) {
     return !r.samples.empty() && 2 * noisy > r.samples.size();
 }
 
+std::vector<double> clean_ratios(const TrialResult& r) {
+    std::vector<double> out;
+    for (const RepeatSample& s : r.samples)
+        if (!s.noisy && s.ratio() > 0) out.push_back(s.ratio());
+    return out;
+}
+
+std::vector<double> clean_times(const TrialResult& r) {
+    std::vector<double> out;
+    for (const RepeatSample& s : r.samples)
+        if (!s.noisy) out.push_back(s.ms_per_step);
+    return out;
+}
+
 std::string SystemDescriptor::kind_name() const {
     return from_files() ? kFileSystemKind : std::string(mdcore::to_string(kind));
 }

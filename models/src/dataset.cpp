@@ -51,6 +51,7 @@ std::vector<Sample> make_samples(const std::vector<db::StoredTrial>& trials,
         s.ms = t.result.ms_median;
         s.ms_min = t.result.ms_min;
         s.ms_max = t.result.ms_max;
+        s.ratios = clean_ratios(t.result);
         s.timings = t.result.timings;
         out.push_back(std::move(s));
     }

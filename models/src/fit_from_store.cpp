@@ -38,9 +38,20 @@ FitResult fit_and_store(const FitRequest& request, const FitLoaded& on_loaded) {
     require_database(request.db);
     db::Store store(request.db);
     FitResult r;
-    for (Sample& s : load_samples(store)) (request.holdout_natoms.count(s.system.natoms) ? r.test : r.train).push_back(s);
-    if (!request.holdout_natoms.empty() && r.test.empty())
-        throw InputError("--holdout-natoms: no ok trials of those sizes in " + request.db);
+    std::set<long> sizes_seen;
+    std::set<std::string> kinds_seen;
+    for (Sample& s : load_samples(store)) {
+        const bool size_out = request.holdout_natoms.count(s.system.natoms) > 0;
+        const bool kind_out = request.holdout_kinds.count(s.system.kind_name()) > 0;
+        if (size_out) sizes_seen.insert(s.system.natoms);
+        if (kind_out) kinds_seen.insert(s.system.kind_name());
+        (size_out || kind_out ? r.test : r.train).push_back(std::move(s));
+    }
+    for (long n : request.holdout_natoms)
+        if (!sizes_seen.count(n))
+            throw InputError("--holdout-natoms: no ok trials of " + std::to_string(n) + " atoms in " + request.db);
+    for (const std::string& k : request.holdout_kinds)
+        if (!kinds_seen.count(k)) throw InputError("--holdout-kinds: no ok trials of kind '" + k + "' in " + request.db);
     require_enough_samples(r.train, request.db);
 
     std::set<std::string> machines, sizes;

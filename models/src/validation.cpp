@@ -5,8 +5,11 @@
 #include <cmath>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <set>
+
+#include "mdtune/models/statistics.h"
 
 namespace mdtune::models {
 
@@ -92,9 +95,15 @@ double median_of(std::vector<double> v) {
 
 namespace {
 
+constexpr double kRegretConfidence = 0.95;
+
 void summarise_regrets(Scores& s) {
     std::vector<double> r;
-    for (const auto& x : s.regrets) r.push_back(x.regret);
+    s.regrets_within_noise = 0;
+    for (const auto& x : s.regrets) {
+        r.push_back(x.regret);
+        s.regrets_within_noise += x.within_noise() ? 1 : 0;
+    }
     s.regret_median = median_of(r);
     s.regret_max = r.empty() ? 0.0 : *std::max_element(r.begin(), r.end());
 }
@@ -115,9 +124,14 @@ std::vector<SystemRegret> regrets_of(const std::vector<Scored>& choices) {
         const auto pick = std::min_element(list.begin(), list.end(), [](const Scored* a, const Scored* b) {
             return ranks_before(a->pred, b->pred);
         });
-        const auto best = std::min_element(list.begin(), list.end(), [](const Scored* a, const Scored* b) {
-            return a->sample->ms < b->sample->ms;
+        // Configs measured in rounds rank by their median ratio to the rounds' default,
+        // which a drift of the machine between rounds leaves alone.
+        const bool by_ratio = std::all_of(list.begin(), list.end(), [](const Scored* p) {
+            return p->sample->ratios.size() >= 2;
         });
+        auto score = [by_ratio](const Scored* p) { return by_ratio ? stats::median(p->sample->ratios) : p->sample->ms; };
+        const auto best = std::min_element(list.begin(), list.end(),
+                                           [&](const Scored* a, const Scored* b) { return score(a) < score(b); });
         SystemRegret r;
         r.hardware_id = (*pick)->sample->hardware_id;
         r.system = (*pick)->sample->system;
@@ -126,7 +140,17 @@ std::vector<SystemRegret> regrets_of(const std::vector<Scored>& choices) {
         r.best_config = (*best)->sample->config.canonical();
         r.predicted_ms = (*pick)->sample->ms;
         r.best_ms = (*best)->sample->ms;
-        r.regret = r.predicted_ms / r.best_ms - 1.0;
+        r.by_ratio = by_ratio;
+        if (!by_ratio) {
+            r.regret = r.predicted_ms / r.best_ms - 1.0;
+            r.regret_lo = r.regret_hi = std::numeric_limits<double>::quiet_NaN();
+        } else if (*pick != *best) {
+            const stats::Interval q =
+                stats::bootstrap_median_ratio((*pick)->sample->ratios, (*best)->sample->ratios, kRegretConfidence);
+            r.regret = q.estimate - 1.0;
+            r.regret_lo = q.lo - 1.0;
+            r.regret_hi = q.hi - 1.0;
+        }
         out.push_back(std::move(r));
     }
     return out;
@@ -169,7 +193,8 @@ nlohmann::json scores_json(const Scores& s) {
     for (const auto& r : s.regrets)
         regrets.push_back({{"hardware", r.hardware_id}, {"system", r.system.canonical()}, {"configs", r.configs},
                            {"predicted", r.predicted_config}, {"best", r.best_config},
-                           {"predicted_ms", r.predicted_ms}, {"best_ms", r.best_ms}, {"regret", r.regret}});
+                           {"predicted_ms", r.predicted_ms}, {"best_ms", r.best_ms}, {"regret", r.regret},
+                           {"by_ratio", r.by_ratio}});
     return {{"n", s.n},
             {"mape", s.mape},
             {"coverage", s.coverage},

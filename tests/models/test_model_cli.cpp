@@ -159,7 +159,7 @@ TEST_F(ModelCli, HoldoutSizesAreScoredNotFitted) {
     fill();
     const Result r = run("fit --db " + db() + " --model cost --holdout-natoms 6000");
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_TRUE(contains(r.output, "held-out sizes (never in fitting)")) << r.output;
+    EXPECT_TRUE(contains(r.output, "held-out sizes and kinds (never in fitting)")) << r.output;
     EXPECT_TRUE(contains(r.output, "water:natoms=6000")) << r.output;
     const db::Store store(db(), db::Store::Mode::ReadOnly);
     const auto row = db::ModelStore(store).latest();
@@ -167,6 +167,28 @@ TEST_F(ModelCli, HoldoutSizesAreScoredNotFitted) {
     const auto ids = nlohmann::json::parse(row->training_trial_ids_json).get<std::vector<long>>();
     for (const db::StoredTrial& t : store.trials())
         if (t.system.natoms == 6000) EXPECT_EQ(std::count(ids.begin(), ids.end(), t.id), 0);
+}
+
+TEST_F(ModelCli, HoldoutKindsAreScoredNotFittedAndUnknownKindsAreRefused) {
+    fill();
+    Result r = run("fit --db " + db() + " --model cost --holdout-kinds lj");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "held-out sizes and kinds (never in fitting)")) << r.output;
+    EXPECT_TRUE(contains(r.output, "lj:natoms=")) << r.output;
+    {
+        const db::Store store(db(), db::Store::Mode::ReadOnly);
+        const auto row = db::ModelStore(store).latest();
+        ASSERT_TRUE(row);
+        const auto ids = nlohmann::json::parse(row->training_trial_ids_json).get<std::vector<long>>();
+        for (const db::StoredTrial& t : store.trials())
+            if (t.system.kind == mdcore::SystemKind::Lj) EXPECT_EQ(std::count(ids.begin(), ids.end(), t.id), 0);
+    }
+    r = run("fit --db " + db() + " --holdout-kinds watr");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, "--holdout-kinds: 'watr' is not a system kind")) << r.output;
+    r = run("fit --db " + db() + " --holdout-kinds water-ions");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, "no ok trials of kind 'water-ions'")) << r.output;
 }
 
 }  // namespace

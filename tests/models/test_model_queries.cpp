@@ -61,7 +61,7 @@ TEST_F(ModelQueries, FitRefusesAMissingDatabaseAndUnknownHeldOutSizes) {
         models::fit_and_store({db(), std::nullopt, {7}});
         FAIL() << "a held-out size without trials must be refused";
     } catch (const InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("--holdout-natoms: no ok trials of those sizes"), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("--holdout-natoms: no ok trials of 7 atoms"), std::string::npos);
     }
 }
 

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -79,11 +80,15 @@ TEST(GroupedCv, HeldOutPredictionsNeverSeeTheirGroup) {
     }
 }
 
-TEST(Regret, MeasuresHowMuchSlowerTheChosenConfigIs) {
-    const auto hw = test::test_hardware();
+// Every config of one LJ system, timed exactly by the physics (a cost model recovers them).
+std::vector<models::Sample> lj_2000_samples() {
     test::SyntheticSpec spec;
     spec.systems = {{mdcore::SystemKind::Lj, 2000, 1}};
-    auto samples = test::synthetic_samples(hw, spec);
+    return test::synthetic_samples(test::test_hardware(), spec);
+}
+
+TEST(Regret, MeasuresHowMuchSlowerTheChosenConfigIs) {
+    auto samples = lj_2000_samples();
     models::CostModel m;
     m.fit(samples);
     // The model is exact: zero regret, zero error, full coverage.
@@ -105,6 +110,54 @@ TEST(Regret, MeasuresHowMuchSlowerTheChosenConfigIs) {
     EXPECT_EQ(s.regrets[0].predicted_config, pick);
     EXPECT_NEAR(s.regrets[0].regret, it->ms / std::min(it->ms, best) - 1.0, 1e-12);
     EXPECT_GT(s.regrets[0].regret, 0.0);
+}
+
+// Measured in rounds, the best and the regret come from the ratios to each round's
+// default (not the raw medians, which a drift of the machine moves), with an
+// interval; a regret whose interval holds 0 is marked as within the noise.
+TEST(Regret, InRoundsTheRatiosDecideAndTheRegretHasAnInterval) {
+    auto samples = lj_2000_samples();
+    models::CostModel m;
+    m.fit(samples);
+    const std::string pick = models::evaluate(m, samples).regrets.at(0).predicted_config;
+    const std::vector<double> spread{0.99, 1.0, 1.01, 0.995, 1.005};
+    auto set_ratios = [&](double pick_ratio, double others_ratio, double pick_spread) {
+        for (models::Sample& x : samples) {
+            x.ratios.clear();
+            const bool is_pick = x.config.canonical() == pick;
+            for (double f : spread) x.ratios.push_back((is_pick ? pick_ratio : others_ratio) * (1.0 + (f - 1.0) * (is_pick ? pick_spread : 1.0)));
+            // The raw medians say the pick is fastest: the ratios must overrule them.
+            x.ms = is_pick ? 0.5 : 1.0;
+        }
+    };
+    set_ratios(0.96, 0.80, 1.0);
+    models::Scores s = models::evaluate(m, samples);
+    ASSERT_EQ(s.regrets.size(), 1u);
+    const models::SystemRegret& r = s.regrets[0];
+    EXPECT_TRUE(r.by_ratio);
+    EXPECT_EQ(r.predicted_config, pick);
+    EXPECT_NE(r.best_config, pick);
+    EXPECT_NEAR(r.regret, 0.96 / 0.80 - 1.0, 1e-9);
+    EXPECT_LT(r.regret_lo, r.regret);
+    EXPECT_GT(r.regret_lo, 0.0);
+    EXPECT_GT(r.regret_hi, r.regret);
+    EXPECT_FALSE(r.within_noise());
+    EXPECT_EQ(s.regrets_within_noise, 0u);
+
+    // 1 % apart with a 20 % spread: the measurements cannot tell them apart.
+    set_ratios(0.808, 0.80, 20.0);
+    s = models::evaluate(m, samples);
+    EXPECT_GT(s.regrets.at(0).regret, 0.0);
+    EXPECT_LE(s.regrets[0].regret_lo, 0.0);
+    EXPECT_TRUE(s.regrets[0].within_noise());
+    EXPECT_EQ(s.regrets_within_noise, 1u);
+
+    // One config without rounds: back to the raw medians, no interval.
+    samples.front().ratios.clear();
+    s = models::evaluate(m, samples);
+    EXPECT_FALSE(s.regrets.at(0).by_ratio);
+    EXPECT_TRUE(std::isnan(s.regrets[0].regret_lo));
+    EXPECT_FALSE(s.regrets[0].within_noise());
 }
 
 TEST(Selection, AutoPicksTheLowestCrossValidatedRegret) {

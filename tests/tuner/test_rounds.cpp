@@ -95,7 +95,7 @@ TEST(Rounds, EveryMemberOncePerRoundInFreshOrdersWithTheReferenceInEach) {
         EXPECT_FALSE(s.noisy);
     }
     ASSERT_EQ(out.reference.samples.size(), 6u);
-    EXPECT_DOUBLE_EQ(tuner::clean_ratios(out.reference).front(), 1.0);
+    EXPECT_DOUBLE_EQ(clean_ratios(out.reference).front(), 1.0);
 }
 
 // The guard rail's two settings (mdtune sweep/tune --min-cpu-share, --reruns).
@@ -172,7 +172,7 @@ TEST(Rounds, ARepeatWithoutItsThreadsIsRunAgainThenMarkedNoisyAndNeverBest) {
     EXPECT_TRUE(no_ref.reference.samples[0].noisy);
     EXPECT_EQ(no_ref.members[0].samples[0].ref_ms_per_step, 0.0);
     EXPECT_DOUBLE_EQ(no_ref.members[0].samples[1].ref_ms_per_step, 2.0);
-    EXPECT_EQ(tuner::clean_ratios(no_ref.members[0]).size(), 2u);
+    EXPECT_EQ(clean_ratios(no_ref.members[0]).size(), 2u);
     // Even when its times say it is the fastest, a noisy trial is never the best.
     TrialResult fake_fast = starved;
     for (RepeatSample& s : fake_fast.samples) s.ms_per_step = 0.1;

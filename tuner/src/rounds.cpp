@@ -141,18 +141,4 @@ RoundsOutcome measure_in_rounds(Runner& runner, const std::vector<Proposal>& mem
     return out;
 }
 
-std::vector<double> clean_ratios(const TrialResult& r) {
-    std::vector<double> out;
-    for (const RepeatSample& s : r.samples)
-        if (!s.noisy && s.ratio() > 0) out.push_back(s.ratio());
-    return out;
-}
-
-std::vector<double> clean_times(const TrialResult& r) {
-    std::vector<double> out;
-    for (const RepeatSample& s : r.samples)
-        if (!s.noisy) out.push_back(s.ms_per_step);
-    return out;
-}
-
 }  // namespace mdtune::tuner

@@ -98,6 +98,11 @@ struct TrialResult {
 // More than half of the trial's repeats were noisy: never the best.
 bool is_noisy(const TrialResult& r);
 
+// Ratios to the round's reference of the trial's clean repeats (those with a reference).
+std::vector<double> clean_ratios(const TrialResult& r);
+// ms per step of the trial's clean repeats.
+std::vector<double> clean_times(const TrialResult& r);
+
 // Identity of a trial for resume: same key = same work.
 struct TrialKey {
     std::string hardware_id, system, config, build_id, measure;

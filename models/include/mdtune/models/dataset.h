@@ -21,6 +21,9 @@ struct Sample {
     Features features;
     double ms = 0;      // median ms per step
     double ms_min = 0, ms_max = 0;
+    // Per-round ratios to the round's reference (the default) of the clean repeats;
+    // empty for trials not measured in rounds.
+    std::vector<double> ratios;
     std::map<std::string, double> timings;  // task -> seconds per step (TrialResult::timings)
 };
 

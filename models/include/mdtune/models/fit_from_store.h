@@ -19,6 +19,7 @@ struct FitRequest {
     std::string db;                    // must exist
     std::optional<ModelKind> kind;     // nullopt: auto (chosen by cross-validated regret)
     std::set<long> holdout_natoms;     // sizes kept out of fitting and scored afterwards
+    std::set<std::string> holdout_kinds;  // system kinds (kind_name()) kept out likewise
 };
 
 struct FitResult;
@@ -33,7 +34,7 @@ struct HeldOutKind {
 };
 
 struct FitResult {
-    std::vector<Sample> train, test;   // test: the held-out sizes
+    std::vector<Sample> train, test;   // test: the held-out sizes and kinds
     std::size_t machines = 0, systems = 0;  // in the training trials
     Selection selection;
     std::unique_ptr<Model> model;      // the chosen kind, fitted on train
@@ -44,7 +45,8 @@ struct FitResult {
 };
 
 // Throws std::runtime_error for a missing database or too few trials, and
-// InputError when --holdout-natoms names sizes the database has no ok trials of.
+// InputError when --holdout-natoms / --holdout-kinds name sizes or kinds the
+// database has no ok trials of.
 FitResult fit_and_store(const FitRequest& request, const FitLoaded& on_loaded = {});
 
 }  // namespace mdtune::models

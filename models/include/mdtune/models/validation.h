@@ -50,7 +50,15 @@ struct SystemRegret {
     std::string best_config;       // measured best
     double predicted_ms = 0;       // measured time of the model's choice
     double best_ms = 0;
-    double regret = 0;             // predicted_ms / best_ms - 1
+    // predicted_ms / best_ms - 1; when every config of the system was measured in
+    // rounds, the best is the lowest median ratio to the default and the regret is
+    // median-ratio(predicted) / median-ratio(best) - 1, with a 95 % bootstrap
+    // interval (NaN otherwise, and 0-0 when the choice is the best).
+    double regret = 0;
+    double regret_lo = 0, regret_hi = 0;
+    bool by_ratio = false;
+    // The interval holds 0: the measurements cannot tell the choice from the best.
+    bool within_noise() const { return by_ratio && regret > 0 && regret_lo <= 0; }
 };
 
 struct Scores {
@@ -59,6 +67,7 @@ struct Scores {
     double coverage = 0;       // fraction of measurements inside the 90 % interval
     std::vector<SystemRegret> regrets;  // systems with 2 or more measured configs
     double regret_median = 0, regret_max = 0;
+    std::size_t regrets_within_noise = 0;  // regrets > 0 whose interval holds 0
 };
 
 // Scores a fitted model on test samples.

@@ -45,9 +45,4 @@ struct RoundsOutcome {
 RoundsOutcome measure_in_rounds(Runner& runner, const std::vector<Proposal>& members, const Proposal& reference,
                                 const RoundSettings& settings, const std::function<void(int)>& on_round = {});
 
-// Ratios to the round's reference of the trial's clean repeats (those with a reference).
-std::vector<double> clean_ratios(const TrialResult& r);
-// ms per step of the trial's clean repeats.
-std::vector<double> clean_times(const TrialResult& r);
-
 }  // namespace mdtune::tuner
