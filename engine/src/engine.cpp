@@ -24,6 +24,7 @@
 #include "memory_estimate.h"
 #include "util/format.h"
 #include "util/thread_count.h"
+#include "util/thread_pinning.h"
 #ifdef MDCORE_HAVE_MPI
 #include "domdec/dd_context.h"
 #include "domdec/dd_md_runner.h"
@@ -364,6 +365,7 @@ void restart_timing(Md& md, TaskTimer& timer) {
     if constexpr (requires { md.parallel_stats(); }) {
         md.reset_timing();
     } else {
+        md.thread_waits().reset(md.config().threads);
 #ifdef MDT_HAVE_CUDA  // the GPU tasks exist only in CUDA builds (and one rank)
         if (GpuNonbonded* gpu = md.gpu_nonbonded()) gpu->reset_times();
         if (GpuPme* gpu = md.gpu_pme()) gpu->reset_times();
@@ -404,6 +406,7 @@ void run_steps(Md& md, System& system, const RunControl& control, RunReport& rep
         }
         timer.set_enabled(step >= control.warmup);
         if constexpr (kDecomposed) md.set_timing(step >= control.warmup);
+        else md.thread_waits().set_enabled(step >= control.warmup);
         if (step % cfg.nstlist == 0) {
             timer.time(Task::Search, [&] { md.search(); });
             ++rep.pairlist.searches;
@@ -447,18 +450,28 @@ void run_steps(Md& md, System& system, const RunControl& control, RunReport& rep
     const double wall = std::chrono::duration<double>(Clock::now() - measured_start).count();
     md.scatter_to_system();
     finish_report(samples, timer.as_map(), wall, rep);
-    if constexpr (kDecomposed) rep.parallel = md.parallel_stats();
-    else describe_gpu(md, rep.gpu);
+    if constexpr (kDecomposed) {
+        rep.parallel = md.parallel_stats();
+    } else {
+        describe_gpu(md, rep.gpu);
+        rep.threads.wait = md.thread_waits().seconds();
+    }
     if (rep.status == "failed") throw RunFailed(std::move(rep));
 }
 
 }  // namespace
+
+ThreadStats plan_thread_pinning(const RunControl& control, int threads) {
+    return plan_pinning(control.pin, threads, control.pin_offset, this_process());
+}
 
 RunReport run(System& system, const RunConfig& config, const RunControl& control) {
     RunReport rep;
     rep.build = current_build_info();
     rep.config = resolve_config(system, config, control);
     describe_run(system, control, rep);
+    rep.threads = plan_thread_pinning(control, rep.config.threads);
+    apply_pinning(rep.threads, rep.config.threads);
 #ifdef MDCORE_HAVE_MPI
     if (rep.config.ranks > 1) {
         DdContext dd(system, rep.config);

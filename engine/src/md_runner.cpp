@@ -63,7 +63,10 @@ MdRunner::MdRunner(System& system, const EffectiveConfig& config)
     } else if (config.pme) {
         pme_ = std::make_unique<Pme>(system.box, PmeGrid{config.pme_grid[0], config.pme_grid[1], config.pme_grid[2]},
                                      config.pme_order, config.ewald_beta, system.epsilon_r, config.threads, config.simd);
+        pme_->set_thread_waits(&waits_);
     }
+    waits_.reset(config.threads);
+    nonbonded_.set_thread_waits(&waits_);
     if (config.pme) {
         // Constant terms (GROMACS convention): the self energy goes with the
         // short-range Coulomb, the neutralising background with the mesh.
@@ -238,7 +241,7 @@ double MdRunner::update(double dt, double lambda) {
         twice_ke_ = leapfrog_settle_update(settle_params_, settle_list_, state_,
                                            floats_were_current ? float_coordinates() : FloatCoordinates{},
                                            system_.box.lengths.data(), dt, lambda, nonbonded_.simd_level(),
-                                           config_.threads);
+                                           config_.threads, &waits_);
         floats_current_ = floats_were_current;
     }
     twice_ke_valid_ = true;

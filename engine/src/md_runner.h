@@ -18,6 +18,7 @@
 #include "pairlist/cluster_pair_search.h"
 #include "pairlist/pair_list.h"
 #include "pme/pme.h"
+#include "timing/thread_waits.h"
 
 namespace mdcore {
 
@@ -93,6 +94,9 @@ public:
     GpuPme* gpu_pme() { return gpu_pme_.get(); }
     const GpuDevice& gpu_device() const { return gpu_device_; }
     double max_constraint_deviation() const;
+    // Barrier waits per thread of the nonbonded, PME spread/gather and SETTLE tasks.
+    ThreadWaits& thread_waits() { return waits_; }
+    const EffectiveConfig& config() const { return config_; }
     // False when any force component is NaN or infinite (an O(N) sum; run() checks every step).
     bool forces_finite() const;
 
@@ -123,6 +127,7 @@ private:
     bool twice_ke_valid_ = false;
     double twice_ke_ = 0.0;
     std::function<void(const ClusterGrid&, PairList&)> list_filter_;
+    ThreadWaits waits_;
 };
 
 // SETTLE parameters shared by all of a system's rigid molecules; throws when they differ.

@@ -44,6 +44,15 @@ void parallel_stats(R& p, Visit&& visit) {
     visit("load_imbalance", p.load_imbalance);
 }
 
+// The "threads" block (its "pin" mode is an enum, written and read apart).
+template <class R, class Visit>
+void thread_stats(R& t, Visit&& visit) {
+    visit("pinned", t.pinned);
+    visit("cpus", t.cpus);
+    visit("pin_note", t.pin_note);
+    visit("wait", t.wait);
+}
+
 // The "system" block of a RunReport.
 template <class R, class Visit>
 void system(R& r, Visit&& visit) {

@@ -95,6 +95,8 @@ std::string run_report_to_json(const RunReport& r, int indent) {
     j["energy_samples"] = r.energy_samples;
     j["max_constraint_deviation"] = r.max_constraint_deviation;
     j["parallel"] = parallel_block(r.parallel, r.config);
+    j["threads"] = {{"pin", std::string(to_string(r.threads.pin))}};
+    report_fields::thread_stats(r.threads, put_into(j["threads"]));
     if (!r.gpu.name.empty())
         j["gpu"] = {{"name", r.gpu.name},
                     {"memory_bytes", r.gpu.memory_bytes},
@@ -131,6 +133,18 @@ std::string run_report_to_text(const RunReport& r) {
                   r.pairlist.list_pairs, r.pairlist.pairs_in_cutoff, r.pairlist.efficiency, r.pairlist.searches,
                   r.pairlist.prunes);
     o << line;
+    o << "threads  " << c.threads << (r.threads.pinned ? ", pinned to CPUs" : ", not pinned");
+    for (int cpu : r.threads.cpus) o << " " << cpu;
+    o << " (" << r.threads.pin_note << ")";
+    if (!r.threads.wait.empty() && r.steps > r.warmup) {
+        o << "; barrier wait per thread";
+        for (double s : r.threads.wait) {
+            std::snprintf(line, sizeof line, " %.4f", 1e3 * s / static_cast<double>(r.steps - r.warmup));
+            o << line;
+        }
+        o << " ms/step";
+    }
+    o << "\n";
     if (c.pme) {
         std::snprintf(line, sizeof line, "pme      grid %dx%dx%d  order %d  beta %.5f nm^-1  scale %.3f  constraints %d\n",
                       c.pme_grid[0], c.pme_grid[1], c.pme_grid[2], c.pme_order, c.ewald_beta, c.pme_scale,

@@ -206,6 +206,9 @@ RunReport run_report_from_json(std::string_view text) {
     top.read("energy_samples", r.energy_samples);
     top.read("max_constraint_deviation", r.max_constraint_deviation);
     r.parallel = read_parallel(top.child("parallel"), r.config);
+    const Block threads = top.child("threads");  // absent in reports before it existed
+    r.threads.pin = parse_enum(threads, "pin", r.threads.pin, false, parse_pin_mode);
+    report_fields::thread_stats(r.threads, read_from(threads));
     const Block gpu = top.child("gpu");  // only in runs with a GPU task
     gpu.read("name", r.gpu.name);
     gpu.read("memory_bytes", r.gpu.memory_bytes);

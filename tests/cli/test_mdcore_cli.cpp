@@ -50,7 +50,27 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"--pme gpu", "--pme gpu needs --nb gpu"},
                       BadInput{"--update gpu", "--update gpu needs --nb gpu"},
                       BadInput{"--nb gpu --cluster 4x4", "--cluster 4x4 does not apply with --nb gpu"},
-                      BadInput{"--gpu-id -1", "--gpu-id"}));
+                      BadInput{"--gpu-id -1", "--gpu-id"},
+                      BadInput{"--pin sometimes", "--pin: unknown mode 'sometimes'"},
+                      BadInput{"--pin-offset -1", "--pin-offset"},
+                      BadInput{"--pin on --threads 1 --pin-offset 100000", "--pin on: 1 thread from CPU 100000"}));
+
+// Pinned or not, the report says so and how long each thread waited at barriers.
+TEST(Cli, TheReportSaysHowTheThreadsWerePinnedAndHowLongEachWaited) {
+    const Result r = run_mdcore("run --system water --nwater 300 --steps 30 --warmup 5 --threads 2 --pin on --json -");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto threads = nlohmann::json::parse(r.output).at("threads");
+    EXPECT_EQ(threads.at("pin"), "on");
+    EXPECT_TRUE(threads.at("pinned").get<bool>()) << threads.dump();  // CI machines have 2 CPUs or more
+    EXPECT_EQ(threads.at("cpus").size(), 2u);
+    EXPECT_NE(threads.at("cpus")[0], threads.at("cpus")[1]);
+    ASSERT_EQ(threads.at("wait").size(), 2u);
+    for (const auto& w : threads.at("wait")) EXPECT_GE(w.get<double>(), 0.0);
+    const Result off = run_mdcore("run --system water --nwater 300 --steps 30 --warmup 5 --threads 2 --pin off");
+    ASSERT_EQ(off.exit_code, 0) << off.output;
+    EXPECT_NE(off.output.find("threads  2, not pinned (--pin off); barrier wait per thread"), std::string::npos)
+        << off.output;
+}
 
 // --nb gpu where no GPU can run it (this machine, CI): one line naming why, exit 2.
 // Where a GPU is present the run goes ahead (exit 0) and the report names it.

@@ -79,6 +79,11 @@ RunReport full_report() {
     r.parallel.reductions = 0.0625;
     r.parallel.wait = 0.03125;
     r.parallel.load_imbalance = 1.75 / 1.5;
+    r.threads.pin = PinMode::On;
+    r.threads.pinned = true;
+    r.threads.cpus = {2, 3};
+    r.threads.pin_note = "on: 2 threads on 4 CPUs";
+    r.threads.wait = {0.125, 0.5};
     return r;
 }
 
@@ -165,6 +170,11 @@ void expect_same(const RunReport& a, const RunReport& b) {
     EXPECT_EQ(a.parallel.reductions, b.parallel.reductions);
     EXPECT_EQ(a.parallel.wait, b.parallel.wait);
     EXPECT_EQ(a.parallel.load_imbalance, b.parallel.load_imbalance);
+    EXPECT_EQ(a.threads.pin, b.threads.pin);
+    EXPECT_EQ(a.threads.pinned, b.threads.pinned);
+    EXPECT_EQ(a.threads.cpus, b.threads.cpus);
+    EXPECT_EQ(a.threads.pin_note, b.threads.pin_note);
+    EXPECT_EQ(a.threads.wait, b.threads.wait);
 }
 
 // The field a malformed report is refused for.
@@ -251,6 +261,9 @@ TEST(RunReportJson, AReportOfTheFirstSchemaReads) {
     EXPECT_EQ(r.drift_stderr_per_atom_per_ps, 0.0);
     EXPECT_EQ(r.max_constraint_deviation, 0.0);
     EXPECT_EQ(r.failed_step, -1);
+    // No threads block before pinning existed: not pinned, no waits.
+    EXPECT_FALSE(r.threads.pinned);
+    EXPECT_TRUE(r.threads.wait.empty());
 }
 
 TEST(RunReportJson, MissingOptionalBlocksStayEmpty) {

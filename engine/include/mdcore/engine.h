@@ -41,8 +41,14 @@ private:
     RunReport report_;
 };
 
-// Runs MD in place on `system` (positions and velocities advance); throws RunFailed
-// (above) when the state becomes non-finite.
+// Where a run's `threads` OpenMP threads would be pinned on this machine under
+// control.pin (README "Threads, pinning and waits"); throws std::invalid_argument
+// for a --pin on that the CPUs this process may use cannot hold.
+ThreadStats plan_thread_pinning(const RunControl& control, int threads);
+
+// Runs MD in place on `system` (positions and velocities advance), its threads
+// pinned as plan_thread_pinning says; throws RunFailed (above) when the state
+// becomes non-finite.
 RunReport run(System& system, const RunConfig& config, const RunControl& control);
 
 // Forces (kJ/mol/nm, per atom in input order) and energies of the current state.

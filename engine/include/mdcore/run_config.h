@@ -93,6 +93,12 @@ struct RunConfig {
 enum class Thermostat { None, VRescale };
 std::string_view to_string(Thermostat t);
 
+// Thread pinning (as mdrun -pin): auto pins when the run's threads (x the node's
+// ranks) use every CPU this process may run on, on always, off never.
+enum class PinMode { Auto, On, Off };
+std::string_view to_string(PinMode m);
+std::optional<PinMode> parse_pin_mode(std::string_view text);
+
 // What to run (not tunable, not physics of the model).
 struct RunControl {
     long steps = 1000;
@@ -101,6 +107,8 @@ struct RunControl {
     double tau_t = 0.1;           // ps, v-rescale coupling time
     int nstcalcenergy = 50;       // energies (and conserved-energy samples) every N steps
     unsigned long long seed = 1;  // thermostat noise
+    PinMode pin = PinMode::Auto;
+    int pin_offset = 0;           // first CPU (index into the CPUs this process may use) for thread 0
 };
 
 }  // namespace mdcore

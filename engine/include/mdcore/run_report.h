@@ -86,6 +86,18 @@ struct GpuReport {
     double cpu_wait_seconds = 0;  // CPU time blocked waiting for GPU results
 };
 
+// How the run's OpenMP threads ran (README "Threads, pinning and waits").
+struct ThreadStats {
+    PinMode pin = PinMode::Off;  // what was asked (--pin)
+    bool pinned = false;
+    std::vector<int> cpus;       // the CPU of each thread, when pinned
+    std::string pin_note;        // why the threads were (not) pinned
+    // Seconds per thread, measured steps, spent at the barriers that end the
+    // nonbonded, PME spread / gather and SETTLE + update tasks waiting for the
+    // other threads (empty on a decomposed run).
+    std::vector<double> wait;
+};
+
 struct PairlistStats {
     double list_pairs = 0;       // atom pairs evaluated by the kernel per step (inner list, incl. masked lanes)
     double pairs_in_cutoff = 0;  // atom pairs within rc
@@ -122,6 +134,7 @@ struct RunReport {
     double max_constraint_deviation = 0;  // largest relative SETTLE distance error seen
     ParallelStats parallel;
     GpuReport gpu;
+    ThreadStats threads;
 };
 
 }  // namespace mdcore

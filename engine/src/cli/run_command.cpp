@@ -99,6 +99,8 @@ constexpr FlagSpec kRunFlags[] = {
     {"thermostat", "none|v-rescale", "temperature coupling", "Run control"},
     {"tau-t", "PS", "v-rescale coupling time", "Run control"},
     {"nstcalcenergy", "N", "steps between energy samples (default: 50, fewer for runs under 500 measured steps)", "Run control"},
+    {"pin", "auto|on|off", "bind each thread to a CPU (auto: when the threads use every CPU this process may run on)", "Run control"},
+    {"pin-offset", "N", "with --pin: the first CPU (among those this process may use) for thread 0 (0)", "Run control"},
     {"json", "FILE|-", "write the report as JSON to FILE, or to stdout instead of the text", "Output"},
     {"out-gro", "FILE", "write the final state as .gro", "Output"},
     {"dump-forces", "FILE", "write the step-0 forces", "Output"},
@@ -197,6 +199,12 @@ RunControl RunCommand::run_control() const {
         else throw UsageError("--thermostat: unknown thermostat '" + *t + "' (none, v-rescale)");
     }
     if (const auto v = integer("seed", 0, std::numeric_limits<long>::max())) control.seed = *v;
+    if (const auto t = text("pin")) {
+        const auto mode = parse_pin_mode(*t);
+        if (!mode) throw UsageError("--pin: unknown mode '" + *t + "' (auto, on, off)");
+        control.pin = *mode;
+    }
+    if (const auto v = integer("pin-offset", 0, 1'000'000)) control.pin_offset = static_cast<int>(*v);
     return control;
 }
 
@@ -295,7 +303,9 @@ int RunCommand::execute() {
     System sys;
     try {
         sys = build_system();
-        resolve_config(sys, config, control);  // reject bad input before running
+        // Reject bad input before running.
+        const EffectiveConfig eff = resolve_config(sys, config, control);
+        plan_thread_pinning(control, eff.threads);
         if (config.nb == Offload::Gpu) {
             // A GPU mode without a usable GPU: one line, exit 2 (the CPU path needs none).
             auto gpu = find_gpu(config.gpu_id);

@@ -115,7 +115,7 @@ double update_free_atoms(const std::vector<int>& slots, std::size_t begin, std::
 
 double leapfrog_settle_update(const SettleParameters& p, const SettleUpdateList& list, SortedState& s,
                               FloatCoordinates out, const double* box, double dt, double lambda, SimdLevel level,
-                              int num_threads) {
+                              int num_threads, ThreadWaits* waits) {
     const SettleUpdateKernel kernel = settle_update_kernel(level);
     const SettleUpdateArgs args{
         settle_geometry(p),
@@ -138,7 +138,7 @@ double leapfrog_settle_update(const SettleParameters& p, const SettleUpdateList&
             first_bad = std::min(first_bad, bad);
         }
         return k;
-    });
+    }, waits);
     if (first_bad != INT_MAX)
         throw std::runtime_error("SETTLE: no solution for molecule " + std::to_string(first_bad) +
                                  " (it moved too far in one step)");

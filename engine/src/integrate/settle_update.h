@@ -14,6 +14,7 @@
 #include "integrate/settle.h"
 #include "mdcore/run_config.h"
 #include "mdcore/system.h"
+#include "timing/thread_waits.h"
 
 namespace mdcore {
 
@@ -57,9 +58,10 @@ SettleUpdateKernel settle_update_kernel(SimdLevel level);
 // leap-frog for list.free_slots (padding slots are left alone); returns 2 KE.
 // box: the 3 edges. One parallel region, molecules split evenly over threads;
 // deterministic for a thread count. Throws std::runtime_error naming the
-// molecule (System::settles index) when SETTLE has no solution.
+// molecule (System::settles index) when SETTLE has no solution. The threads'
+// wait at the end goes to `waits` when given.
 double leapfrog_settle_update(const SettleParameters& p, const SettleUpdateList& list, SortedState& s,
                               FloatCoordinates out, const double* box, double dt, double lambda, SimdLevel level,
-                              int num_threads);
+                              int num_threads, ThreadWaits* waits = nullptr);
 
 }  // namespace mdcore

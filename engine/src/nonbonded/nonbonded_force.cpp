@@ -116,7 +116,7 @@ NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput ene
         out.fy = f + n;
         out.fz = f + 2 * n;
         kernel(in, bounds[t], bounds[t + 1], out);
-#pragma omp barrier
+        timed_barrier(waits_, t);
         // Sum the thread buffers over this thread's slot range.
         const std::size_t begin = n * t / nt, end = n * (t + 1) / nt;
         for (std::size_t s = begin; s < end; ++s) {
@@ -131,6 +131,7 @@ NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput ene
             fy[s] = sy;
             fz[s] = sz;
         }
+        timed_barrier(waits_, t);  // the region's own end barrier then finds everyone there
     }
     NonbondedEnergies e;
     for (const auto& o : outs) {

@@ -9,6 +9,7 @@
 #include "mdcore/system.h"
 #include "nonbonded/kernel_dispatch.h"
 #include "pairlist/cluster_pair_search.h"
+#include "timing/thread_waits.h"
 #include "util/aligned_vector.h"
 
 namespace mdcore {
@@ -37,6 +38,9 @@ public:
     // Forces into fx/fy/fz (sorted slots, overwritten). Energies only when asked.
     NonbondedEnergies compute(const PairList& list, EnergyOutput energy, float* fx, float* fy, float* fz);
 
+    // Barrier waits of compute()'s threads go to `waits` (null: not timed).
+    void set_thread_waits(ThreadWaits* waits) { waits_ = waits; }
+
     PruneKernelFn prune_kernel() const { return kernels_->prune; }
     SimdLevel simd_level() const { return level_; }
     LjCombination combination() const { return combination_; }
@@ -60,6 +64,7 @@ private:
     std::vector<AlignedVector<float>> thread_f_;  // per thread: 3 * padded slots
     std::vector<int> thread_bounds_;              // per call: each thread's block of i-entries
     std::vector<KernelOutput> thread_out_;        // per call: each thread's energies and force buffers
+    ThreadWaits* waits_ = nullptr;
 };
 
 }  // namespace mdcore

@@ -93,6 +93,8 @@ void Pme::use_reference_path(bool on) {
         allocate_slabs(w);
 }
 
+void Pme::set_thread_waits(ThreadWaits* waits) { impl_->waits = waits; }
+
 double Pme::compute(std::size_t n, const double* x, const double* y, const double* z, const double* q, float* fx,
                     float* fy, float* fz, double* virial) {
     const double* pos[3] = {x, y, z};

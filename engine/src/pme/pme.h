@@ -10,6 +10,7 @@
 #include "mdcore/system.h"
 // The direct-Ewald oracle PME is tested against, visible here for its users.
 #include "pme/ewald_direct.h"
+#include "timing/thread_waits.h"
 
 namespace mdcore {
 
@@ -57,6 +58,9 @@ public:
     // one atom at a time, a whole-grid copy per thread), kept as the reference the
     // default is tested against (test_pme_paths.cpp).
     void use_reference_path(bool on);
+
+    // Barrier waits of the spread and gather threads go to `waits` (null: not timed).
+    void set_thread_waits(ThreadWaits* waits);
 
     const PmeStageTimes& stage_times() const { return times_; }
     PmeGrid grid() const { return grid_; }

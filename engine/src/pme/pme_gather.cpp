@@ -2,6 +2,8 @@
 // kept, chain rule d u_a / d x_a = K_a / L_a. The default path runs the mesh kernel of
 // the run's SIMD level on the float stencils (pme_mesh_kernels.h); the reference path
 // is the loop as first written, in double, on the reference spread's stencils.
+#include <omp.h>
+
 #include <algorithm>
 
 #include "pme/pme_workspace.h"
@@ -52,9 +54,13 @@ void pme_gather(PmeWorkspace& w, std::size_t n, const double* q, float* fx, floa
         const PmeMeshStencils st{w.mesh_base.data(), w.mesh_th.data(), w.mesh_dth.data()};
         constexpr std::size_t kBlock = 64;
         const std::size_t blocks = (n + kBlock - 1) / kBlock;
-#pragma omp parallel for num_threads(w.nthreads) schedule(static)
-        for (std::size_t b = 0; b < blocks; ++b)
-            w.mesh.gather(in, b * kBlock, std::min(n, (b + 1) * kBlock), q, st, fx, fy, fz);
+#pragma omp parallel num_threads(w.nthreads)
+        {
+#pragma omp for schedule(static) nowait
+            for (std::size_t b = 0; b < blocks; ++b)
+                w.mesh.gather(in, b * kBlock, std::min(n, (b + 1) * kBlock), q, st, fx, fy, fz);
+            timed_barrier(w.waits, omp_get_thread_num());
+        }
         return;
     }
     const int p = w.order;

@@ -125,9 +125,9 @@ void pme_spread_slabs(PmeWorkspace& w, std::size_t n, const double* const pos[3]
     {
         const int tid = omp_get_thread_num();
         const int team = omp_get_num_threads();
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
         for (std::size_t b = 0; b < blocks; ++b) w.mesh.splines(in, b * kBlock, std::min(n, (b + 1) * kBlock), st);
-        // implicit barrier: every stencil is ready
+        timed_barrier(w.waits, tid);  // every stencil is ready
         const int x0 = first_plane(nx, tid, team), x1 = first_plane(nx, tid + 1, team);
         std::vector<int>& mine = w.slab_atoms[tid];
         mine.clear();
@@ -140,7 +140,7 @@ void pme_spread_slabs(PmeWorkspace& w, std::size_t n, const double* const pos[3]
         if (slab.size() < size) slab.resize(size);  // only when the team differs from nthreads
         std::fill(slab.begin(), slab.begin() + size, 0.0f);
         w.mesh.spread(PmeSlab{slab.data(), x0, ny_pad, nz_pad}, p, mine.data(), mine.size(), q, st);
-#pragma omp barrier
+        timed_barrier(w.waits, tid);
         for (int x = x0; x < x1; ++x) {
             float* out = w.real + static_cast<std::size_t>(x) * grid_plane;
             std::fill(out, out + grid_plane, 0.0f);
@@ -152,6 +152,7 @@ void pme_spread_slabs(PmeWorkspace& w, std::size_t n, const double* const pos[3]
                     fold_plane(out, w.slabs[u].data() + static_cast<std::size_t>(l) * slab_plane, ny, nz, pad, nz_pad);
             }
         }
+        timed_barrier(w.waits, tid);
     }
 }
 

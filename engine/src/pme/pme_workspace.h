@@ -48,6 +48,7 @@ struct PmeWorkspace {
     std::vector<double> thread_acc;       // per thread: energy + 6 virial components (stride 10)
     std::vector<double> influence;        // G(m) per complex grid point (0 at m = 0)
     std::vector<float> influence_f;       // the same in float, for the solve without energy
+    ThreadWaits* waits = nullptr;         // barrier waits of spread and gather (null: not timed)
 
     PmeWorkspace() = default;
     PmeWorkspace(const PmeWorkspace&) = delete;

@@ -71,4 +71,19 @@ std::string_view to_string(Thermostat t) {
     return "?";
 }
 
+std::string_view to_string(PinMode m) {
+    switch (m) {
+        case PinMode::Auto: return "auto";
+        case PinMode::On: return "on";
+        case PinMode::Off: return "off";
+    }
+    return "?";
+}
+
+std::optional<PinMode> parse_pin_mode(std::string_view text) {
+    for (PinMode m : {PinMode::Auto, PinMode::On, PinMode::Off})
+        if (text == to_string(m)) return m;
+    return std::nullopt;
+}
+
 }  // namespace mdcore
