@@ -9,10 +9,16 @@
 #   4. tune's winner, the exhaustive winner and the default measured again with
 #      `mdcore run` in ROUNDS interleaved rounds: the median ratio winner/best.
 # Usage: scripts/eval_tune_water24k.sh [--build DIR] [--dir DIR] [--rounds N]
+#                                      [--space FILE] [--train-db FILE]
 #   --build  build directory holding bin/mdtune and bin/mdcore (default build)
 #   --dir    work directory (default build/eval_tune); its training database is reused,
 #            the tune and exhaustive databases are made anew so their times count
 #   --rounds final interleaved rounds (default 5)
+#   --space  the space tune ranks and the exhaustive sweep measures (default
+#            models/eval/water24k_exhaustive.toml, 18 configs;
+#            water24k_exhaustive_large.toml has 72)
+#   --train-db  a database with training trials and a fitted model (e.g. the one
+#            scripts/eval_models.sh made) used instead of step 1's sweeps
 # Timings are only as good as the machine is quiet: run nothing else meanwhile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,13 +26,17 @@ cd "$(dirname "$0")/.."
 build=build
 dir=""
 rounds=5
+space=models/eval/water24k_exhaustive.toml
+train_from=""
 while (($#)); do
   case "$1" in
     --build) build=${2:?--build needs a directory}; shift ;;
     --dir) dir=${2:?--dir needs a directory}; shift ;;
     --rounds) rounds=${2:?--rounds needs a number}; shift ;;
+    --space) space=${2:?--space needs a file}; shift ;;
+    --train-db) train_from=${2:?--train-db needs a file}; shift ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
-    *) echo "eval_tune_water24k.sh: unknown option '$1' (--build DIR, --dir DIR, --rounds N)" >&2; exit 2 ;;
+    *) echo "eval_tune_water24k.sh: unknown option '$1' (--build DIR, --dir DIR, --rounds N, --space FILE, --train-db FILE)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -37,11 +47,16 @@ for exe in "$mdtune" "$mdcore"; do
   [[ -x $exe ]] || { echo "eval_tune_water24k.sh: $exe not found: build first (scripts/bootstrap.sh)" >&2; exit 1; }
 done
 dir=${dir:-$build/eval_tune}
+[[ -f $space ]] || { echo "eval_tune_water24k.sh: --space: $space not found" >&2; exit 2; }
+[[ -z $train_from || -f $train_from ]] || { echo "eval_tune_water24k.sh: --train-db: $train_from not found" >&2; exit 2; }
 mkdir -p "$dir"
-space=models/eval/water24k_exhaustive.toml
 box=benchmarks/data/water-24k
 train_db=$dir/train.db tune_db=$dir/tune.db full_db=$dir/exhaustive.db
 
+if [[ -n $train_from ]]; then
+echo "== training trials and model from $train_from"
+train_db=$train_from
+else
 echo "== training sweeps ($train_db), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for spec in "models/eval/train_water_small.toml --strategy random --budget 16 --seed 1" \
             "models/eval/quick_train_water_large.toml --strategy random --budget 8 --seed 1" \
@@ -50,6 +65,7 @@ for spec in "models/eval/train_water_small.toml --strategy random --budget 16 --
   "$mdtune" sweep $spec --db "$train_db" > "$dir/train.log"
 done
 "$mdtune" fit --db "$train_db" --model auto | tail -n 3
+fi
 
 echo
 echo "== mdtune tune on water-24k"

@@ -141,6 +141,10 @@ std::vector<SystemRegret> regrets_of(const std::vector<Scored>& choices) {
         r.predicted_ms = (*pick)->sample->ms;
         r.best_ms = (*best)->sample->ms;
         r.by_ratio = by_ratio;
+        if (by_ratio) {
+            r.predicted_ratio = score(*pick);
+            r.best_ratio = score(*best);
+        }
         if (!by_ratio) {
             r.regret = r.predicted_ms / r.best_ms - 1.0;
             r.regret_lo = r.regret_hi = std::numeric_limits<double>::quiet_NaN();

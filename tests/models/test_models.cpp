@@ -138,6 +138,8 @@ TEST(Regret, InRoundsTheRatiosDecideAndTheRegretHasAnInterval) {
     EXPECT_EQ(r.predicted_config, pick);
     EXPECT_NE(r.best_config, pick);
     EXPECT_NEAR(r.regret, 0.96 / 0.80 - 1.0, 1e-9);
+    EXPECT_NEAR(r.predicted_ratio, 0.96, 1e-12);
+    EXPECT_NEAR(r.best_ratio, 0.80, 1e-12);
     EXPECT_LT(r.regret_lo, r.regret);
     EXPECT_GT(r.regret_lo, 0.0);
     EXPECT_GT(r.regret_hi, r.regret);

@@ -57,6 +57,9 @@ struct SystemRegret {
     double regret = 0;
     double regret_lo = 0, regret_hi = 0;
     bool by_ratio = false;
+    // With by_ratio: the median ratios to the rounds' default of the choice and of
+    // the best (the speed-ups over the default are their inverses).
+    double predicted_ratio = 0, best_ratio = 0;
     // The interval holds 0: the measurements cannot tell the choice from the best.
     bool within_noise() const { return by_ratio && regret > 0 && regret_lo <= 0; }
 };
