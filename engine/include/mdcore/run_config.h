@@ -94,7 +94,8 @@ enum class Thermostat { None, VRescale };
 std::string_view to_string(Thermostat t);
 
 // Thread pinning (as mdrun -pin): auto pins when the run's threads (x the node's
-// ranks) use every CPU this process may run on, on always, off never.
+// ranks) use every CPU this process may run on, on always, off (the default:
+// no gain measured on the machines it was tried on, README) never.
 enum class PinMode { Auto, On, Off };
 std::string_view to_string(PinMode m);
 std::optional<PinMode> parse_pin_mode(std::string_view text);
@@ -107,7 +108,7 @@ struct RunControl {
     double tau_t = 0.1;           // ps, v-rescale coupling time
     int nstcalcenergy = 50;       // energies (and conserved-energy samples) every N steps
     unsigned long long seed = 1;  // thermostat noise
-    PinMode pin = PinMode::Auto;
+    PinMode pin = PinMode::Off;
     int pin_offset = 0;           // first CPU (index into the CPUs this process may use) for thread 0
 };
 

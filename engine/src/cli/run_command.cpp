@@ -99,7 +99,7 @@ constexpr FlagSpec kRunFlags[] = {
     {"thermostat", "none|v-rescale", "temperature coupling", "Run control"},
     {"tau-t", "PS", "v-rescale coupling time", "Run control"},
     {"nstcalcenergy", "N", "steps between energy samples (default: 50, fewer for runs under 500 measured steps)", "Run control"},
-    {"pin", "auto|on|off", "bind each thread to a CPU (auto: when the threads use every CPU this process may run on)", "Run control"},
+    {"pin", "auto|on|off", "bind each thread to a CPU (default off; auto: when the threads use every CPU this process may run on)", "Run control"},
     {"pin-offset", "N", "with --pin: the first CPU (among those this process may use) for thread 0 (0)", "Run control"},
     {"json", "FILE|-", "write the report as JSON to FILE, or to stdout instead of the text", "Output"},
     {"out-gro", "FILE", "write the final state as .gro", "Output"},
