@@ -19,7 +19,8 @@
 #   --quick  training: water 1,500-12,000 (24 random points), LJ 2,000-32,000
 #            (24 random points); held out: water 6,000 (16 random points + the
 #            default config), LJ 16,000 and water-ions 3,000 (12 random points
-#            + the default). About 8 minutes on 2 idle cores.
+#            + the default). About 5 minutes before water-ions was added; not
+#            timed since.
 #   --db     database (default build/eval_models/{full,quick}.db). Sweeps resume:
 #            rerunning measures only what is missing.
 #   --fresh  delete the database first.
