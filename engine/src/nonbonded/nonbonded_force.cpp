@@ -131,7 +131,7 @@ NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput ene
             fy[s] = sy;
             fz[s] = sz;
         }
-        timed_barrier(waits_, t);  // the region's own end barrier then finds everyone there
+        timed_region_end(waits_, t);
     }
     NonbondedEnergies e;
     for (const auto& o : outs) {

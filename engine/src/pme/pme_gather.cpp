@@ -59,7 +59,7 @@ void pme_gather(PmeWorkspace& w, std::size_t n, const double* q, float* fx, floa
 #pragma omp for schedule(static) nowait
             for (std::size_t b = 0; b < blocks; ++b)
                 w.mesh.gather(in, b * kBlock, std::min(n, (b + 1) * kBlock), q, st, fx, fy, fz);
-            timed_barrier(w.waits, omp_get_thread_num());
+            timed_region_end(w.waits, omp_get_thread_num());
         }
         return;
     }

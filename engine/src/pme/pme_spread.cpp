@@ -152,7 +152,7 @@ void pme_spread_slabs(PmeWorkspace& w, std::size_t n, const double* const pos[3]
                     fold_plane(out, w.slabs[u].data() + static_cast<std::size_t>(l) * slab_plane, ny, nz, pad, nz_pad);
             }
         }
-        timed_barrier(w.waits, tid);
+        timed_region_end(w.waits, tid);
     }
 }
 

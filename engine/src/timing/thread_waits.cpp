@@ -28,12 +28,15 @@ std::vector<double> ThreadWaits::seconds() const {
 }
 
 void timed_barrier(ThreadWaits* waits, int thread) {
-    if (omp_get_num_threads() == 1) return;
     if (waits) {
         waits->barrier(thread);
-        return;
-    }
+    } else if (omp_get_num_threads() > 1) {
 #pragma omp barrier
+    }
+}
+
+void timed_region_end(ThreadWaits* waits, int thread) {
+    if (waits) waits->barrier(thread);
 }
 
 }  // namespace mdcore

@@ -28,5 +28,8 @@ private:
 
 // A barrier of the enclosing team, timed into `waits` when it is not null.
 void timed_barrier(ThreadWaits* waits, int thread);
+// Just before a parallel region's own closing barrier: with `waits`, a timed
+// barrier (the closing one then costs nothing); without, nothing extra.
+void timed_region_end(ThreadWaits* waits, int thread);
 
 }  // namespace mdcore

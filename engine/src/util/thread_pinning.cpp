@@ -47,7 +47,7 @@ ThreadStats plan_pinning(PinMode mode, int threads, int offset, const PinContext
                                     std::to_string(base + threads) + " CPUs; this process may use " +
                                     std::to_string(available));
     if (mode == PinMode::Auto && !(fits && offset == 0 && ranks * threads == available)) {
-        s.pin_note = "auto: not pinned, " + scene + " (pinning pays when every CPU is used; --pin on forces it)";
+        s.pin_note = "auto: not pinned, " + scene + " (auto pins only when the threads use every CPU; --pin on forces it)";
         return s;
     }
     s.pinned = true;
