@@ -66,8 +66,11 @@ TEST(VerletBuffer, DriftIncreasesWithLifetimeAndTemperature) {
     auto p = argon_params();
     const double rlist = p.rc + 0.05;
     EXPECT_EQ(estimate_verlet_drift(p, 0, rlist), 0.0);
+    // After one step no atom gets 0.05 nm past the list (beyond 8 sigma the tail
+    // counts as 0, as in GROMACS): no drift yet, then a strictly growing one.
+    EXPECT_EQ(estimate_verlet_drift(p, 1, rlist), 0.0);
     double prev = 0.0;
-    for (int lifetime : {1, 2, 5, 9, 19, 39, 79}) {
+    for (int lifetime : {2, 5, 9, 19, 39, 79}) {
         const double d = estimate_verlet_drift(p, lifetime, rlist);
         EXPECT_GT(d, prev) << "lifetime " << lifetime;
         prev = d;
@@ -155,6 +158,55 @@ TEST(VerletBuffer, CoulombAddsDrift) {
     const double lj_only = estimate_verlet_drift(p, 9, p.rc + 0.02);
     EXPECT_GT(with_q, lj_only);
     EXPECT_GE(estimate_rlist(spce_params(), 9), estimate_rlist(p, 9));
+}
+
+// The GROMACS water benchmark box (benchmarks/data/water-24k: 8051 SPC/E, 6.26 nm,
+// rc 1.0, ewald_rtol 1e-5, 300 K, 2 fs, SETTLE with d_OH 0.1 nm).
+VerletBufferParams water24k_params(int cluster_i, int cluster_j) {
+    const double sigma = 0.316557;
+    const double eps = 0.650194;
+    const double nwater = 8051.0;
+    VerletBufferParams p;
+    p.classes = {BufferAtomClass{15.9994, nwater, 0, -0.8476, 1.008, 0.1},
+                 BufferAtomClass{1.008, 2.0 * nwater, 1, 0.4238, 15.9994, 0.1}};
+    p.num_lj_types = 2;
+    p.c6 = {4.0 * eps * std::pow(sigma, 6), 0.0, 0.0, 0.0};
+    p.c12 = {4.0 * eps * std::pow(sigma, 12), 0.0, 0.0, 0.0};
+    p.volume = 6.26 * 6.26 * 6.26;
+    p.temperature = 300.0;
+    p.dt = 0.002;
+    p.rc = 1.0;
+    p.ewald_beta = 3.12341;
+    p.cluster_i = cluster_i;
+    p.cluster_j = cluster_j;
+    return p;
+}
+
+TEST(VerletBuffer, ConstrainedWaterMatchesGromacsOnItsBenchmarkBox) {
+    // GROMACS 2024.6's md.log for this box (gmx mdrun -ntomp 2, nstlist raised to 50,
+    // pruning every 10 steps): "outer list: updated every 50 steps, buffer 0.120 nm",
+    // "inner list: updated every 10 steps, buffer 0.000 nm" for its 4x8 list, and for
+    // the equivalent 1x1 list 0.248 and 0.036 nm. GROMACS weights the density by
+    // ~1 nm cells (a few per mille above N/V here); 0.003 nm covers that.
+    const VerletBufferParams p48 = water24k_params(4, 8), p11 = water24k_params(1, 1);
+    EXPECT_NEAR(estimate_rlist(p48, 49), 1.120, 0.003);
+    EXPECT_NEAR(estimate_rlist(p48, 9), 1.000, 0.003);
+    EXPECT_NEAR(estimate_rlist(p11, 49), 1.248, 0.003);
+    EXPECT_NEAR(estimate_rlist(p11, 9), 1.036, 0.003);
+    std::printf("water-24k 4x8: rlist %.3f (nstlist 50), %.3f (10); 1x1: %.3f, %.3f\n", estimate_rlist(p48, 49),
+                estimate_rlist(p48, 9), estimate_rlist(p11, 49), estimate_rlist(p11, 9));
+}
+
+TEST(VerletBuffer, ConstraintsShrinkTheBufferAndLightPartnersDoNotCount) {
+    const VerletBufferParams constrained = water24k_params(4, 8);
+    VerletBufferParams free_atoms = constrained;
+    for (BufferAtomClass& c : free_atoms.classes) c.constraint_mass = c.constraint_length = 0.0;
+    for (int lifetime : {9, 19, 49}) EXPECT_LT(estimate_rlist(constrained, lifetime), estimate_rlist(free_atoms, lifetime));
+    // O is constrained only to H, lighter than 0.4x its mass: it moves freely, so
+    // dropping its constraint changes nothing.
+    VerletBufferParams o_free = constrained;
+    o_free.classes[0].constraint_mass = o_free.classes[0].constraint_length = 0.0;
+    EXPECT_DOUBLE_EQ(estimate_verlet_drift(o_free, 19, 1.05), estimate_verlet_drift(constrained, 19, 1.05));
 }
 
 TEST(VerletBuffer, ArgonSanity) {

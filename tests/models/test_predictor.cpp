@@ -12,8 +12,8 @@ namespace mdtune {
 namespace {
 
 TEST(Features, StandInResolvesExactlyAsMdcoreRecords) {
-    // mdcore run --system water --nwater 500 on AVX-512 recorded: 4x8, rlist 1.067,
-    // rlist_inner 1.011, PME grid 21^3 (see docs/run_report.md for the fields).
+    // mdcore run --system water --nwater 500 on AVX-512 recorded: 4x8, rlist 1.032,
+    // rlist_inner 1.000, PME grid 21^3 (see docs/run_report.md for the fields).
     const models::SystemModel sys({mdcore::SystemKind::Water, 1500, 1});
     EXPECT_EQ(sys.features().natoms, 1500);
     EXPECT_NEAR(sys.features().number_density, 99.98, 0.05);
@@ -22,8 +22,8 @@ TEST(Features, StandInResolvesExactlyAsMdcoreRecords) {
     const auto eff = sys.resolve(Config{}, test::test_hardware());
     EXPECT_EQ(eff.cluster, mdcore::ClusterShape::k4x8);
     EXPECT_EQ(eff.nstlist, 20);
-    EXPECT_NEAR(eff.rlist, 1.067, 1e-9);
-    EXPECT_NEAR(eff.rlist_inner, 1.011, 1e-9);
+    EXPECT_NEAR(eff.rlist, 1.032, 1e-9);
+    EXPECT_NEAR(eff.rlist_inner, 1.000, 1e-9);
     EXPECT_EQ(eff.pme_grid, (std::array<int, 3>{21, 21, 21}));
     EXPECT_EQ(eff.threads, 4);  // the target machine's cores, not this one's
     EXPECT_EQ(eff.simd, mdcore::SimdLevel::Avx512);

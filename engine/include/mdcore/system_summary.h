@@ -21,6 +21,10 @@ struct AtomClass {
     int lj_type = 0;
     double charge = 0.0;  // e
     double count = 0.0;   // atoms
+    // The heaviest atom this one is constrained to (GROMACS' rule for the Verlet
+    // buffer): its mass and the constraint length; 0 when unconstrained.
+    double constraint_mass = 0.0;    // amu
+    double constraint_length = 0.0;  // nm
 };
 
 // The physical settings (rc, dt, ...) are its base, as they are System's.

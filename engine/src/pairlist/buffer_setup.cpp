@@ -12,6 +12,8 @@ VerletBufferParams verlet_buffer_params(const SystemSummary& system, ClusterShap
         c.lj_type = a.lj_type;
         c.charge = a.charge;
         c.count = a.count;
+        c.constraint_mass = a.constraint_mass;
+        c.constraint_length = a.constraint_length;
         p.classes.push_back(c);
     }
     p.num_lj_types = system.lj.ntypes;

@@ -9,10 +9,13 @@
 // third order around rc. Integrating that error over the Gaussian tail and the
 // uniform pair density at the list surface gives the energy drift.
 //
+// Constrained atoms (water H) move as GROMACS models them: a rotation about the
+// centre of mass of the atom and its heavier partner (2 DOF, variance bounded by
+// the arm length) plus that centre's free motion, the 2-DOF distribution replaced
+// by a shifted, scaled Gaussian that bounds it from above.
+//
 // Known simplifications with respect to GROMACS:
-//  - No constraint correction: constrained atoms (e.g. water H) are treated as
-//    free particles with 3 translational DOF, which overestimates their
-//    displacement and hence the buffer. No virtual-site mass handling either.
+//  - No virtual-site mass handling.
 //  - Uniform density (GROMACS can use an effective, locally weighted density).
 //  - Only inertial dynamics (no Brownian-dynamics displacement model).
 #include "pairlist/verlet_buffer.h"
@@ -73,14 +76,65 @@ PotDerivatives ewald_derivatives(double beta, double rc, double elfac) {
 // Taylor-expanded potential at the depth w they penetrate inside rc:
 //   md1*w + d2*w^2/2 + md3*w^3/6, integrated over start position and displacement,
 // which yields the Gaussian tail moments below.
-double energy_drift_atom_pair(double s2, double r_buffer, const PotDerivatives& der) {
+// A constrained atom's variance in two parts: the rotation about the pair's centre
+// of mass (2 DOF) and the centre's motion (3 DOF). The rotational mean-square
+// displacement over arm^2 saturates (it cannot exceed twice the arm); the rational
+// form a Taylor expansion gives bounds it from above and is held constant past its
+// maximum, as in GROMACS' constrained_atom_sigma2.
+struct AtomSigma2 {
+    double s2_2d = 0.0;  // rotation (0 when unconstrained)
+    double s2_3d = 0.0;  // free or centre-of-mass motion
+    bool constrained() const { return s2_2d > 0.0; }
+};
+
+AtomSigma2 atom_sigma2(double kt_fac, const BufferAtomClass& c) {
+    AtomSigma2 s;
+    const bool constrained = c.constraint_mass > 0.4 * c.mass && c.constraint_length > 0.0;
+    if (!constrained) {
+        s.s2_3d = kt_fac / c.mass;
+        return s;
+    }
+    const double mass_fraction = c.constraint_mass / (c.mass + c.constraint_mass);
+    const double s2_rot = kt_fac * mass_fraction / c.mass;  // arc length variance
+    const double arm = c.constraint_length * mass_fraction;  // atom to the pair's centre
+    constexpr double a = 1.0 / 3.0, b = 2.0 / 45.0;
+    const double rel = std::min(s2_rot / (arm * arm), 1.0 / std::sqrt(b));
+    s.s2_2d = arm * arm * rel / (1.0 + a * rel + b * rel * rel);
+    s.s2_3d = kt_fac / (c.mass + c.constraint_mass);
+    return s;
+}
+
+// The 2-DOF radial distribution sqrt(pi/2) erfc(r/(sqrt(2) s))/(2 s) bounded by
+// scale * Gaussian(s, r + shift), matched in value and slope at x.
+void two_dof_gaussian(double s2, double x, double& shift, double& scale) {
+    const double ex = std::exp(-x * x / (2.0 * s2));
+    const double er = std::erfc(x / std::sqrt(2.0 * s2));
+    shift = -x + std::sqrt(2.0 * s2 / std::numbers::pi) * ex / er;
+    scale = 0.5 * std::numbers::pi * std::exp(ex * ex / (std::numbers::pi * er * er)) * er;
+}
+
+double energy_drift_atom_pair(const AtomSigma2& si, const AtomSigma2& sj, double r_buffer, const PotDerivatives& der) {
+    const double s2 = si.s2_2d + si.s2_3d + sj.s2_2d + sj.s2_3d;
     if (s2 <= 0.0) return 0.0;
     const double s = std::sqrt(s2);
-    const double rb = r_buffer;
+    double rb = r_buffer;
+    double scale = 1.0;
+    double c_exp = 0.0, c_erfc = 0.0;
+    // Beyond erfc's argument 8 both tails are below 1e-29 (and the 2-DOF fit
+    // would divide by an underflowed erfc): the pair contributes nothing.
+    constexpr double kErfcArgMax = 8.0;
+    if (rb * rb <= 2.0 * s2 * kErfcArgMax * kErfcArgMax) {
+        for (const AtomSigma2* a : {&si, &sj}) {
+            if (!a->constrained()) continue;
+            double sh = 0.0, sc = 1.0;
+            two_dof_gaussian(a->s2_2d, r_buffer * a->s2_2d / s2, sh, sc);
+            rb += sh;
+            scale *= sc;
+        }
+        c_exp = std::exp(-rb * rb / (2.0 * s2)) / std::sqrt(2.0 * std::numbers::pi);
+        c_erfc = 0.5 * std::erfc(rb / std::sqrt(2.0 * s2));
+    }
     const double rb2 = rb * rb;
-    // Tail weights; in double precision both simply underflow to 0 for huge buffers.
-    const double c_exp = std::exp(-rb2 / (2.0 * s2)) / std::sqrt(2.0 * std::numbers::pi);
-    const double c_erfc = 0.5 * std::erfc(rb / std::sqrt(2.0 * s2));
 
     const double pot1 = der.md1 / 2.0 * ((rb2 + s2) * c_erfc - rb * s * c_exp);
     const double pot2 =
@@ -88,7 +142,7 @@ double energy_drift_atom_pair(double s2, double r_buffer, const PotDerivatives& 
     const double pot3 = der.md3 / 24.0 *
                         ((rb2 * rb2 + 6.0 * rb2 * s2 + 3.0 * s2 * s2) * c_erfc -
                          rb * s * (rb2 + 5.0 * s2) * c_exp);
-    return pot1 + pot2 + pot3;
+    return scale * (pot1 + pot2 + pot3);
 }
 
 // Fraction of the atom pairs at distance rlist of a cluster pair that are not in the
@@ -165,11 +219,12 @@ double drift_for(const VerletBufferParams& p, const Prepared& prep, double kt_fa
     for (std::size_t i = 0; i < cls.size(); ++i) {
         // Massless particles (e.g. virtual sites) have no thermal displacement model here.
         if (cls[i].mass <= 0.0 || cls[i].count <= 0.0) continue;
-        const double s2i = kt_fac / cls[i].mass;
+        const AtomSigma2 si = atom_sigma2(kt_fac, cls[i]);
         for (std::size_t j = i; j < cls.size(); ++j) {
             if (cls[j].mass <= 0.0 || cls[j].count <= 0.0) continue;
             // Independent displacements: variances of the two atoms add.
-            const double s2 = s2i + kt_fac / cls[j].mass;
+            const AtomSigma2 sj = atom_sigma2(kt_fac, cls[j]);
+            const double s2 = si.s2_2d + si.s2_3d + sj.s2_2d + sj.s2_3d;
 
             const std::size_t tij =
                 static_cast<std::size_t>(cls[i].lj_type) * p.num_lj_types + cls[j].lj_type;
@@ -183,7 +238,7 @@ double drift_for(const VerletBufferParams& p, const Prepared& prep, double kt_fa
             der.md1 += qq * prep.elec.md1;
             der.d2 += qq * prep.elec.d2;
 
-            double pot = energy_drift_atom_pair(s2, r_buffer, der);
+            double pot = energy_drift_atom_pair(si, sj, r_buffer, der);
 
             // Number of distinct atom pairs; a class with itself counts each pair once.
             if (j == i) {

@@ -13,6 +13,12 @@ struct BufferAtomClass {
     double count = 0.0;   // number of atoms of this class in the system
     int lj_type = 0;      // index into the LJ parameter matrices
     double charge = 0.0;  // e
+    // The heaviest atom this class is constrained to (SETTLE: O for H, H for O) and
+    // the constraint length; 0 for none. An atom constrained to one heavier than
+    // 0.4x its own mass moves as a rotation about the pair's centre of mass plus
+    // that centre's motion (GROMACS' verletbuf), far less than a free atom.
+    double constraint_mass = 0.0;    // amu
+    double constraint_length = 0.0;  // nm
 };
 
 struct VerletBufferParams {

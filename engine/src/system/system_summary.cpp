@@ -27,10 +27,19 @@ SystemSummary summarize(const System& system) {
     s.kind = system.kind;
     s.natoms = static_cast<long>(system.natoms());
     s.box = system.box;
-    std::map<std::tuple<double, int, double>, double> counts;
-    for (std::size_t a = 0; a < system.natoms(); ++a) counts[{system.mass[a], system.type[a], system.charge[a]}] += 1.0;
+    // SETTLE: each H is constrained to the O, the O to an H (GROMACS' verletbuf).
+    std::vector<double> con_mass(system.natoms(), 0.0), con_len(system.natoms(), 0.0);
+    for (const Settle& m : system.settles) {
+        con_mass[m.o] = system.mass[m.h1];
+        con_mass[m.h1] = con_mass[m.h2] = system.mass[m.o];
+        con_len[m.o] = con_len[m.h1] = con_len[m.h2] = m.d_oh;
+    }
+    std::map<std::tuple<double, int, double, double, double>, double> counts;
+    for (std::size_t a = 0; a < system.natoms(); ++a)
+        counts[{system.mass[a], system.type[a], system.charge[a], con_mass[a], con_len[a]}] += 1.0;
     for (const auto& [key, count] : counts)
-        s.classes.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), count});
+        s.classes.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), count, std::get<3>(key),
+                             std::get<4>(key)});
     s.lj = system.lj;
     s.settles = static_cast<long>(system.settles.size());
     s.topology = !system.exclusions.empty() || !system.atom_name.empty();

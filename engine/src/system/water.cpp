@@ -323,7 +323,8 @@ SystemSummary water_summary(const WaterSpec& spec) {
     s.natoms = 3 * nw + 2 * b.npairs;
     s.box.lengths = {b.length, b.length, b.length};
     // In (mass, type, charge) order, as summarize() lists them.
-    s.classes = {{kMassH, 1, 0.4238, 2.0 * nw}, {kMassO, 0, -0.8476, 1.0 * nw}};
+    // H constrained to O, O to H, by SETTLE's O-H distance.
+    s.classes = {{kMassH, 1, 0.4238, 2.0 * nw, kMassO, kDoh}, {kMassO, 0, -0.8476, 1.0 * nw, kMassH, kDoh}};
     if (b.npairs > 0) {
         s.classes.push_back({kMassNa, 2, 1.0, 1.0 * b.npairs});
         s.classes.push_back({kMassCl, 3, -1.0, 1.0 * b.npairs});
