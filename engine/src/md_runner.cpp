@@ -6,6 +6,7 @@
 
 #include "mdcore/units.h"
 #include "pairlist/cluster_pair_search.h"
+#include "pairlist/grid_columns.h"
 
 namespace mdcore {
 namespace {
@@ -113,8 +114,13 @@ void MdRunner::search() {
             positions[a][d] -= L * std::floor(positions[a][d] / L);
             if (positions[a][d] >= L) positions[a][d] = 0.0;
         }
-    grid_.build(system_.box, system_.positions, cluster_i_size(config_.cluster), cluster_j_size(config_.cluster),
-                config_.threads);
+    const int ci = cluster_i_size(config_.cluster), cj = cluster_j_size(config_.cluster);
+    // A rank of a decomposed run (list_filter_) and the GPU layout keep the default rule.
+    if (grid_columns_[0] == 0 && config_.nb == Offload::Cpu && !list_filter_)
+        grid_columns_ = choose_grid_columns(system_.box, system_.positions, ci, cj,
+                                            dual_ ? config_.rlist_inner : config_.rlist, system_.exclusions,
+                                            config_.threads);
+    grid_.build(system_.box, system_.positions, ci, cj, config_.threads, grid_columns_);
     order_ = grid_.order();
     const std::size_t n = order_.size();
     state_.resize(n);

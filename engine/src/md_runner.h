@@ -2,6 +2,7 @@
 // The MD pipeline on sorted cluster order: search (grid + outer list), pruning to
 // the inner list, nonbonded forces, PME, leap-frog update with SETTLE. Internal to
 // libmdcore; tests use it to inspect lists and forces step by step.
+#include <array>
 #include <functional>
 #include <memory>
 
@@ -108,6 +109,9 @@ private:
     EffectiveConfig config_;
     bool dual_;
     ClusterGrid grid_;
+    // x/y grid columns, chosen at the first search (the fewest list lanes among
+    // the rules' candidates, pairlist/grid_columns.h); {0, 0} until then.
+    std::array<int, 2> grid_columns_{0, 0};
     PairList outer_, inner_;
     PairSearchWork search_work_;
     NonbondedForce nonbonded_;

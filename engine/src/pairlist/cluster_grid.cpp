@@ -21,23 +21,28 @@ double wrap(double v, double length) {
 
 }  // namespace
 
-std::array<int, 2> cluster_grid_columns(const Box& box, double natoms, int cluster_i, int cluster_j) {
-    // side^3 * density equals the geometric mean of the i and j cluster sizes (4 for a plain list).
+std::array<int, 2> grid_columns_for_cell(const Box& box, double natoms, double atoms_per_cell) {
     const double density = natoms / box.volume();
-    const double atoms_per_cluster = cluster_i == 1 ? 4.0 : std::sqrt(static_cast<double>(cluster_i * cluster_j));
-    const double side = std::cbrt(atoms_per_cluster / std::max(density, 1e-12));
+    const double side = std::cbrt(atoms_per_cell / std::max(density, 1e-12));
     auto columns = [&](double length) { return std::max(1, static_cast<int>(std::min(length / side, 1e9))); };
     return {columns(box.lengths[0]), columns(box.lengths[1])};
 }
 
+std::array<int, 2> cluster_grid_columns(const Box& box, double natoms, int cluster_i, int cluster_j) {
+    // side^3 * density equals the geometric mean of the i and j cluster sizes (4 for a plain list).
+    const double atoms_per_cluster = cluster_i == 1 ? 4.0 : std::sqrt(static_cast<double>(cluster_i * cluster_j));
+    return grid_columns_for_cell(box, natoms, atoms_per_cluster);
+}
+
 void ClusterGrid::build(const Box& box, const std::vector<Vec3>& positions, int cluster_i,
-                        int cluster_j, int num_threads) {
+                        int cluster_j, int num_threads, std::array<int, 2> columns) {
     box_ = box;
     ci_size_ = cluster_i;
     cj_size_ = cluster_j;
     const int base = std::max(cluster_i, cluster_j);
     const auto natoms = static_cast<int>(positions.size());
-    const auto [ncx, ncy] = cluster_grid_columns(box, natoms, cluster_i, cluster_j);
+    const auto [ncx, ncy] =
+        columns[0] > 0 && columns[1] > 0 ? columns : cluster_grid_columns(box, natoms, cluster_i, cluster_j);
     ncx_ = ncx;
     ncy_ = ncy;
     cell_x_ = box.lengths[0] / ncx_;

@@ -25,12 +25,15 @@ struct BoundingBoxArrays {
 // Grid columns along x and y for natoms in the box: the cross-section is chosen so
 // a cluster is roughly cubic (also used to estimate a run's memory before it starts).
 std::array<int, 2> cluster_grid_columns(const Box& box, double natoms, int cluster_i, int cluster_j);
+// The columns for a cell of atoms_per_cell atoms (side^3 * density = atoms_per_cell).
+std::array<int, 2> grid_columns_for_cell(const Box& box, double natoms, double atoms_per_cell);
 
 class ClusterGrid {
 public:
-    // Sorts `positions` (wrapped into the box) into the grid for an N x M shape.
+    // Sorts `positions` (wrapped into the box) into the grid for an N x M shape, on
+    // `columns` x/y columns ({0, 0}: cluster_grid_columns' rule).
     void build(const Box& box, const std::vector<Vec3>& positions, int cluster_i, int cluster_j,
-               int num_threads);
+               int num_threads, std::array<int, 2> columns = {0, 0});
 
     int cluster_i() const { return ci_size_; }
     int cluster_j() const { return cj_size_; }
