@@ -18,6 +18,7 @@
 #include "mdcore/units.h"
 #include "nonbonded/kernel_dispatch.h"
 #include "pairlist/buffer_setup.h"
+#include "pairlist/list_intervals.h"
 #include "pme/pme.h"
 #include "pme/pme_accuracy.h"
 #include "timing/task_timer.h"
@@ -272,7 +273,17 @@ static void resolve_pair_list_radii(const SystemSummary& system, const RunConfig
         eff.rlist = *config.rlist;
         eff.rlist_from_estimate = false;
     } else {
+        // On one rank with CPU nonbondeds the intervals default to GROMACS' choice
+        // (list_intervals.h); a fixed --rlist, the GPU path and a decomposed run
+        // (whose halo grows with rlist) keep nstlist 20 and half of it for pruning.
+        // As in GROMACS, nstlist grows only under a thermostat: in NVE the drift a
+        // longer list lets in accumulates in the conserved energy.
+        const double density = static_cast<double>(system.natoms) / system.box.volume();
+        if (config.nstlist == 0 && eff.nb == Offload::Cpu && eff.ranks <= 1 && eff.thermostat != Thermostat::None)
+            eff.nstlist = default_nstlist(params, density, 0.5 * system.box.min_length());
         eff.rlist = estimate_rlist(params, eff.nstlist - 1);
+        if (config.nstprune == 0 && eff.nb == Offload::Cpu && eff.ranks <= 1)
+            eff.nstprune = default_nstprune(params, eff.nstlist, eff.rlist, density);
     }
     if (eff.rlist >= 2.0 * system.box.min_length())
         throw std::invalid_argument("rlist " + format_g(eff.rlist) + " nm is not below twice the shortest box edge");

@@ -3,6 +3,8 @@
 // resolve_config reports back.
 #include <gtest/gtest.h>
 
+#include "mdcore/system_summary.h"
+
 #include <set>
 #include <string>
 #include <vector>
@@ -95,6 +97,35 @@ TEST(Tunables, SetOnRunConfigReadBackFromEffectiveConfig) {
     }
     // pme_spacing is reported after scaling.
     EXPECT_DOUBLE_EQ(std::get<double>(tunable_info(Tunable::PmeSpacing).used(eff)), 0.12 * 1.1);
+}
+
+// nstlist grows by GROMACS' rule only under a thermostat on CPU; a given value,
+// --rlist or NVE keep the fixed defaults (list_intervals.h).
+TEST(Tunables, DefaultListIntervalsFollowGromacsUnderAThermostat) {
+    WaterSpec spec;
+    spec.nwater = 8000;
+    const SystemSummary water = water_summary(spec);
+    RunConfig config;
+    config.cluster = ClusterShape::k4x8;
+    config.simd = SimdLevel::None;
+    RunControl nve, nvt;
+    nvt.thermostat = Thermostat::VRescale;
+    nvt.tau_t = 0.1;
+    const EffectiveConfig grown = resolve_config(water, config, nvt);
+    const EffectiveConfig fixed = resolve_config(water, config, nve);
+    EXPECT_EQ(fixed.nstlist, 20);
+    EXPECT_GT(grown.nstlist, 20);
+    EXPECT_GT(grown.rlist, fixed.rlist);
+    // The inner list is unbuffered and pruned every 10 steps either way (this box
+    // is water-24k's composition and density).
+    EXPECT_EQ(grown.nstprune, 10);
+    EXPECT_EQ(fixed.nstprune, 10);
+    EXPECT_DOUBLE_EQ(grown.rlist_inner, water.rc);
+    config.nstlist = 30;
+    EXPECT_EQ(resolve_config(water, config, nvt).nstlist, 30);
+    config.nstlist = 0;
+    config.rlist = 1.1;
+    EXPECT_EQ(resolve_config(water, config, nvt).nstlist, 20);
 }
 
 TEST(Tunables, DefaultShapeFollowsTheSimdLevel) {

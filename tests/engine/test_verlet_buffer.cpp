@@ -1,6 +1,8 @@
 // Tests for the Verlet-buffer estimate (pairlist/verlet_buffer.h).
 #include "pairlist/verlet_buffer.h"
 
+#include "pairlist/list_intervals.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -207,6 +209,34 @@ TEST(VerletBuffer, ConstraintsShrinkTheBufferAndLightPartnersDoNotCount) {
     VerletBufferParams o_free = constrained;
     o_free.classes[0].constraint_mass = o_free.classes[0].constraint_length = 0.0;
     EXPECT_DOUBLE_EQ(estimate_verlet_drift(o_free, 19, 1.05), estimate_verlet_drift(constrained, 19, 1.05));
+}
+
+TEST(ListIntervals, WaterBenchmarkBoxGetsGromacsIntervals) {
+    // GROMACS 2024.6 on this box under v-rescale: "Changing nstlist from 10 to 50,
+    // rlist from 1 to 1.12" and "inner list: updated every 10 steps".
+    const VerletBufferParams p = water24k_params(4, 8);
+    const double density = 24153.0 / p.volume;
+    EXPECT_EQ(default_nstlist(p, density, 0.5 * 6.26), 50);
+    EXPECT_EQ(default_nstprune(p, 50, estimate_rlist(p, 49), density), 10);
+    // A box whose half edge rlist must stay below stops the growth earlier.
+    const int capped = default_nstlist(p, density, 1.1);
+    EXPECT_LT(capped, 50);
+    EXPECT_LT(estimate_rlist(p, capped - 1), 1.1);
+}
+
+TEST(ListIntervals, PruningIsLeftOutWhereItCannotPay) {
+    const VerletBufferParams p = water24k_params(4, 8);
+    const double density = 24153.0 / p.volume;
+    for (int nstlist : {1, 2, 5}) EXPECT_EQ(default_nstprune(p, nstlist, estimate_rlist(p, nstlist - 1), density), nstlist);
+    for (int nstlist : {8, 12, 20, 40, 100}) {
+        const int nstprune = default_nstprune(p, nstlist, estimate_rlist(p, nstlist - 1), density);
+        EXPECT_GE(nstprune, 4);
+        EXPECT_LE(nstprune, nstlist);
+        if (nstprune < nstlist) EXPECT_LT(nstprune, nstlist - 1);
+    }
+    // With the outer list already unbuffered, an inner list cannot be shorter.
+    EXPECT_EQ(default_nstprune(p, 20, p.rc, density), 20);
+    EXPECT_GT(cluster_rlist_increase(4, 8, density), cluster_rlist_increase(4, 4, density));
 }
 
 TEST(VerletBuffer, ArgonSanity) {
