@@ -36,7 +36,10 @@ int default_nstlist(const VerletBufferParams& params, double atom_density, doubl
 int default_nstprune(const VerletBufferParams& params, int nstlist, double rlist, double atom_density) {
     if (nstlist - 1 <= kMinNstprune) return nstlist;
     int nstprune = kMinNstprune;
-    while (nstprune + 1 < nstlist - 1 && estimate_rlist(params, nstprune) <= params.rc) ++nstprune;
+    // The next interval's inner list is unbuffered when its drift at rc is within
+    // the tolerance (estimate_rlist would return rc): one estimate, not a bisection.
+    while (nstprune + 1 < nstlist - 1 && estimate_verlet_drift(params, nstprune, params.rc) <= params.drift_tolerance)
+        ++nstprune;
     const double inner = estimate_rlist(params, nstprune - 1);
     const double inc = cluster_rlist_increase(params.cluster_i, params.cluster_j, atom_density);
     return inner + inc < 0.99 * (rlist + inc) ? nstprune : nstlist;
