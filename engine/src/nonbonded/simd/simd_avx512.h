@@ -56,8 +56,10 @@ struct Avx512 {
     template <int M> static void fold_sub(F v, float* out) {
         static_assert(M == 4 || M == 8);
         if constexpr (M == 4) {
-            const __m128 s = _mm_add_ps(_mm_add_ps(_mm512_castps512_ps128(v), _mm512_extractf32x4_ps(v, 1)),
-                                        _mm_add_ps(_mm512_extractf32x4_ps(v, 2), _mm512_extractf32x4_ps(v, 3)));
+            // Halve twice (two extracts and two adds, not three of each): the fold
+            // runs once per j-entry and dimension, on the shuffle port.
+            const __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
+            const __m128 s = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
             _mm_storeu_ps(out, _mm_sub_ps(_mm_loadu_ps(out), s));
         } else {
             const __m256 s = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
