@@ -85,7 +85,11 @@ struct AtomSigma2 {
     double s2_2d = 0.0;  // rotation (0 when unconstrained)
     double s2_3d = 0.0;  // free or centre-of-mass motion
     bool constrained() const { return s2_2d > 0.0; }
+    double total() const { return s2_2d + s2_3d; }
 };
+
+// Independent displacements of the two atoms: their variances add.
+double pair_variance(const AtomSigma2& si, const AtomSigma2& sj) { return si.total() + sj.total(); }
 
 AtomSigma2 atom_sigma2(double kt_fac, const BufferAtomClass& c) {
     AtomSigma2 s;
@@ -114,7 +118,7 @@ void two_dof_gaussian(double s2, double x, double& shift, double& scale) {
 }
 
 double energy_drift_atom_pair(const AtomSigma2& si, const AtomSigma2& sj, double r_buffer, const PotDerivatives& der) {
-    const double s2 = si.s2_2d + si.s2_3d + sj.s2_2d + sj.s2_3d;
+    const double s2 = pair_variance(si, sj);
     if (s2 <= 0.0) return 0.0;
     const double s = std::sqrt(s2);
     double rb = r_buffer;
@@ -222,9 +226,8 @@ double drift_for(const VerletBufferParams& p, const Prepared& prep, double kt_fa
         const AtomSigma2 si = atom_sigma2(kt_fac, cls[i]);
         for (std::size_t j = i; j < cls.size(); ++j) {
             if (cls[j].mass <= 0.0 || cls[j].count <= 0.0) continue;
-            // Independent displacements: variances of the two atoms add.
             const AtomSigma2 sj = atom_sigma2(kt_fac, cls[j]);
-            const double s2 = si.s2_2d + si.s2_3d + sj.s2_2d + sj.s2_3d;
+            const double s2 = pair_variance(si, sj);
 
             const std::size_t tij =
                 static_cast<std::size_t>(cls[i].lj_type) * p.num_lj_types + cls[j].lj_type;
