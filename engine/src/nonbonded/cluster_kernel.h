@@ -38,6 +38,15 @@ struct LjRegisterSets {
 };
 enum class LjMode { None, All, PerRegisterBits };
 
+// With W = 2M (GROMACS' 2xMM layouts) a register's two halves hold the same
+// j-atoms; the j-forces are stored as both halves (one subtraction per dimension
+// and entry) instead of being folded to M lanes per entry, and the buffer owner
+// adds the halves once per step (KernelOutput).
+template <class S, int M>
+constexpr int j_force_copies() {
+    return S::width == 2 * M ? 2 : 1;
+}
+
 template <class S, int N, int M, LjCombination Comb, CoulombType Coul, EnergyOutput Energy>
 void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput& out) {
     using F = typename S::F;
@@ -52,6 +61,9 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
     constexpr bool kEnergy = Energy == EnergyOutput::Yes;
     constexpr std::uint32_t kFullMask = P == 32 ? 0xffffffffu : (1u << P) - 1;
     using LjSets = LjRegisterSets<N, M, W>;
+    constexpr int kCopies = j_force_copies<S, M>();
+    // A slot's place in the force buffers (the first copy with two).
+    auto force_slot = [](int slot) { return kCopies == 1 ? slot : slot / M * (2 * M) + slot % M; };
 
     alignas(64) float xi_p[P], yi_p[P], zi_p[P], c6i_p[P], c12i_p[P], qi_p[P];
     alignas(64) std::int32_t ti_p[P];
@@ -180,7 +192,11 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
                  ...);
             }(std::make_integer_sequence<int, R>{});
         }
-        if constexpr (W >= M) {
+        if constexpr (kCopies == 2) {
+            S::sub_from(fjx, out.fx + 2 * j0);
+            S::sub_from(fjy, out.fy + 2 * j0);
+            S::sub_from(fjz, out.fz + 2 * j0);
+        } else if constexpr (W >= M) {
             S::template fold_sub<M>(fjx, out.fx + j0);
             S::template fold_sub<M>(fjy, out.fy + j0);
             S::template fold_sub<M>(fjz, out.fz + j0);
@@ -238,9 +254,11 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
         // Reduce the i-forces over the j lanes of each i.
         for (int r = 0; r < R; ++r) {
             if constexpr (W >= M) {
-                S::template add_group_sums<M>(fix[r], out.fx + i0 + r * (W / M));
-                S::template add_group_sums<M>(fiy[r], out.fy + i0 + r * (W / M));
-                S::template add_group_sums<M>(fiz[r], out.fz + i0 + r * (W / M));
+                // The W / M atoms of a register are adjacent in both buffer layouts.
+                const int i = force_slot(i0 + r * (W / M));
+                S::template add_group_sums<M>(fix[r], out.fx + i);
+                S::template add_group_sums<M>(fiy[r], out.fy + i);
+                S::template add_group_sums<M>(fiz[r], out.fz + i);
             } else {
                 const int i = i0 + r * W / M;
                 out.fx[i] += S::hsum(fix[r]);

@@ -39,7 +39,10 @@ struct KernelInput {
     float rc_inv12;
 };
 
-// Per-thread output: force buffers over sorted slots, energies and pair counts.
+// Per-thread output: force buffers, energies and pair counts. With one copy
+// (KernelSet::j_force_copies) fx[slot]; with two, cluster c = slot / M owns
+// fx[2Mc, 2Mc + 2M): the i-forces and half of the j-forces in the first M floats,
+// the other half of the j-forces in the second M.
 struct KernelOutput {
     float* fx;
     float* fy;

@@ -63,7 +63,7 @@ void NonbondedForce::set_order(const std::vector<int>& order) {
         type_[s] = t;
         q_[s] = static_cast<float>(system_.charge[a] * q_scale);
     }
-    for (auto& f : thread_f_) f.assign(3 * n, 0.0f);
+    for (auto& f : thread_f_) f.assign(3 * kernels_->j_force_copies * n, 0.0f);
 }
 
 NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput energy, float* fx, float* fy,
@@ -104,28 +104,38 @@ NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput ene
             while (t < nt && list.i[ie].j_end >= total * t / nt) bounds[t++] = static_cast<int>(ie + 1);
     }
     const std::size_t n = x_.size();
+    const int copies = kernels_->j_force_copies;
+    const std::size_t dim = copies * n;  // buffer floats per dimension
     std::vector<KernelOutput>& outs = thread_out_;
     outs.assign(nt, KernelOutput{});
 #pragma omp parallel num_threads(nt)
     {
         const int t = omp_get_thread_num();
         float* f = thread_f_[t].data();
-        std::fill(f, f + 3 * n, 0.0f);
+        std::fill(f, f + 3 * dim, 0.0f);
         KernelOutput& out = outs[t];
         out.fx = f;
-        out.fy = f + n;
-        out.fz = f + 2 * n;
+        out.fy = f + dim;
+        out.fz = f + 2 * dim;
         kernel(in, bounds[t], bounds[t + 1], out);
         timed_barrier(waits_, t);
-        // Sum the thread buffers over this thread's slot range.
+        // Sum the thread buffers (and with two copies both halves of a cluster's
+        // block, KernelOutput) over this thread's slot range.
         const std::size_t begin = n * t / nt, end = n * (t + 1) / nt;
+        const std::size_t m = static_cast<std::size_t>(cluster_j_size(shape_));
         for (std::size_t s = begin; s < end; ++s) {
+            const std::size_t b = copies == 1 ? s : s / m * (2 * m) + s % m;
             float sx = 0, sy = 0, sz = 0;
             for (int u = 0; u < nt; ++u) {
-                const float* g = thread_f_[u].data();
-                sx += g[s];
-                sy += g[n + s];
-                sz += g[2 * n + s];
+                const float* g = thread_f_[u].data() + b;
+                sx += g[0];
+                sy += g[dim];
+                sz += g[2 * dim];
+                if (copies == 2) {
+                    sx += g[m];
+                    sy += g[dim + m];
+                    sz += g[2 * dim + m];
+                }
             }
             fx[s] = sx;
             fy[s] = sy;

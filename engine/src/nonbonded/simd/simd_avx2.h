@@ -63,6 +63,8 @@ struct Avx2 {
     }
     static int popcount(B m) { return __builtin_popcount(_mm256_movemask_ps(m)); }
     static void store(float* p, F v) { _mm256_store_ps(p, v); }
+    // out[0, 8) -= v (32-byte aligned).
+    static void sub_from(F v, float* out) { _mm256_store_ps(out, _mm256_sub_ps(_mm256_load_ps(out), v)); }
     template <int M> static void fold_sub(F v, float* out) {
         static_assert(M == 4 || M == 8);
         if constexpr (M == 4) {

@@ -53,6 +53,8 @@ struct Avx512 {
     static float hsum(F v) { return _mm512_reduce_add_ps(v); }
     static int popcount(B m) { return __builtin_popcount(static_cast<unsigned>(m)); }
     static void store(float* p, F v) { _mm512_store_ps(p, v); }
+    // out[0, 16) -= v (64-byte aligned).
+    static void sub_from(F v, float* out) { _mm512_store_ps(out, _mm512_sub_ps(_mm512_load_ps(out), v)); }
     template <int M> static void fold_sub(F v, float* out) {
         static_assert(M == 4 || M == 8);
         if constexpr (M == 4) {
