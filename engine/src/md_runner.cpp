@@ -28,6 +28,17 @@ GpuDevice require_gpu(int id) {
     if (const std::string* why = std::get_if<std::string>(&found)) throw std::invalid_argument(*why);
     return std::get<GpuDevice>(found);
 }
+// 1 for atoms whose type has any non-zero LJ parameter (the kernels' test).
+std::vector<std::uint8_t> atoms_with_lj(const System& system) {
+    const int nt = system.lj.ntypes;
+    std::vector<std::uint8_t> type_lj(nt, 0);
+    for (int k = 0; k < nt * nt; ++k)
+        if (system.lj.c6[k] != 0.0 || system.lj.c12[k] != 0.0) type_lj[k / nt] = 1;
+    std::vector<std::uint8_t> flags(system.natoms());
+    for (std::size_t a = 0; a < flags.size(); ++a) flags[a] = type_lj[system.type[a]];
+    return flags;
+}
+
 }  // namespace
 
 SettleParameters settle_parameters(const System& system) {
@@ -68,6 +79,7 @@ MdRunner::MdRunner(System& system, const EffectiveConfig& config)
     }
     waits_.reset(config.threads);
     nonbonded_.set_thread_waits(&waits_);
+    if (config.nb == Offload::Cpu) grid_.set_first_in_cluster(atoms_with_lj(system));  // the CPU kernels' LJ skip
     if (config.pme) {
         // Constant terms (GROMACS convention): the self energy goes with the
         // short-range Coulomb, the neutralising background with the mesh.

@@ -239,13 +239,15 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
                 if constexpr (Comb == LjCombination::Geometric) return in.c6s[a] != 0.0f || in.c12s[a] != 0.0f;
                 else return in.type_has_lj == nullptr || in.type_has_lj[in.type[a]] != 0;
             });
-            if (lj_regs == LjSets::kAll) {
-                j_loop.template operator()<LjSets::kAll>(ei);
-            } else if (lj_regs == 0) {
+            if (lj_regs == 0) {
                 j_loop.template operator()<0u>(ei);
-            } else if constexpr (R == 2) {
-                if (lj_regs == 1u) j_loop.template operator()<1u>(ei);
-                else j_loop.template operator()<2u>(ei);
+            } else if (R == 2 && lj_regs == 1u) {
+                j_loop.template operator()<1u>(ei);
+            } else if (R <= 2) {
+                // Both registers, or LJ in the second only: the grid puts LJ atoms
+                // first in each i-cluster (ClusterGrid::set_first_in_cluster), so
+                // that pattern only comes from unsorted grids and takes this path.
+                j_loop.template operator()<LjSets::kAll>(ei);
             } else if constexpr (R > 2) {
                 j_loop.template operator()<kLjBits>(ei);
             }

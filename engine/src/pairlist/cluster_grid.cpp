@@ -78,6 +78,7 @@ void ClusterGrid::build(const Box& box, const std::vector<Vec3>& positions, int 
         col_j_begin_[c + 1] = col_j_begin_[c] + (count + base - 1) / base * base / cluster_j;
     }
     order_.resize(static_cast<std::size_t>(col_j_begin_[ncol]) * cluster_j);
+    const long group = std::min(cluster_i, cluster_j);  // see set_first_in_cluster
     slot_of_.resize(natoms);
 #pragma omp parallel for num_threads(num_threads) schedule(dynamic, 16)
     for (int c = 0; c < ncol; ++c) {
@@ -86,6 +87,11 @@ void ClusterGrid::build(const Box& box, const std::vector<Vec3>& positions, int 
         std::sort(first, last, [&](int a, int b) { return z_of(a) < z_of(b) || (z_of(a) == z_of(b) && a < b); });
         const auto out = order_.begin() + static_cast<long>(col_j_begin_[c]) * cluster_j;
         const auto filled = std::copy(first, last, out);
+        // Within groups of the smaller cluster size only: each group keeps its
+        // atoms, so every j-cluster's box still grows along the column.
+        if (!first_.empty())
+            for (auto g = out; g < filled; g += std::min<long>(group, filled - g))
+                std::stable_partition(g, g + std::min<long>(group, filled - g), [&](int a) { return first_[a] != 0; });
         std::fill(filled, order_.begin() + static_cast<long>(col_j_begin_[c + 1]) * cluster_j, -1);
         for (auto s = out; s != filled; ++s) slot_of_[*s] = static_cast<int>(s - order_.begin());
     }

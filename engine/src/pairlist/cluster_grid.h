@@ -5,6 +5,7 @@
 // padded to a multiple of max(N, M)), so every j-cluster is aligned with i-clusters.
 #include <array>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "mdcore/system.h"
@@ -34,6 +35,13 @@ public:
     // `columns` x/y columns ({0, 0}: cluster_grid_columns' rule).
     void build(const Box& box, const std::vector<Vec3>& positions, int cluster_i, int cluster_j,
                int num_threads, std::array<int, 2> columns = {0, 0});
+
+    // Atoms flagged here (input order, 1 = first) come first within each group
+    // of min(N, M) slots (the i-cluster of 4x8 and 4x4); the groups' atoms and the
+    // clusters' boxes stay the same. With the LJ atoms first, a water i-cluster
+    // mostly has LJ in its first half only, so the 2xMM kernels skip LJ in the
+    // second register (GROMACS sorts clusters likewise). Empty: z order throughout.
+    void set_first_in_cluster(std::vector<std::uint8_t> flags) { first_ = std::move(flags); }
 
     int cluster_i() const { return ci_size_; }
     int cluster_j() const { return cj_size_; }
@@ -67,6 +75,7 @@ private:
     double cell_x_ = 0, cell_y_ = 0;
     std::vector<int> order_;
     std::vector<int> slot_of_;
+    std::vector<std::uint8_t> first_;
     std::vector<BoundingBox> bb_i_;
     BoundingBoxArrays bb_j_;
     std::vector<int> ci_column_;
