@@ -54,6 +54,15 @@ def main(argv):
     print(f"{'config':40s}" + "".join(f"{k[:8]:>9s}" for k in TASKS))
     for c in configs:
         print(f"{c[:40]:40s}" + "".join(f"{statistics.median(t.get(k, 0.0) for t in results[c]):9.3f}" for k in TASKS))
+    # Per round, each config's step and nonbonded time over the first config's in
+    # that round: the comparison a drifting machine cannot skew.
+    first = results[configs[0]]
+    for c in configs[1:]:
+        for k in ("step", "nonbonded"):
+            ratios = [t[k] / f[k] for t, f in zip(results[c], first) if f.get(k)]
+            if ratios:
+                print(f"{k} ratio to the first config, per round: " + " ".join(f"{x:.3f}" for x in ratios) +
+                      f"  (median {statistics.median(ratios):.3f})  [{c[:40]}]")
 
 
 if __name__ == "__main__":
