@@ -38,13 +38,16 @@ struct LjRegisterSets {
 };
 enum class LjMode { None, All, PerRegisterBits };
 
-// With W = 2M (GROMACS' 2xMM layouts) a register's two halves hold the same
-// j-atoms; the j-forces are stored as both halves (one subtraction per dimension
-// and entry) instead of being folded to M lanes per entry, and the buffer owner
-// adds the halves once per step (KernelOutput).
+// A register holds W / M copies of a j-cluster's atoms (2 in GROMACS' 2xMM
+// layouts 4x8 and 4x4-on-AVX2, 4 in 8x4 and 4x4 on AVX-512). Folding them to M
+// lanes per j-entry costs shuffles and adds in every dimension; instead the
+// j-forces are stored as 2 copies (W = 2M: the register as it is; W = 4M: halved
+// once), one subtraction per dimension and entry, and the buffer owner adds the
+// copies once per step (KernelOutput). Two, not four: the buffers are cleared
+// and reduced every step, and four copies cost at two threads what they saved.
 template <class S, int M>
 constexpr int j_force_copies() {
-    return S::width == 2 * M ? 2 : 1;
+    return S::width >= 2 * M ? 2 : 1;
 }
 
 template <class S, int N, int M, LjCombination Comb, CoulombType Coul, EnergyOutput Energy>
@@ -63,7 +66,7 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
     using LjSets = LjRegisterSets<N, M, W>;
     constexpr int kCopies = j_force_copies<S, M>();
     // A slot's place in the force buffers (the first copy with two).
-    auto force_slot = [](int slot) { return kCopies == 1 ? slot : slot / M * (2 * M) + slot % M; };
+    auto force_slot = [](int slot) { return kCopies == 1 ? slot : slot / M * (kCopies * M) + slot % M; };
 
     alignas(64) float xi_p[P], yi_p[P], zi_p[P], c6i_p[P], c12i_p[P], qi_p[P];
     alignas(64) std::int32_t ti_p[P];
@@ -192,10 +195,14 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
                  ...);
             }(std::make_integer_sequence<int, R>{});
         }
-        if constexpr (kCopies == 2) {
+        if constexpr (kCopies == 2 && W == 2 * M) {
             S::sub_from(fjx, out.fx + 2 * j0);
             S::sub_from(fjy, out.fy + 2 * j0);
             S::sub_from(fjz, out.fz + 2 * j0);
+        } else if constexpr (kCopies == 2) {
+            S::sub_half_from(fjx, out.fx + 2 * j0);
+            S::sub_half_from(fjy, out.fy + 2 * j0);
+            S::sub_half_from(fjz, out.fz + 2 * j0);
         } else if constexpr (W >= M) {
             S::template fold_sub<M>(fjx, out.fx + j0);
             S::template fold_sub<M>(fjy, out.fy + j0);

@@ -41,8 +41,8 @@ struct KernelInput {
 
 // Per-thread output: force buffers, energies and pair counts. With one copy
 // (KernelSet::j_force_copies) fx[slot]; with two, cluster c = slot / M owns
-// fx[2Mc, 2Mc + 2M): the i-forces and half of the j-forces in the first M floats,
-// the other half of the j-forces in the second M.
+// fx[2Mc, 2Mc + 2M): the i-forces and one copy of the j-forces in the first M
+// floats, the other copy in the second M.
 struct KernelOutput {
     float* fx;
     float* fy;

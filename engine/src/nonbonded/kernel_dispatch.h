@@ -12,9 +12,9 @@ struct KernelSet {
     // [LJ combination][Coulomb type][energy output]
     KernelFn fn[2][2][2];
     PruneKernelFn prune;
-    // Force-buffer floats per slot and dimension (KernelOutput): 2 where a register
-    // holds two copies of a j-cluster (W = 2M), whose halves are then stored
-    // unreduced; the caller sums them.
+    // Force-buffer floats per slot and dimension (KernelOutput): 2 where a
+    // register holds copies of a j-cluster's atoms (W >= 2M) and the j-forces
+    // are stored as two copies; the caller sums them.
     int j_force_copies = 1;
     KernelFn get(LjCombination l, CoulombType c, EnergyOutput e) const {
         return fn[l == LjCombination::Table][c == CoulombType::Ewald][e == EnergyOutput::Yes];

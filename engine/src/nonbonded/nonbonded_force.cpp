@@ -119,24 +119,20 @@ NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput ene
         out.fz = f + 2 * dim;
         kernel(in, bounds[t], bounds[t + 1], out);
         timed_barrier(waits_, t);
-        // Sum the thread buffers (and with two copies both halves of a cluster's
+        // Sum the thread buffers (and with copies all copies in a cluster's
         // block, KernelOutput) over this thread's slot range.
         const std::size_t begin = n * t / nt, end = n * (t + 1) / nt;
         const std::size_t m = static_cast<std::size_t>(cluster_j_size(shape_));
         for (std::size_t s = begin; s < end; ++s) {
-            const std::size_t b = copies == 1 ? s : s / m * (2 * m) + s % m;
+            const std::size_t b = copies == 1 ? s : s / m * (copies * m) + s % m;
             float sx = 0, sy = 0, sz = 0;
-            for (int u = 0; u < nt; ++u) {
-                const float* g = thread_f_[u].data() + b;
-                sx += g[0];
-                sy += g[dim];
-                sz += g[2 * dim];
-                if (copies == 2) {
-                    sx += g[m];
-                    sy += g[dim + m];
-                    sz += g[2 * dim + m];
+            for (int u = 0; u < nt; ++u)
+                for (int k = 0; k < copies; ++k) {
+                    const float* g = thread_f_[u].data() + b + k * m;
+                    sx += g[0];
+                    sy += g[dim];
+                    sz += g[2 * dim];
                 }
-            }
             fx[s] = sx;
             fy[s] = sy;
             fz[s] = sz;

@@ -65,6 +65,11 @@ struct Avx2 {
     static void store(float* p, F v) { _mm256_store_ps(p, v); }
     // out[0, 8) -= v (32-byte aligned).
     static void sub_from(F v, float* out) { _mm256_store_ps(out, _mm256_sub_ps(_mm256_load_ps(out), v)); }
+    // out[0, 4) -= the sum of v's halves (16-byte aligned).
+    static void sub_half_from(F v, float* out) {
+        const __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        _mm_store_ps(out, _mm_sub_ps(_mm_load_ps(out), h));
+    }
     template <int M> static void fold_sub(F v, float* out) {
         static_assert(M == 4 || M == 8);
         if constexpr (M == 4) {

@@ -55,6 +55,11 @@ struct Avx512 {
     static void store(float* p, F v) { _mm512_store_ps(p, v); }
     // out[0, 16) -= v (64-byte aligned).
     static void sub_from(F v, float* out) { _mm512_store_ps(out, _mm512_sub_ps(_mm512_load_ps(out), v)); }
+    // out[0, 8) -= the sum of v's halves (32-byte aligned).
+    static void sub_half_from(F v, float* out) {
+        const __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
+        _mm256_store_ps(out, _mm256_sub_ps(_mm256_load_ps(out), h));
+    }
     template <int M> static void fold_sub(F v, float* out) {
         static_assert(M == 4 || M == 8);
         if constexpr (M == 4) {

@@ -40,6 +40,7 @@ struct Scalar {
     static int popcount(B m) { return m ? 1 : 0; }
     static void store(float* p, F v) { *p = v; }
     static void sub_from(F v, float* out) { *out -= v; }
+    static void sub_half_from(F v, float* out) { *out -= v; }
     // out[0..M) -= sum over the M-lane groups of v (only used with W >= M).
     template <int M> static void fold_sub(F v, float* out) { static_assert(M == 1); out[0] -= v; }
     // dst[g] += sum of lane group g (M lanes each; only used with W >= M).
