@@ -131,6 +131,13 @@ md_nsday = statistics.median(r[1] for r in md)
 if gx:
     gx_nsday = statistics.median(r[1] for r in gx)
     print(f"ns/day: GROMACS {gx_nsday:.1f}, mdcore {md_nsday:.1f} (mdcore/GROMACS {md_nsday / gx_nsday:.2f}x)")
+    # The pair of runs of one round shares the machine's state; their ratios are
+    # the comparison a drifting machine cannot skew.
+    speed = [m[1] / g[1] for m, g in zip(md, gx) if g[1] > 0]
+    force = [m[0]["nonbonded + prune"] / g[0]["nonbonded + prune"] for m, g in zip(md, gx)]
+    print("per round, mdcore/GROMACS ns/day: " + " ".join(f"{x:.3f}" for x in speed) +
+          f" (median {statistics.median(speed):.3f}); nonbonded + prune mdcore/GROMACS ms: " +
+          " ".join(f"{x:.3f}" for x in force) + f" (median {statistics.median(force):.3f})")
 else:
     print(f"ns/day: mdcore {md_nsday:.1f}; GROMACS 2024.6 AVX-512 measured 31.9-35.0 (median 33.3) on this machine type")
 PY
