@@ -97,6 +97,7 @@ public:
     double max_constraint_deviation() const;
     // Barrier waits per thread of the nonbonded, PME spread/gather and SETTLE tasks.
     ThreadWaits& thread_waits() { return waits_; }
+    void set_thread_balance(bool on) { nonbonded_.set_thread_balance(on); }
     const EffectiveConfig& config() const { return config_; }
     // False when any force component is NaN or infinite (an O(N) sum; run() checks every step).
     bool forces_finite() const;

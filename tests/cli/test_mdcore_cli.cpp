@@ -52,6 +52,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"--nb gpu --cluster 4x4", "--cluster 4x4 does not apply with --nb gpu"},
                       BadInput{"--gpu-id -1", "--gpu-id"},
                       BadInput{"--pin sometimes", "--pin: unknown mode 'sometimes'"},
+                      BadInput{"--thread-balance maybe", "--thread-balance: unknown value 'maybe'"},
                       BadInput{"--pin-offset -1", "--pin-offset"},
                       BadInput{"--pin on --threads 1 --pin-offset 100000", "--pin on: 1 thread from CPU 100000"}));
 

@@ -55,6 +55,7 @@ TEST(Integrator, SameSeedSameThreadsIsBitIdentical) {
             control.steps = 120;
             control.thermostat = Thermostat::VRescale;
             control.seed = 42;
+            control.thread_balance = false;  // the split by measured speeds differs between runs
             run(sys, cfg, control);
             return sys;
         };

@@ -110,6 +110,9 @@ struct RunControl {
     unsigned long long seed = 1;  // thermostat noise
     PinMode pin = PinMode::Off;
     int pin_offset = 0;           // first CPU (index into the CPUs this process may use) for thread 0
+    // Nonbonded work split by the threads' measured speeds (NonbondedForce::
+    // set_thread_balance); off: an even split, and bit-identical repeated runs.
+    bool thread_balance = true;
 };
 
 }  // namespace mdcore

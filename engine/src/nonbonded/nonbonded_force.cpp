@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "mdcore/units.h"
+#include "nonbonded/thread_balance.h"
 
 namespace mdcore {
 
@@ -42,6 +43,11 @@ NonbondedForce::NonbondedForce(const System& system, ClusterShape shape, SimdLev
 }
 
 void NonbondedForce::set_box(const Box& box) { fill_shift_table(box, shift_); }
+
+void NonbondedForce::set_thread_balance(bool on) {
+    balance_ = on;
+    thread_share_.assign(num_threads_, 1.0 / num_threads_);
+}
 
 void NonbondedForce::set_order(const std::vector<int>& order) {
     const std::size_t n = order.size();
@@ -91,18 +97,25 @@ NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput ene
     in.rc_inv12 = in.rc_inv6 * in.rc_inv6;
     const KernelFn kernel = kernels_->get(combination_, coulomb_, energy);
 
-    // Balance threads by j-entries (work), keeping each block contiguous so the
-    // force sums do not depend on scheduling.
+    // Split the i-entries over the threads by their shares of the j-entries
+    // (work), each block contiguous so the force sums follow the split, not the
+    // scheduling. Shares are even, or adapted to the threads' speeds.
     const int nt = num_threads_;
+    if (static_cast<int>(thread_share_.size()) != nt) thread_share_.assign(nt, 1.0 / nt);
     std::vector<int>& bounds = thread_bounds_;  // members: the step loop does not allocate
     bounds.assign(nt + 1, static_cast<int>(list.i.size()));
     bounds[0] = 0;
     {
         const double total = static_cast<double>(list.j.size());
+        double upto = thread_share_[0];
         int t = 1;
         for (std::size_t ie = 0; ie < list.i.size() && t < nt; ++ie)
-            while (t < nt && list.i[ie].j_end >= total * t / nt) bounds[t++] = static_cast<int>(ie + 1);
+            while (t < nt && list.i[ie].j_end >= total * upto) {
+                bounds[t] = static_cast<int>(ie + 1);
+                upto += thread_share_[t++];
+            }
     }
+    kernel_seconds_.assign(nt, 0.0);
     const std::size_t n = x_.size();
     const int copies = kernels_->j_force_copies;
     const std::size_t dim = copies * n;  // buffer floats per dimension
@@ -117,7 +130,9 @@ NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput ene
         out.fx = f;
         out.fy = f + dim;
         out.fz = f + 2 * dim;
+        const double start = omp_get_wtime();
         kernel(in, bounds[t], bounds[t + 1], out);
+        kernel_seconds_[t] = omp_get_wtime() - start;
         timed_barrier(waits_, t);
         // Sum the thread buffers (and with copies all copies in a cluster's
         // block, KernelOutput) over this thread's slot range.
@@ -138,6 +153,13 @@ NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput ene
             fz[s] = sz;
         }
         timed_region_end(waits_, t);
+    }
+    if (balance_ && nt > 1) {
+        std::vector<double>& work = thread_work_;
+        work.assign(nt, 0.0);
+        for (int t = 0; t < nt; ++t)
+            if (bounds[t + 1] > bounds[t]) work[t] = list.i[bounds[t + 1] - 1].j_end - list.i[bounds[t]].j_begin;
+        rebalance_shares(thread_share_, work, kernel_seconds_);
     }
     NonbondedEnergies e;
     for (const auto& o : outs) {

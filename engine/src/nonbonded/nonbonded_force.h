@@ -40,6 +40,11 @@ public:
 
     // Barrier waits of compute()'s threads go to `waits` (null: not timed).
     void set_thread_waits(ThreadWaits* waits) { waits_ = waits; }
+    // On (the default): each call splits the list over the threads by shares
+    // adapted from the previous call's kernel times (thread_balance.h), so a
+    // slower CPU gets less work; the forces then agree between runs to float
+    // rounding only. Off: an even split by j-entries, bit-identical runs.
+    void set_thread_balance(bool on);
 
     PruneKernelFn prune_kernel() const { return kernels_->prune; }
     SimdLevel simd_level() const { return level_; }
@@ -63,6 +68,10 @@ private:
     float shift_[kNumShifts][3];
     std::vector<AlignedVector<float>> thread_f_;  // per thread: 3 * padded slots
     std::vector<int> thread_bounds_;              // per call: each thread's block of i-entries
+    bool balance_ = true;
+    std::vector<double> thread_share_;    // of the j-entries, per thread (sums to 1)
+    std::vector<double> kernel_seconds_;  // per call and thread
+    std::vector<double> thread_work_;     // per call and thread: j-entries
     std::vector<KernelOutput> thread_out_;        // per call: each thread's energies and force buffers
     ThreadWaits* waits_ = nullptr;
 };
