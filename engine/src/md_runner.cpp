@@ -30,10 +30,7 @@ GpuDevice require_gpu(int id) {
 }
 // 1 for atoms whose type has any non-zero LJ parameter (the kernels' test).
 std::vector<std::uint8_t> atoms_with_lj(const System& system) {
-    const int nt = system.lj.ntypes;
-    std::vector<std::uint8_t> type_lj(nt, 0);
-    for (int k = 0; k < nt * nt; ++k)
-        if (system.lj.c6[k] != 0.0 || system.lj.c12[k] != 0.0) type_lj[k / nt] = 1;
+    const std::vector<std::uint8_t> type_lj = system.lj.types_with_lj();
     std::vector<std::uint8_t> flags(system.natoms());
     for (std::size_t a = 0; a < flags.size(); ++a) flags[a] = type_lj[system.type[a]];
     return flags;

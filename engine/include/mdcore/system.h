@@ -39,6 +39,9 @@ struct LjMatrix {
     // True when c6_ab = sqrt(c6_aa c6_bb) and likewise c12 for all pairs, which lets
     // kernels use per-atom parameters instead of a table gather.
     bool is_geometric() const;
+    // Per type: 1 when any of its pair parameters is non-zero (an atom of a type
+    // without LJ, e.g. a water hydrogen, interacts through its charge only).
+    std::vector<std::uint8_t> types_with_lj() const;
 };
 
 LjMatrix make_lj_matrix(const std::vector<AtomType>& types, CombinationRule rule);

@@ -65,8 +65,6 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
     constexpr std::uint32_t kFullMask = P == 32 ? 0xffffffffu : (1u << P) - 1;
     using LjSets = LjRegisterSets<N, M, W>;
     constexpr int kCopies = j_force_copies<S, M>();
-    // A slot's place in the force buffers (the first copy with two).
-    auto force_slot = [](int slot) { return kCopies == 1 ? slot : slot / M * (kCopies * M) + slot % M; };
 
     alignas(64) float xi_p[P], yi_p[P], zi_p[P], c6i_p[P], c12i_p[P], qi_p[P];
     alignas(64) std::int32_t ti_p[P];
@@ -264,7 +262,7 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
         for (int r = 0; r < R; ++r) {
             if constexpr (W >= M) {
                 // The W / M atoms of a register are adjacent in both buffer layouts.
-                const int i = force_slot(i0 + r * (W / M));
+                const auto i = force_buffer_index(i0 + r * (W / M), M, kCopies);
                 S::template add_group_sums<M>(fix[r], out.fx + i);
                 S::template add_group_sums<M>(fiy[r], out.fy + i);
                 S::template add_group_sums<M>(fiz[r], out.fz + i);

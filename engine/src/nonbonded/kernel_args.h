@@ -1,5 +1,6 @@
 #pragma once
 // Plain argument structs shared by the kernel instantiations and the dispatcher.
+#include <cstddef>
 #include <cstdint>
 
 #include "pairlist/pair_list.h"
@@ -38,6 +39,12 @@ struct KernelInput {
     float rc_inv6;   // potential shift terms
     float rc_inv12;
 };
+
+// Where slot s's first copy sits in a force buffer of `copies` copies for
+// j-clusters of m slots (KernelOutput).
+constexpr std::size_t force_buffer_index(std::size_t s, std::size_t m, int copies) {
+    return copies == 1 ? s : s / m * (static_cast<std::size_t>(copies) * m) + s % m;
+}
 
 // Per-thread output: force buffers, energies and pair counts. With one copy
 // (KernelSet::j_force_copies) fx[slot]; with two, cluster c = slot / M owns

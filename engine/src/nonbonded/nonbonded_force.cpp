@@ -29,15 +29,15 @@ NonbondedForce::NonbondedForce(const System& system, ClusterShape shape, SimdLev
       kernels_(&kernel_set(level_, shape)),
       rc_(rc),
       beta_(ewald_beta),
-      thread_f_(num_threads) {
+      thread_f_(num_threads),
+      thread_share_(num_threads, 1.0 / num_threads) {
     const int nt = system.lj.ntypes;
     c6_table_.resize(nt * nt);
     c12_table_.resize(nt * nt);
-    type_has_lj_.assign(nt, 0);
+    type_has_lj_ = system.lj.types_with_lj();
     for (int k = 0; k < nt * nt; ++k) {
         c6_table_[k] = static_cast<float>(6.0 * system.lj.c6[k]);
         c12_table_[k] = static_cast<float>(12.0 * system.lj.c12[k]);
-        if (c6_table_[k] != 0.0f || c12_table_[k] != 0.0f) type_has_lj_[k / nt] = 1;
     }
     set_box(system.box);
 }
@@ -101,7 +101,6 @@ NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput ene
     // (work), each block contiguous so the force sums follow the split, not the
     // scheduling. Shares are even, or adapted to the threads' speeds.
     const int nt = num_threads_;
-    if (static_cast<int>(thread_share_.size()) != nt) thread_share_.assign(nt, 1.0 / nt);
     std::vector<int>& bounds = thread_bounds_;  // members: the step loop does not allocate
     bounds.assign(nt + 1, static_cast<int>(list.i.size()));
     bounds[0] = 0;
@@ -139,7 +138,7 @@ NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput ene
         const std::size_t begin = n * t / nt, end = n * (t + 1) / nt;
         const std::size_t m = static_cast<std::size_t>(cluster_j_size(shape_));
         for (std::size_t s = begin; s < end; ++s) {
-            const std::size_t b = copies == 1 ? s : s / m * (copies * m) + s % m;
+            const std::size_t b = force_buffer_index(s, m, copies);
             float sx = 0, sy = 0, sz = 0;
             for (int u = 0; u < nt; ++u)
                 for (int k = 0; k < copies; ++k) {

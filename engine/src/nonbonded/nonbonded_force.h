@@ -66,7 +66,7 @@ private:
     std::vector<float> c6_table_, c12_table_;
     std::vector<std::uint8_t> type_has_lj_;
     float shift_[kNumShifts][3];
-    std::vector<AlignedVector<float>> thread_f_;  // per thread: 3 * padded slots
+    std::vector<AlignedVector<float>> thread_f_;  // per thread: 3 x j_force_copies x padded slots
     std::vector<int> thread_bounds_;              // per call: each thread's block of i-entries
     bool balance_ = true;
     std::vector<double> thread_share_;    // of the j-entries, per thread (sums to 1)

@@ -22,6 +22,13 @@ bool LjMatrix::is_geometric() const {
     return true;
 }
 
+std::vector<std::uint8_t> LjMatrix::types_with_lj() const {
+    std::vector<std::uint8_t> has(ntypes, 0);
+    for (int k = 0; k < ntypes * ntypes; ++k)
+        if (c6[k] != 0.0 || c12[k] != 0.0) has[k / ntypes] = 1;
+    return has;
+}
+
 LjMatrix make_lj_matrix(const std::vector<AtomType>& types, CombinationRule rule) {
     LjMatrix m;
     m.ntypes = static_cast<int>(types.size());
