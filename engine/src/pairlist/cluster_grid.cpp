@@ -89,9 +89,19 @@ void ClusterGrid::build(const Box& box, const std::vector<Vec3>& positions, int 
         const auto filled = std::copy(first, last, out);
         // Within groups of the smaller cluster size only: each group keeps its
         // atoms, so every j-cluster's box still grows along the column.
+        // (By hand: std::stable_partition would allocate a buffer per group.)
         if (!first_.empty())
-            for (auto g = out; g < filled; g += std::min<long>(group, filled - g))
-                std::stable_partition(g, g + std::min<long>(group, filled - g), [&](int a) { return first_[a] != 0; });
+            for (auto g = out; g < filled; g += std::min<long>(group, filled - g)) {
+                const long size = std::min<long>(group, filled - g);
+                int kept[8], rest[8];  // group <= 8 (cluster sizes are 1, 4 or 8)
+                int nk = 0, nr = 0;
+                for (long k = 0; k < size; ++k) {
+                    const int a = g[k];
+                    if (first_[a] != 0) kept[nk++] = a;
+                    else rest[nr++] = a;
+                }
+                std::copy(rest, rest + nr, std::copy(kept, kept + nk, g));
+            }
         std::fill(filled, order_.begin() + static_cast<long>(col_j_begin_[c + 1]) * cluster_j, -1);
         for (auto s = out; s != filled; ++s) slot_of_[*s] = static_cast<int>(s - order_.begin());
     }
