@@ -9,6 +9,9 @@
 //                                           energy + float coordinates, as every MD step of a water box
 //   BM_Update/water/<natoms>/<level>/threads:<t>  the same at each SIMD level the CPU has (none, avx2,
 //                                           avx512), so each instance of the kernel is tracked
+//   BM_UpdateCold/water/<natoms>/threads:<t>  BM_Update with the caches flushed before each call (64 MiB
+//                                           touched, untimed), as in an MD step where the force tasks
+//                                           have pushed the state out
 //
 // Counters: atoms/s (BM_Settle also molecules/s). Sizes: $MDT_BENCH_SIZES for the
 // LJ fluid (default 4000,32000), $MDT_BENCH_WATER_SIZES for water (default 3000).
@@ -24,6 +27,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "bench_water.h"
 #include "integrate/leapfrog.h"
@@ -95,7 +99,7 @@ void bm_settle(benchmark::State& state, long natoms, int threads) {
     }
 }
 
-void bm_update(benchmark::State& state, long natoms, int threads, mdcore::SimdLevel level) {
+void bm_update(benchmark::State& state, long natoms, int threads, mdcore::SimdLevel level, bool cold = false) {
     try {
         const mdcore::System& sys = mdbench::water_box(natoms);
         mdbench::Fixture fx(sys, mdcore::ClusterShape::k4x4, level, threads);
@@ -104,7 +108,14 @@ void bm_update(benchmark::State& state, long natoms, int threads, mdcore::SimdLe
         std::fill(s.fx.begin(), s.fx.end(), 0.0f);
         std::fill(s.fy.begin(), s.fy.end(), 0.0f);
         std::fill(s.fz.begin(), s.fz.end(), 0.0f);
+        std::vector<char> flush(cold ? 64u << 20 : 0);
         for (auto _ : state) {
+            if (cold) {
+                state.PauseTiming();
+#pragma omp parallel for num_threads(threads)
+                for (long i = 0; i < static_cast<long>(flush.size()); i += 64) flush[i]++;
+                state.ResumeTiming();
+            }
             benchmark::DoNotOptimize(fx.md->update(fx.config.dt, 1.0));
             benchmark::ClobberMemory();
         }
@@ -132,6 +143,9 @@ void register_all() {
             })->UseRealTime()->Unit(benchmark::kMicrosecond);
             benchmark::RegisterBenchmark(("BM_Update" + suffix).c_str(), [=](benchmark::State& st) {
                 bm_update(st, n, threads, mdcore::SimdLevel::Auto);
+            })->UseRealTime()->Unit(benchmark::kMicrosecond);
+            benchmark::RegisterBenchmark(("BM_UpdateCold" + suffix).c_str(), [=](benchmark::State& st) {
+                bm_update(st, n, threads, mdcore::SimdLevel::Auto, true);
             })->UseRealTime()->Unit(benchmark::kMicrosecond);
             for (mdcore::SimdLevel level : mdcore::available_simd_levels()) {
                 const std::string name = "BM_Update/water/" + std::to_string(n) + "/" +

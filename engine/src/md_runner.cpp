@@ -1,5 +1,7 @@
 #include "md_runner.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -158,15 +160,12 @@ void MdRunner::search() {
 }
 
 void MdRunner::update_float_coordinates() {
-    auto& fxs = nonbonded_.x();
-    auto& fys = nonbonded_.y();
-    auto& fzs = nonbonded_.z();
-    const long n = static_cast<long>(state_.size());
-#pragma omp parallel for num_threads(config_.threads) schedule(static)
-    for (long s = 0; s < n; ++s) {
-        fxs[s] = static_cast<float>(state_.x[s]);
-        fys[s] = static_cast<float>(state_.y[s]);
-        fzs[s] = static_cast<float>(state_.z[s]);
+    const FloatCoordinates out = float_coordinates();
+    const std::size_t n = state_.size();
+#pragma omp parallel num_threads(config_.threads)
+    {
+        const std::size_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+        copy_to_floats(state_, out, n * t / nt, n * (t + 1) / nt);
     }
     floats_current_ = true;
 }
@@ -250,14 +249,13 @@ double MdRunner::update(double dt, double lambda) {
         twice_ke_ = leapfrog_update(state_, dt, lambda, config_.threads, float_coordinates());
         floats_current_ = true;
     } else {
-        // Padding slots are skipped: their float copies are only valid after a full refresh.
-        const bool floats_were_current = floats_current_;
+        const bool sized = nonbonded_.x().size() == state_.size();  // false before the first search
         floats_current_ = false;  // stays so if SETTLE throws half-way
         twice_ke_ = leapfrog_settle_update(settle_params_, settle_list_, state_,
-                                           floats_were_current ? float_coordinates() : FloatCoordinates{},
+                                           sized ? float_coordinates() : FloatCoordinates{},
                                            system_.box.lengths.data(), dt, lambda, nonbonded_.simd_level(),
                                            config_.threads, &waits_);
-        floats_current_ = floats_were_current;
+        floats_current_ = sized;  // every slot's copy, padding included
     }
     twice_ke_valid_ = true;
     return twice_ke_;

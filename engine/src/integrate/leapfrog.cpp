@@ -11,6 +11,15 @@ void SortedState::resize(std::size_t n) {
     for (auto* v : {&fx, &fy, &fz}) v->assign(n, 0.0f);
 }
 
+void copy_to_floats(const SortedState& s, FloatCoordinates out, std::size_t begin, std::size_t end) {
+#pragma omp simd
+    for (std::size_t i = begin; i < end; ++i) {
+        out.x[i] = static_cast<float>(s.x[i]);
+        out.y[i] = static_cast<float>(s.y[i]);
+        out.z[i] = static_cast<float>(s.z[i]);
+    }
+}
+
 double twice_kinetic_energy(const SortedState& s, int num_threads) {
     const std::size_t n = s.size();
     return sum_over_threads(num_threads, [&](int t, int nt) {
@@ -28,12 +37,7 @@ double leapfrog_update(SortedState& s, double dt, double lambda, int num_threads
         const std::size_t b = n * t / nt, e = n * (t + 1) / nt;
         double k = 0.0;
         for (std::size_t i = b; i < e; ++i) k += leapfrog_atom(s, i, dt, lambda);
-        if (out.x != nullptr)
-            for (std::size_t i = b; i < e; ++i) {
-                out.x[i] = static_cast<float>(s.x[i]);
-                out.y[i] = static_cast<float>(s.y[i]);
-                out.z[i] = static_cast<float>(s.z[i]);
-            }
+        if (out.x != nullptr) copy_to_floats(s, out, b, e);
         return k;
     });
 }

@@ -39,6 +39,9 @@ struct FloatCoordinates {
     float* z = nullptr;
 };
 
+// out[i] = float(s.x[i]) etc. for slots [begin, end).
+void copy_to_floats(const SortedState& s, FloatCoordinates out, std::size_t begin, std::size_t end);
+
 // One atom's step (slot i); returns its m v^2 at the new velocity.
 inline double leapfrog_atom(SortedState& s, std::size_t i, double dt, double lambda) {
     const double a = s.inv_mass[i] * dt;

@@ -4,8 +4,8 @@
 // structure-of-arrays blocks the compiler vectorises (double precision, as the
 // state: the constraint corrections are ~1e-3 nm on coordinates up to the box
 // size). Per molecule it reads x(t), v(t-dt/2), F(t) once and writes x(t+dt),
-// v(t+dt/2), the float copies of the positions and the kinetic energy, so no
-// reference copy, no unconstrained intermediate and no extra pass is needed.
+// v(t+dt/2) and the kinetic energy: no reference copy and no unconstrained
+// intermediate. The float copies of the positions follow in a contiguous pass.
 // Molecules may straddle the periodic boundary (each H is taken at the image
 // nearest its O and stays in its own image). settle_positions() is the oracle.
 #include <vector>
@@ -42,7 +42,6 @@ struct SettleUpdateArgs {
     const SettleTriple* molecules;
     const int* molecule_index;  // names for messages; null: positions in `molecules`
     SortedState* state;
-    FloatCoordinates floats;
     double box[3];
     double dt, lambda;
 };
@@ -56,7 +55,8 @@ SettleUpdateKernel settle_update_kernel(SimdLevel level);
 
 // Leap-frog with velocity scaling lambda + SETTLE for list.molecules, plain
 // leap-frog for list.free_slots (padding slots are left alone); returns 2 KE.
-// box: the 3 edges. One parallel region, molecules split evenly over threads;
+// When `out` is given, it then receives the float copy of every slot, padding
+// included. box: the 3 edges. One parallel region, molecules split evenly over threads;
 // deterministic for a thread count. Throws std::runtime_error naming the
 // molecule (System::settles index) when SETTLE has no solution. The threads'
 // wait at the end goes to `waits` when given.
