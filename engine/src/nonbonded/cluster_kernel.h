@@ -75,9 +75,8 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
     const F twelfth = S::set1(1.0f / 12.0f);
     const F shift6 = S::set1(in.rc_inv6);
     const F shift12 = S::set1(in.rc_inv12);
-    const simd::ScaledH beta_hp(simd::kHP, in.ewald_beta);  // beta H(w) in one rational function
-    const simd::ScaledG beta_gp(simd::kGP, in.ewald_beta);  // beta G(w)
-    const F beta2 = S::set1(in.ewald_beta * in.ewald_beta);
+    const simd::EwaldForceInR2 beta3_h = simd::ewald_force_in_r2(in.ewald_beta);  // beta^3 H(w), in r^2
+    const simd::EwaldPotentialInR2 beta_g = simd::ewald_potential_in_r2(in.ewald_beta);  // beta G(w)
     const F ewald_shift = S::set1(in.ewald_shift);
     double e_lj = 0.0, e_coul = 0.0;
     long pairs_in = 0;
@@ -140,16 +139,15 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
             // Included pairs: qq erfc(br)/r (shifted); excluded pairs within rc get
             // the correction -qq erf(br)/r. Both are qq (k/r - erf(br)/r) with k = 1
             // for included pairs, 0 for excluded (see simd_math.h). Force times r:
-            // qq (k/r - beta^3 H(w) r^2) = qq (k/r - beta H(w) w). w is masked so
-            // far pairs (padding) stay in the range of the rational functions.
+            // qq (k/r - beta^3 H(w) r^2). r^2 is masked so far pairs (padding) stay
+            // in the range of the rational functions.
             const F rinv_k = kMasked ? S::select(interact, rinv) : rinv;
             const F qq = S::mul(S::load(qi_p + r * W), S::template load_j<M>(in.q + j0 + jo));
-            const F w = S::mul(beta2, S::select(wco, r2));
-            const F beta_h = simd::ewald_force_h<S>(w, beta_hp);
-            fr = S::fma(qq, S::fnma(beta_h, w, rinv_k), fr);
+            const F r2_in = S::select(wco, r2);
+            fr = S::fma(qq, S::fnma(simd::rational<S>(r2_in, beta3_h), r2_in, rinv_k), fr);
             if constexpr (kEnergy) {
                 const F shift = kMasked ? S::select(interact, ewald_shift) : ewald_shift;
-                const F v = S::mul(qq, S::sub(S::sub(rinv_k, simd::ewald_potential_g<S>(w, beta_gp)), shift));
+                const F v = S::mul(qq, S::sub(S::sub(rinv_k, simd::rational<S>(r2_in, beta_g)), shift));
                 vc = S::add(vc, S::select(wco, v));
             }
         }

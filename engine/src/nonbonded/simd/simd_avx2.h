@@ -52,8 +52,9 @@ struct Avx2 {
     }
     static F rsqrt(F v) {
         const F r = _mm256_rsqrt_ps(v);  // 12 bits; one Newton-Raphson step
-        const F half_v_r2 = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), v), _mm256_mul_ps(r, r));
-        return _mm256_mul_ps(r, _mm256_sub_ps(_mm256_set1_ps(1.5f), half_v_r2));
+        // r (1.5 - 0.5 v r^2) as (-0.5 r)(v r r - 3): 4 operations, not 5.
+        const F v_r = _mm256_mul_ps(v, r);
+        return _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(-0.5f), r), _mm256_fmadd_ps(v_r, r, _mm256_set1_ps(-3.0f)));
     }
     static float hsum(F v) {
         __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));

@@ -47,8 +47,9 @@ struct Avx512 {
     }
     static F rsqrt(F v) {
         const F r = _mm512_rsqrt14_ps(v);  // 14 bits; one Newton-Raphson step
-        const F half_v_r2 = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), v), _mm512_mul_ps(r, r));
-        return _mm512_mul_ps(r, _mm512_sub_ps(_mm512_set1_ps(1.5f), half_v_r2));
+        // r (1.5 - 0.5 v r^2) as (-0.5 r)(v r r - 3): 4 operations, not 5.
+        const F v_r = _mm512_mul_ps(v, r);
+        return _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(-0.5f), r), _mm512_fmadd_ps(v_r, r, _mm512_set1_ps(-3.0f)));
     }
     static float hsum(F v) { return _mm512_reduce_add_ps(v); }
     static int popcount(B m) { return __builtin_popcount(static_cast<unsigned>(m)); }

@@ -29,27 +29,32 @@ typename S::F horner(typename S::F w, const float (&c)[N]) {
     return p;
 }
 
-// Numerator coefficients times a scale s, so s H(w) or s G(w) costs no multiply.
-template <int N>
-struct ScaledNumerator {
-    float c[N];
-    ScaledNumerator(const float (&base)[N], float s) {
-        for (int k = 0; k < N; ++k) c[k] = base[k] * s;
+// A rational function of w = beta^2 r^2 rewritten in r^2: coefficient k of both
+// polynomials times beta^(2k), the numerator also times a scale s. The kernels
+// then evaluate it on r^2 directly, with no multiply forming w for every pair.
+template <int NP, int NQ>
+struct RationalInR2 {
+    float p[NP], q[NQ];
+    RationalInR2(const float (&base_p)[NP], const float (&base_q)[NQ], float beta, float s) {
+        const double beta2 = static_cast<double>(beta) * beta;
+        double power = 1.0;
+        for (int k = 0; k < NP || k < NQ; ++k, power *= beta2) {
+            if (k < NP) p[k] = static_cast<float>(base_p[k] * power * s);
+            if (k < NQ) q[k] = static_cast<float>(base_q[k] * power);
+        }
     }
 };
-using ScaledH = ScaledNumerator<std::size(kHP)>;
-using ScaledG = ScaledNumerator<std::size(kGP)>;
+// beta^3 H(w) for the force, so that qq (1/r - beta^3 H r^2) is the force times r.
+using EwaldForceInR2 = RationalInR2<std::size(kHP), std::size(kHQ)>;
+// beta G(w) for the potential.
+using EwaldPotentialInR2 = RationalInR2<std::size(kGP), std::size(kGQ)>;
+inline EwaldForceInR2 ewald_force_in_r2(float beta) { return {kHP, kHQ, beta, beta * beta * beta}; }
+inline EwaldPotentialInR2 ewald_potential_in_r2(float beta) { return {kGP, kGQ, beta, beta}; }
 
-// s H(w) for the force (hp = {kHP, s}).
-template <class S>
-typename S::F ewald_force_h(typename S::F w, const ScaledH& hp) {
-    return S::mul(horner<S>(w, hp.c), S::rcp(horner<S>(w, kHQ)));
-}
-
-// s G(w) for the potential (gp = {kGP, s}).
-template <class S>
-typename S::F ewald_potential_g(typename S::F w, const ScaledG& gp) {
-    return S::mul(horner<S>(w, gp.c), S::rcp(horner<S>(w, kGQ)));
+// f(r2) for r2 with beta r <= 4 (kEwaldMaxW).
+template <class S, int NP, int NQ>
+typename S::F rational(typename S::F r2, const RationalInR2<NP, NQ>& f) {
+    return S::mul(horner<S>(r2, f.p), S::rcp(horner<S>(r2, f.q)));
 }
 
 }  // namespace mdcore::simd
