@@ -89,8 +89,9 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
     // needs only the cut-off. 1/r is zeroed outside the cut-off, so every force
     // term, written as force times r and scaled by 1/r^2, vanishes there without
     // further masking (GROMACS' trick).
-    auto pair_register = [&]<bool kMasked, LjMode kLj>(int r, const JEntry& je, int j0, const F (&sh)[3],
-                                                     F& fjx, F& fjy, F& fjz) __attribute__((always_inline)) {
+    auto pair_register = [&]<bool kMasked, LjMode kLj>(int r, const JEntry& je, int j0, const F (&sh)[3], F& fix_r,
+                                                     F& fiy_r, F& fiz_r, F& fjx, F& fjy, F& fjz)
+                             __attribute__((always_inline)) {
         // Lanes of register r cover j offsets (r*W) % M .. when W <= M.
         constexpr int step = W <= M ? W : 0;
         const int jo = step == 0 ? 0 : (r * step) % M;
@@ -152,9 +153,9 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
             }
         }
         const F fscal = S::mul(fr, rinv2);
-        fix[r] = S::fma(fscal, dx, fix[r]);
-        fiy[r] = S::fma(fscal, dy, fiy[r]);
-        fiz[r] = S::fma(fscal, dz, fiz[r]);
+        fix_r = S::fma(fscal, dx, fix_r);
+        fiy_r = S::fma(fscal, dy, fiy_r);
+        fiz_r = S::fma(fscal, dz, fiz_r);
         if constexpr (W >= M) {
             fjx = S::fma(fscal, dx, fjx);
             fjy = S::fma(fscal, dy, fjy);
@@ -173,21 +174,26 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
     // All registers of one j-entry. kLjRegs: the registers that compute LJ, known
     // at compile time, or kLjBits: read from lj_regs.
     constexpr unsigned kLjBits = ~0u - 1;  // never a register set (R <= 2 there)
-    auto entry = [&]<bool kMasked, unsigned kLjRegs>(const JEntry& je) __attribute__((always_inline)) {
+    // fi: the i-force accumulators, passed rather than captured so that they stay
+    // in registers through the j-loop.
+    auto entry = [&]<bool kMasked, unsigned kLjRegs>(const JEntry& je, F (&ax)[R], F (&ay)[R], F (&az)[R])
+                     __attribute__((always_inline)) {
         const int j0 = je.cj * M;
         const float* s = in.shift[je.shift];
         const F sh[3] = {S::set1(s[0]), S::set1(s[1]), S::set1(s[2])};
         F fjx = S::zero(), fjy = S::zero(), fjz = S::zero();
         if constexpr (kLjRegs == kLjBits) {
             for (int r = 0; r < R; ++r)
-                pair_register.template operator()<kMasked, LjMode::PerRegisterBits>(r, je, j0, sh, fjx, fjy, fjz);
+                pair_register.template operator()<kMasked, LjMode::PerRegisterBits>(r, je, j0, sh, ax[r], ay[r], az[r],
+                                                                                    fjx, fjy, fjz);
         } else if constexpr (kLjRegs == 0 || kLjRegs == LjSets::kAll) {
             constexpr LjMode mode = kLjRegs == 0 ? LjMode::None : LjMode::All;
-            for (int r = 0; r < R; ++r) pair_register.template operator()<kMasked, mode>(r, je, j0, sh, fjx, fjy, fjz);
+            for (int r = 0; r < R; ++r)
+                pair_register.template operator()<kMasked, mode>(r, je, j0, sh, ax[r], ay[r], az[r], fjx, fjy, fjz);
         } else {
             [&]<int... r>(std::integer_sequence<int, r...>) {
                 (pair_register.template operator()<kMasked, ((kLjRegs >> r) & 1u) ? LjMode::All : LjMode::None>(
-                     r, je, j0, sh, fjx, fjy, fjz),
+                     r, je, j0, sh, ax[r], ay[r], az[r], fjx, fjy, fjz),
                  ...);
             }(std::make_integer_sequence<int, R>{});
         }
@@ -207,12 +213,19 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
     };
 
     auto j_loop = [&]<unsigned kLjRegs>(const IEntry& ei) __attribute__((always_inline)) {
+        F ax[R], ay[R], az[R];
+        for (int r = 0; r < R; ++r) ax[r] = ay[r] = az[r] = S::zero();
         for (int e = ei.j_begin; e < ei.j_end; ++e) {
             const JEntry& je = list.j[e];
             if (je.mask == kFullMask && je.excluded == 0)
-                entry.template operator()<false, kLjRegs>(je);
+                entry.template operator()<false, kLjRegs>(je, ax, ay, az);
             else
-                entry.template operator()<true, kLjRegs>(je);
+                entry.template operator()<true, kLjRegs>(je, ax, ay, az);
+        }
+        for (int r = 0; r < R; ++r) {
+            fix[r] = ax[r];
+            fiy[r] = ay[r];
+            fiz[r] = az[r];
         }
     };
 
@@ -232,7 +245,6 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
             }
             if constexpr (kCoulomb) qi_p[p] = in.q[a];
         }
-        for (int r = 0; r < R; ++r) fix[r] = fiy[r] = fiz[r] = S::zero();
 
         if constexpr (!kCoulomb) {
             j_loop.template operator()<LjSets::kAll>(ei);  // no charges: every atom has LJ
