@@ -84,20 +84,31 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
     F vlj = S::zero(), vc = S::zero();
     unsigned lj_regs = LjSets::kAll;  // of the current i-entry
 
+    // The arrays the j-loop reads and writes, passed by value to the pair code.
+    // Reached through the lambdas' captures, they were reloaded for every j-entry:
+    // a vector store may alias anything, the captured locals included.
+    struct Arrays {
+        const float *x, *y, *z, *q, *c6s, *c12s, *c6_table, *c12_table;
+        const std::int32_t* type;
+        const float (*shift)[3];
+        float *fx, *fy, *fz;
+    };
+
     // One register of one cluster pair: pairs r*W .. r*W+W-1. Masked entries (some
     // pair excluded or absent) check the interaction masks; the common full entry
     // needs only the cut-off. 1/r is zeroed outside the cut-off, so every force
     // term, written as force times r and scaled by 1/r^2, vanishes there without
     // further masking (GROMACS' trick).
-    auto pair_register = [&]<bool kMasked, LjMode kLj>(int r, const JEntry& je, int j0, const F (&sh)[3], F& fix_r,
+    auto pair_register = [&]<bool kMasked, LjMode kLj>(const Arrays a, int r, const JEntry& je, int j0,
+                                                     const F (&sh)[3], F& fix_r,
                                                      F& fiy_r, F& fiz_r, F& fjx, F& fjy, F& fjz)
                              __attribute__((always_inline)) {
         // Lanes of register r cover j offsets (r*W) % M .. when W <= M.
         constexpr int step = W <= M ? W : 0;
         const int jo = step == 0 ? 0 : (r * step) % M;
-        const F dx = S::sub(S::load(xi_p + r * W), S::add(S::template load_j<M>(in.x + j0 + jo), sh[0]));
-        const F dy = S::sub(S::load(yi_p + r * W), S::add(S::template load_j<M>(in.y + j0 + jo), sh[1]));
-        const F dz = S::sub(S::load(zi_p + r * W), S::add(S::template load_j<M>(in.z + j0 + jo), sh[2]));
+        const F dx = S::sub(S::load(xi_p + r * W), S::add(S::template load_j<M>(a.x + j0 + jo), sh[0]));
+        const F dy = S::sub(S::load(yi_p + r * W), S::add(S::template load_j<M>(a.y + j0 + jo), sh[1]));
+        const F dz = S::sub(S::load(zi_p + r * W), S::add(S::template load_j<M>(a.z + j0 + jo), sh[2]));
         const F r2 = S::fma(dx, dx, S::fma(dy, dy, S::mul(dz, dz)));
         // Within the cut-off and computed: interacting, or excluded with Ewald (erf correction).
         B wco = S::lt(r2, rc2);
@@ -119,12 +130,12 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
             const F rinv2_lj = kMasked && kCoulomb ? S::select(interact, rinv2) : rinv2;
             F c6, c12;
             if constexpr (Comb == LjCombination::Geometric) {
-                c6 = S::mul(S::load(c6i_p + r * W), S::template load_j<M>(in.c6s + j0 + jo));
-                c12 = S::mul(S::load(c12i_p + r * W), S::template load_j<M>(in.c12s + j0 + jo));
+                c6 = S::mul(S::load(c6i_p + r * W), S::template load_j<M>(a.c6s + j0 + jo));
+                c12 = S::mul(S::load(c12i_p + r * W), S::template load_j<M>(a.c12s + j0 + jo));
             } else {
-                const I idx = S::add_int(S::load_int(ti_p + r * W), S::template load_j_int<M>(in.type + j0 + jo));
-                c6 = S::gather(in.c6_table, idx);
-                c12 = S::gather(in.c12_table, idx);
+                const I idx = S::add_int(S::load_int(ti_p + r * W), S::template load_j_int<M>(a.type + j0 + jo));
+                c6 = S::gather(a.c6_table, idx);
+                c12 = S::gather(a.c12_table, idx);
             }
             const F rinv6 = S::mul(S::mul(rinv2_lj, rinv2_lj), rinv2_lj);
             fr = S::mul(rinv6, S::fms(c12, rinv6, c6));  // 12 c12 / r^12 - 6 c6 / r^6
@@ -143,7 +154,7 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
             // qq (k/r - beta^3 H(w) r^2). r^2 is masked so far pairs (padding) stay
             // in the range of the rational functions.
             const F rinv_k = kMasked ? S::select(interact, rinv) : rinv;
-            const F qq = S::mul(S::load(qi_p + r * W), S::template load_j<M>(in.q + j0 + jo));
+            const F qq = S::mul(S::load(qi_p + r * W), S::template load_j<M>(a.q + j0 + jo));
             const F r2_in = S::select(wco, r2);
             fr = S::fma(qq, S::fnma(simd::rational<S>(r2_in, beta3_h), r2_in, rinv_k), fr);
             if constexpr (kEnergy) {
@@ -163,7 +174,7 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
         } else {
             // Narrow registers: each holds distinct j, update memory directly.
             const F t[3] = {S::mul(fscal, dx), S::mul(fscal, dy), S::mul(fscal, dz)};
-            float* f[3] = {out.fx, out.fy, out.fz};
+            float* f[3] = {a.fx, a.fy, a.fz};
             for (int d = 0; d < 3; ++d) {
                 S::store(tmp, t[d]);
                 for (int l = 0; l < W; ++l) f[d][j0 + jo + l] -= tmp[l];
@@ -176,51 +187,56 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
     constexpr unsigned kLjBits = ~0u - 1;  // never a register set (R <= 2 there)
     // fi: the i-force accumulators, passed rather than captured so that they stay
     // in registers through the j-loop.
-    auto entry = [&]<bool kMasked, unsigned kLjRegs>(const JEntry& je, F (&ax)[R], F (&ay)[R], F (&az)[R])
+    auto entry = [&]<bool kMasked, unsigned kLjRegs>(const Arrays a, const JEntry& je, F (&ax)[R], F (&ay)[R],
+                                                     F (&az)[R])
                      __attribute__((always_inline)) {
         const int j0 = je.cj * M;
-        const float* s = in.shift[je.shift];
+        const float* s = a.shift[je.shift];
         const F sh[3] = {S::set1(s[0]), S::set1(s[1]), S::set1(s[2])};
         F fjx = S::zero(), fjy = S::zero(), fjz = S::zero();
         if constexpr (kLjRegs == kLjBits) {
             for (int r = 0; r < R; ++r)
-                pair_register.template operator()<kMasked, LjMode::PerRegisterBits>(r, je, j0, sh, ax[r], ay[r], az[r],
+                pair_register.template operator()<kMasked, LjMode::PerRegisterBits>(a, r, je, j0, sh, ax[r], ay[r], az[r],
                                                                                     fjx, fjy, fjz);
         } else if constexpr (kLjRegs == 0 || kLjRegs == LjSets::kAll) {
             constexpr LjMode mode = kLjRegs == 0 ? LjMode::None : LjMode::All;
             for (int r = 0; r < R; ++r)
-                pair_register.template operator()<kMasked, mode>(r, je, j0, sh, ax[r], ay[r], az[r], fjx, fjy, fjz);
+                pair_register.template operator()<kMasked, mode>(a, r, je, j0, sh, ax[r], ay[r], az[r], fjx, fjy, fjz);
         } else {
-            [&]<int... r>(std::integer_sequence<int, r...>) {
+            [&, a]<int... r>(std::integer_sequence<int, r...>) {
                 (pair_register.template operator()<kMasked, ((kLjRegs >> r) & 1u) ? LjMode::All : LjMode::None>(
-                     r, je, j0, sh, ax[r], ay[r], az[r], fjx, fjy, fjz),
+                     a, r, je, j0, sh, ax[r], ay[r], az[r], fjx, fjy, fjz),
                  ...);
             }(std::make_integer_sequence<int, R>{});
         }
         if constexpr (kCopies == 2 && W == 2 * M) {
-            S::sub_from(fjx, out.fx + 2 * j0);
-            S::sub_from(fjy, out.fy + 2 * j0);
-            S::sub_from(fjz, out.fz + 2 * j0);
+            S::sub_from(fjx, a.fx + 2 * j0);
+            S::sub_from(fjy, a.fy + 2 * j0);
+            S::sub_from(fjz, a.fz + 2 * j0);
         } else if constexpr (kCopies == 2) {
-            S::sub_half_from(fjx, out.fx + 2 * j0);
-            S::sub_half_from(fjy, out.fy + 2 * j0);
-            S::sub_half_from(fjz, out.fz + 2 * j0);
+            S::sub_half_from(fjx, a.fx + 2 * j0);
+            S::sub_half_from(fjy, a.fy + 2 * j0);
+            S::sub_half_from(fjz, a.fz + 2 * j0);
         } else if constexpr (W >= M) {
-            S::template fold_sub<M>(fjx, out.fx + j0);
-            S::template fold_sub<M>(fjy, out.fy + j0);
-            S::template fold_sub<M>(fjz, out.fz + j0);
+            S::template fold_sub<M>(fjx, a.fx + j0);
+            S::template fold_sub<M>(fjy, a.fy + j0);
+            S::template fold_sub<M>(fjz, a.fz + j0);
         }
     };
 
     auto j_loop = [&]<unsigned kLjRegs>(const IEntry& ei) __attribute__((always_inline)) {
+        const Arrays a{in.x,         in.y,        in.z,    in.q,     in.c6s, in.c12s, in.c6_table,
+                       in.c12_table, in.type,     in.shift, out.fx,  out.fy, out.fz};
+        const JEntry* const js = list.j.data();
+        const int e_end = ei.j_end;
         F ax[R], ay[R], az[R];
         for (int r = 0; r < R; ++r) ax[r] = ay[r] = az[r] = S::zero();
-        for (int e = ei.j_begin; e < ei.j_end; ++e) {
-            const JEntry& je = list.j[e];
+        for (int e = ei.j_begin; e < e_end; ++e) {
+            const JEntry& je = js[e];
             if (je.mask == kFullMask && je.excluded == 0)
-                entry.template operator()<false, kLjRegs>(je, ax, ay, az);
+                entry.template operator()<false, kLjRegs>(a, je, ax, ay, az);
             else
-                entry.template operator()<true, kLjRegs>(je, ax, ay, az);
+                entry.template operator()<true, kLjRegs>(a, je, ax, ay, az);
         }
         for (int r = 0; r < R; ++r) {
             fix[r] = ax[r];
