@@ -321,7 +321,10 @@ void prune_kernel(const PruneInput& in, int i_begin, int i_end, unsigned char* k
     constexpr std::uint32_t kFullMask = P == 32 ? 0xffffffffu : (1u << P) - 1;
     alignas(64) float xi_p[P], yi_p[P], zi_p[P];
     const PairList& list = *in.list;
-    const SortedCoordinates& c = in.coords;
+    // Local copies: `keep` is written through a char pointer, which may alias
+    // anything, so fields read through references would be reloaded per entry.
+    const SortedCoordinates c = in.coords;
+    const JEntry* const js = list.j.data();
     const F r2max = S::set1(in.r2);
     for (int ie = i_begin; ie < i_end; ++ie) {
         const IEntry& ei = list.i[ie];
@@ -331,8 +334,9 @@ void prune_kernel(const PruneInput& in, int i_begin, int i_end, unsigned char* k
             yi_p[p] = c.y[i0 + p / M];
             zi_p[p] = c.z[i0 + p / M];
         }
-        for (int e = ei.j_begin; e < ei.j_end; ++e) {
-            const JEntry& je = list.j[e];
+        const int e_end = ei.j_end;
+        for (int e = ei.j_begin; e < e_end; ++e) {
+            const JEntry& je = js[e];
             const int j0 = je.cj * M;
             const float* s = c.shift[je.shift];
             // Full entries (the common case) need no mask; one popcount per entry.
