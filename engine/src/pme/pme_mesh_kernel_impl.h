@@ -140,22 +140,27 @@ void spread_fixed(const PmeSlab& slab, const int* atoms, std::size_t count, cons
 template <>
 void spread_fixed<4>(const PmeSlab& slab, const int* atoms, std::size_t count, const double* q,
                      const PmeMeshStencils& st) {
-    const std::size_t plane = static_cast<std::size_t>(slab.ny_pad) * slab.nz_pad;
+    // Locals, not reads through `slab` and `st`: store_run's memcpy may alias
+    // anything, so fields read through references would be reloaded per store.
+    const std::size_t nz_pad = static_cast<std::size_t>(slab.nz_pad);
+    const std::size_t plane = static_cast<std::size_t>(slab.ny_pad) * nz_pad;
+    float* const data = slab.data;
+    const int x0 = slab.x0;
+    const PmeMeshStencils stencils = st;
     for (std::size_t k = 0; k < count; ++k) {
         const int i = atoms[k];
         if (q[i] == 0.0) continue;
-        const AtomWeights<4> aw = atom_weights<4>(st, i, false);
+        const AtomWeights<4> aw = atom_weights<4>(stencils, i, false);
         const int* b = aw.base;
         const float *tx = aw.th[0], *ty = aw.th[1], *tz = aw.th[2];
         const Run4 tz_up = {tz[3], tz[2], tz[1], tz[0]};
         const float qi = static_cast<float>(q[i]);
-        float* corner = slab.data + static_cast<std::size_t>(b[0] - slab.x0) * plane +
-                        static_cast<std::size_t>(b[1]) * slab.nz_pad + b[2];
+        float* corner = data + static_cast<std::size_t>(b[0] - x0) * plane + static_cast<std::size_t>(b[1]) * nz_pad + b[2];
         for (int a = 0; a < 4; ++a) {
             const float qa = qi * tx[a];
             float* rows = corner + static_cast<std::size_t>(3 - a) * plane;
             for (int yb = 0; yb < 4; ++yb) {
-                float* line = rows + static_cast<std::size_t>(3 - yb) * slab.nz_pad;
+                float* line = rows + static_cast<std::size_t>(3 - yb) * nz_pad;
                 store_run(line, load_run(line) + (qa * ty[yb]) * tz_up);
             }
         }
