@@ -159,6 +159,12 @@ void MdRunner::search() {
     if (dual_) prune();
 }
 
+void MdRunner::set_thread_balance(bool on) {
+    nonbonded_.set_thread_balance(on);
+    if (pme_) pme_->set_thread_balance(on);
+    update_shares_.reset(config_.threads, on);
+}
+
 void MdRunner::update_float_coordinates() {
     const FloatCoordinates out = float_coordinates();
     const std::size_t n = state_.size();
@@ -254,7 +260,7 @@ double MdRunner::update(double dt, double lambda) {
         twice_ke_ = leapfrog_settle_update(settle_params_, settle_list_, state_,
                                            sized ? float_coordinates() : FloatCoordinates{},
                                            system_.box.lengths.data(), dt, lambda, nonbonded_.simd_level(),
-                                           config_.threads, &waits_);
+                                           config_.threads, &waits_, &update_shares_);
         floats_current_ = sized;  // every slot's copy, padding included
     }
     twice_ke_valid_ = true;

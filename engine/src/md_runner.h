@@ -97,7 +97,9 @@ public:
     double max_constraint_deviation() const;
     // Barrier waits per thread of the nonbonded, PME spread/gather and SETTLE tasks.
     ThreadWaits& thread_waits() { return waits_; }
-    void set_thread_balance(bool on) { nonbonded_.set_thread_balance(on); }
+    // The nonbonded task, PME's spread and gather, and the update split their work
+    // by the threads' measured speeds (util/thread_balance.h) when on.
+    void set_thread_balance(bool on);
     const EffectiveConfig& config() const { return config_; }
     // False when any force component is NaN or infinite (an O(N) sum; run() checks every step).
     bool forces_finite() const;
@@ -128,6 +130,7 @@ private:
     SettleParameters settle_params_;
     std::vector<int> settle_role_;   // per atom (settle_update.h), rebuilt when the System's atoms change
     SettleUpdateList settle_list_;   // slot indices, rebuilt at each search
+    ThreadShares update_shares_;  // the molecules of leapfrog_settle_update per thread
     bool floats_current_ = false;    // nonbonded_ x/y/z match state_ (every slot)
     bool twice_ke_valid_ = false;
     double twice_ke_ = 0.0;

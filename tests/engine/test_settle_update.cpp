@@ -96,6 +96,39 @@ double max_abs_diff(const AlignedVector<double>& a, const AlignedVector<double>&
     return worst;
 }
 
+TEST(SettleUpdate, AnUnevenThreadSplitMovesNoAtomDifferently) {
+    // Shares adapted to a thread that ran 4 times slower: 0.8 / 0.2 of the
+    // molecules. Positions and velocities are per molecule, so they stay bit for
+    // bit those of the even split; the kinetic energy is summed per thread.
+    const Layout l = make_layout(7);
+    SettleUpdateList list;
+    build_settle_update_list(l.order, l.slot_of, settle_atom_roles(l.sys.natoms(), l.sys.settles), l.sys.settles,
+                             list);
+    const SettleParameters p = settle_parameters(l.sys);
+    ThreadShares shares;
+    shares.reset(2, true);
+    for (int call = 0; call < 12; ++call) {
+        shares.record(0, 500.0, 1.0);
+        shares.record(1, 500.0, 4.0);
+        shares.rebalance();
+    }
+    ASSERT_NEAR(shares.shares()[0], 0.8, 1e-3);
+    SortedState even = l.state, uneven = l.state;
+    const double* box = l.sys.box.lengths.data();
+    const double ke_even = leapfrog_settle_update(p, list, even, {}, box, l.sys.dt, kLambda, SimdLevel::None, 2);
+    ThreadShares frozen = shares;  // the call below records its own times and moves `shares`
+    const auto [m0, m1] = frozen.range(0, 2, list.molecules.size());
+    EXPECT_EQ(m0, 0u);
+    EXPECT_NEAR(static_cast<double>(m1) / list.molecules.size(), 0.8, 0.01);
+    const double ke_uneven =
+        leapfrog_settle_update(p, list, uneven, {}, box, l.sys.dt, kLambda, SimdLevel::None, 2, nullptr, &shares);
+    for (std::size_t i = 0; i < even.size(); ++i) {
+        ASSERT_EQ(even.x[i], uneven.x[i]) << "slot " << i;
+        ASSERT_EQ(even.vz[i], uneven.vz[i]) << "slot " << i;
+    }
+    EXPECT_NEAR(ke_uneven, ke_even, 1e-12 * ke_even);
+}
+
 TEST(SettleUpdate, MatchesReferenceAtEverySimdLevelAndThreadCount) {
     const Layout l = make_layout(5);
     ASSERT_GT(l.straddling, 10) << "the box must have molecules across its boundary";

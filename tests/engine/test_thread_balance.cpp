@@ -2,12 +2,15 @@
 // and a run that uses it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <vector>
 
 #include "mdcore/engine.h"
-#include "nonbonded/thread_balance.h"
+#include "mdcore/generators.h"
+#include "pme/pme.h"
+#include "util/thread_balance.h"
 #include "test_systems.h"
 
 namespace {
@@ -51,6 +54,72 @@ TEST(ThreadBalance, MissingWorkOrTimeKeepsTheShares) {
     std::vector<double> one{1.0};
     rebalance_shares(one, {10.0}, {1.0});
     EXPECT_EQ(one, std::vector<double>{1.0});
+}
+
+TEST(ThreadShares, EvenUnlessAdaptingAndRangesCoverEveryItemOnce) {
+    mdcore::ThreadShares even;
+    even.reset(3, false);
+    for (int t = 0; t < 3; ++t) {  // n t / nt, the split every task used before
+        EXPECT_EQ(even.range(t, 3, 100).first, 100u * t / 3);
+        EXPECT_EQ(even.range(t, 3, 100).second, 100u * (t + 1) / 3);
+    }
+    mdcore::ThreadShares adapted;
+    adapted.reset(2, true);
+    for (int call = 0; call < 30; ++call) {  // thread 1 three times slower
+        adapted.record(0, 1.0, 1.0);
+        adapted.record(1, 1.0, 3.0);
+        adapted.rebalance();
+    }
+    EXPECT_NEAR(adapted.shares()[0], 0.75, 1e-3);
+    const auto first = adapted.range(0, 2, 1000, 64), second = adapted.range(1, 2, 1000, 64);
+    EXPECT_EQ(first.first, 0u);
+    EXPECT_EQ(first.second % 64, 0u);  // on the granule
+    EXPECT_EQ(first.second, second.first);
+    EXPECT_EQ(second.second, 1000u);
+    EXPECT_NEAR(static_cast<double>(first.second), 750.0, 64.0);
+    // A team of another size than the shares': the even split, and its extra
+    // threads are not recorded.
+    EXPECT_EQ(adapted.range(1, 4, 100).first, 25u);
+    adapted.record(3, 1.0, 1.0);
+    EXPECT_EQ(adapted.threads(), 2);
+    // Not adapting: timings are recorded but move nothing.
+    even.record(0, 1.0, 1.0);
+    even.record(1, 1.0, 9.0);
+    even.record(2, 1.0, 1.0);
+    even.rebalance();
+    EXPECT_EQ(even.range(1, 3, 100).first, 33u);
+}
+
+TEST(ThreadBalance, BalancedPmeAgreesWithTheEvenSplitToFloatRounding) {
+    // The splines, spread planes and gather atoms move between threads from call
+    // to call; the grid sums in another order, nothing else changes.
+    mdcore::WaterSpec spec;
+    spec.nwater = 200;
+    spec.relax_steps = 0;
+    const mdcore::System sys = mdcore::make_water_system(spec);
+    const std::size_t n = sys.natoms();
+    std::vector<double> x(n), y(n), z(n), q(sys.charge.begin(), sys.charge.end());
+    for (std::size_t i = 0; i < n; ++i) x[i] = sys.positions[i][0], y[i] = sys.positions[i][1], z[i] = sys.positions[i][2];
+    auto forces = [&](bool balance, int calls) {
+        mdcore::Pme pme(sys.box, {20, 20, 20}, 4, 3.12, 1.0, 3);  // 20 planes over 3 threads
+        pme.set_thread_balance(balance);
+        std::vector<float> fx(n), fy(n), fz(n);
+        for (int c = 0; c < calls; ++c) {
+            std::fill(fx.begin(), fx.end(), 0.0f);
+            std::fill(fy.begin(), fy.end(), 0.0f);
+            std::fill(fz.begin(), fz.end(), 0.0f);
+            pme.compute_forces(n, x.data(), y.data(), z.data(), q.data(), fx.data(), fy.data(), fz.data());
+        }
+        return fx;
+    };
+    const std::vector<float> even = forces(false, 1), balanced = forces(true, 8);
+    double worst = 0, rms = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        worst = std::max(worst, std::abs(static_cast<double>(balanced[i]) - even[i]));
+        rms += static_cast<double>(even[i]) * even[i];
+    }
+    rms = std::sqrt(rms / n);
+    EXPECT_LT(worst, 1e-5 * rms);
 }
 
 TEST(ThreadBalance, ABalancedRunAgreesWithAnEvenSplitToFloatRounding) {

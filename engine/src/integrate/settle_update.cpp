@@ -107,7 +107,7 @@ double update_free_atoms(const std::vector<int>& slots, std::size_t begin, std::
 
 double leapfrog_settle_update(const SettleParameters& p, const SettleUpdateList& list, SortedState& s,
                               FloatCoordinates out, const double* box, double dt, double lambda, SimdLevel level,
-                              int num_threads, ThreadWaits* waits) {
+                              int num_threads, ThreadWaits* waits, ThreadShares* shares) {
     const SettleUpdateKernel kernel = settle_update_kernel(level);
     const SettleUpdateArgs args{
         settle_geometry(p),
@@ -124,7 +124,11 @@ double leapfrog_settle_update(const SettleParameters& p, const SettleUpdateList&
     int first_bad = INT_MAX;  // lowest System::settles index that failed
     const double twice_ke = sum_over_threads(num_threads, [&](int t, int nt) {
         int bad = -1;
-        double k = kernel(args, static_cast<int>(nmol * t / nt), static_cast<int>(nmol * (t + 1) / nt), &bad);
+        const double start = omp_get_wtime();
+        const auto [m0, m1] = shares != nullptr ? shares->range(t, nt, static_cast<std::size_t>(nmol))
+                                                : std::pair<std::size_t, std::size_t>(nmol * t / nt, nmol * (t + 1) / nt);
+        double k = kernel(args, static_cast<int>(m0), static_cast<int>(m1), &bad);
+        if (shares != nullptr) shares->record(t, static_cast<double>(m1 - m0), omp_get_wtime() - start);
         k += update_free_atoms(list.free_slots, nfree * t / nt, nfree * (t + 1) / nt, s, dt, lambda);
         if (bad >= 0) {
 #pragma omp critical(mdcore_settle_failure)
@@ -141,6 +145,7 @@ double leapfrog_settle_update(const SettleParameters& p, const SettleUpdateList&
         }
         return k;
     }, waits);
+    if (shares != nullptr) shares->rebalance();
     if (first_bad != INT_MAX)
         throw std::runtime_error("SETTLE: no solution for molecule " + std::to_string(first_bad) +
                                  " (it moved too far in one step)");

@@ -15,6 +15,7 @@
 #include "mdcore/run_config.h"
 #include "mdcore/system.h"
 #include "timing/thread_waits.h"
+#include "util/thread_balance.h"
 
 namespace mdcore {
 
@@ -59,9 +60,11 @@ SettleUpdateKernel settle_update_kernel(SimdLevel level);
 // included. box: the 3 edges. One parallel region, molecules split evenly over threads;
 // deterministic for a thread count. Throws std::runtime_error naming the
 // molecule (System::settles index) when SETTLE has no solution. The threads'
-// wait at the end goes to `waits` when given.
+// wait at the end goes to `waits` when given. `shares` (null: even) splits the
+// molecules over the threads and learns from the call's times; the positions
+// and velocities do not depend on the split, the returned sum to float rounding.
 double leapfrog_settle_update(const SettleParameters& p, const SettleUpdateList& list, SortedState& s,
                               FloatCoordinates out, const double* box, double dt, double lambda, SimdLevel level,
-                              int num_threads, ThreadWaits* waits = nullptr);
+                              int num_threads, ThreadWaits* waits = nullptr, ThreadShares* shares = nullptr);
 
 }  // namespace mdcore

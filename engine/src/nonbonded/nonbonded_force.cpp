@@ -6,7 +6,6 @@
 #include <cmath>
 
 #include "mdcore/units.h"
-#include "nonbonded/thread_balance.h"
 
 namespace mdcore {
 
@@ -29,8 +28,8 @@ NonbondedForce::NonbondedForce(const System& system, ClusterShape shape, SimdLev
       kernels_(&kernel_set(level_, shape)),
       rc_(rc),
       beta_(ewald_beta),
-      thread_f_(num_threads),
-      thread_share_(num_threads, 1.0 / num_threads) {
+      thread_f_(num_threads) {
+    shares_.reset(num_threads, true);
     const int nt = system.lj.ntypes;
     c6_table_.resize(nt * nt);
     c12_table_.resize(nt * nt);
@@ -44,10 +43,7 @@ NonbondedForce::NonbondedForce(const System& system, ClusterShape shape, SimdLev
 
 void NonbondedForce::set_box(const Box& box) { fill_shift_table(box, shift_); }
 
-void NonbondedForce::set_thread_balance(bool on) {
-    balance_ = on;
-    thread_share_.assign(num_threads_, 1.0 / num_threads_);
-}
+void NonbondedForce::set_thread_balance(bool on) { shares_.reset(num_threads_, on); }
 
 void NonbondedForce::set_order(const std::vector<int>& order) {
     const std::size_t n = order.size();
@@ -106,15 +102,15 @@ NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput ene
     bounds[0] = 0;
     {
         const double total = static_cast<double>(list.j.size());
-        double upto = thread_share_[0];
+        const std::vector<double>& share = shares_.shares();
+        double upto = share[0];
         int t = 1;
         for (std::size_t ie = 0; ie < list.i.size() && t < nt; ++ie)
             while (t < nt && list.i[ie].j_end >= total * upto) {
                 bounds[t] = static_cast<int>(ie + 1);
-                upto += thread_share_[t++];
+                upto += share[t++];
             }
     }
-    kernel_seconds_.assign(nt, 0.0);
     const std::size_t n = x_.size();
     const int copies = kernels_->j_force_copies;
     const std::size_t dim = copies * n;  // buffer floats per dimension
@@ -131,7 +127,11 @@ NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput ene
         out.fz = f + 2 * dim;
         const double start = omp_get_wtime();
         kernel(in, bounds[t], bounds[t + 1], out);
-        kernel_seconds_[t] = omp_get_wtime() - start;
+        const double seconds = omp_get_wtime() - start;
+        if (bounds[t + 1] > bounds[t])
+            shares_.record(t, list.i[bounds[t + 1] - 1].j_end - list.i[bounds[t]].j_begin, seconds);
+        else
+            shares_.record(t, 0.0, seconds);
         timed_barrier(waits_, t);
         // Sum the thread buffers (and with copies all copies in a cluster's
         // block, KernelOutput) over this thread's slot range.
@@ -153,13 +153,7 @@ NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput ene
         }
         timed_region_end(waits_, t);
     }
-    if (balance_ && nt > 1) {
-        std::vector<double>& work = thread_work_;
-        work.assign(nt, 0.0);
-        for (int t = 0; t < nt; ++t)
-            if (bounds[t + 1] > bounds[t]) work[t] = list.i[bounds[t + 1] - 1].j_end - list.i[bounds[t]].j_begin;
-        rebalance_shares(thread_share_, work, kernel_seconds_);
-    }
+    shares_.rebalance();
     NonbondedEnergies e;
     for (const auto& o : outs) {
         e.lj += o.e_lj;

@@ -11,6 +11,7 @@
 #include "pairlist/cluster_pair_search.h"
 #include "timing/thread_waits.h"
 #include "util/aligned_vector.h"
+#include "util/thread_balance.h"
 
 namespace mdcore {
 
@@ -68,10 +69,7 @@ private:
     float shift_[kNumShifts][3];
     std::vector<AlignedVector<float>> thread_f_;  // per thread: 3 x j_force_copies x padded slots
     std::vector<int> thread_bounds_;              // per call: each thread's block of i-entries
-    bool balance_ = true;
-    std::vector<double> thread_share_;    // of the j-entries, per thread (sums to 1)
-    std::vector<double> kernel_seconds_;  // per call and thread
-    std::vector<double> thread_work_;     // per call and thread: j-entries
+    ThreadShares shares_;                         // of the j-entries, with each call's kernel times
     std::vector<KernelOutput> thread_out_;        // per call: each thread's energies and force buffers
     ThreadWaits* waits_ = nullptr;
 };

@@ -61,6 +61,11 @@ public:
 
     // Barrier waits of the spread and gather threads go to `waits` (null: not timed).
     void set_thread_waits(ThreadWaits* waits);
+    // On: the splines, the spread and the gather split their work over the threads
+    // by shares adapted from each call's times (util/thread_balance.h); the
+    // grid then agrees between runs to float rounding (the plane split moves
+    // which slab a charge lands in). Off (the default): even splits.
+    void set_thread_balance(bool on);
 
     const PmeStageTimes& stage_times() const { return times_; }
     PmeGrid grid() const { return grid_; }

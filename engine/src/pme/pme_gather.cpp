@@ -53,14 +53,16 @@ void pme_gather(PmeWorkspace& w, std::size_t n, const double* q, float* fx, floa
         in.order = w.order;
         const PmeMeshStencils st{w.mesh_base.data(), w.mesh_th.data(), w.mesh_dth.data()};
         constexpr std::size_t kBlock = 64;
-        const std::size_t blocks = (n + kBlock - 1) / kBlock;
 #pragma omp parallel num_threads(w.nthreads)
         {
-#pragma omp for schedule(static) nowait
-            for (std::size_t b = 0; b < blocks; ++b)
-                w.mesh.gather(in, b * kBlock, std::min(n, (b + 1) * kBlock), q, st, fx, fy, fz);
-            timed_region_end(w.waits, omp_get_thread_num());
+            const int tid = omp_get_thread_num();
+            const double start = omp_get_wtime();
+            const auto [a0, a1] = w.gather_shares.range(tid, omp_get_num_threads(), n, kBlock);
+            for (std::size_t i = a0; i < a1; i += kBlock) w.mesh.gather(in, i, std::min(a1, i + kBlock), q, st, fx, fy, fz);
+            w.gather_shares.record(tid, static_cast<double>(a1 - a0), omp_get_wtime() - start);
+            timed_region_end(w.waits, tid);
         }
+        w.gather_shares.rebalance();
         return;
     }
     const int p = w.order;

@@ -78,9 +78,6 @@ void pme_spread_reference(PmeWorkspace& w, std::size_t n, const double* const po
     }
 }
 
-// Thread t of a team owns the grid's x-planes [x0(t), x1(t)).
-int first_plane(int nx, int t, int team) { return static_cast<int>(static_cast<long>(nx) * t / team); }
-
 PmeMeshStencils mesh_stencils(PmeWorkspace& w) {
     return {w.mesh_base.data(), w.mesh_th.data(), w.mesh_dth.data()};
 }
@@ -120,15 +117,19 @@ void pme_spread_slabs(PmeWorkspace& w, std::size_t n, const double* const pos[3]
     in.dims[0] = nx, in.dims[1] = ny, in.dims[2] = nz;
     in.order = p;
     constexpr std::size_t kBlock = 64;
-    const std::size_t blocks = (n + kBlock - 1) / kBlock;
+    // Thread t of a team owns the grid's x-planes [plane(t), plane(t + 1)).
+    auto plane = [&](int t, int team) { return static_cast<int>(w.plane_shares.range(t, team, nx).first); };
 #pragma omp parallel num_threads(w.nthreads)
     {
         const int tid = omp_get_thread_num();
         const int team = omp_get_num_threads();
-#pragma omp for schedule(static) nowait
-        for (std::size_t b = 0; b < blocks; ++b) w.mesh.splines(in, b * kBlock, std::min(n, (b + 1) * kBlock), st);
+        double start = omp_get_wtime();
+        const auto [a0, a1] = w.spline_shares.range(tid, team, n, kBlock);
+        for (std::size_t i = a0; i < a1; i += kBlock) w.mesh.splines(in, i, std::min(a1, i + kBlock), st);
+        w.spline_shares.record(tid, static_cast<double>(a1 - a0), omp_get_wtime() - start);
         timed_barrier(w.waits, tid);  // every stencil is ready
-        const int x0 = first_plane(nx, tid, team), x1 = first_plane(nx, tid + 1, team);
+        start = omp_get_wtime();
+        const int x0 = plane(tid, team), x1 = plane(tid + 1, team);
         std::vector<int>& mine = w.slab_atoms[tid];
         mine.clear();
         for (std::size_t i = 0; i < n; ++i) {
@@ -140,20 +141,27 @@ void pme_spread_slabs(PmeWorkspace& w, std::size_t n, const double* const pos[3]
         if (slab.size() < size) slab.resize(size);  // only when the team differs from nthreads
         std::fill(slab.begin(), slab.begin() + size, 0.0f);
         w.mesh.spread(PmeSlab{slab.data(), x0, ny_pad, nz_pad}, p, mine.data(), mine.size(), q, st);
+        double seconds = omp_get_wtime() - start;
         timed_barrier(w.waits, tid);
+        start = omp_get_wtime();
         for (int x = x0; x < x1; ++x) {
             float* out = w.real + static_cast<std::size_t>(x) * grid_plane;
             std::fill(out, out + grid_plane, 0.0f);
             // Slab plane l of thread u is grid plane x0(u) - pad + l (mod nx); a slab
             // longer than the grid (one thread) has two planes on some grid planes.
             for (int u = 0; u < team; ++u) {
-                const int x0u = first_plane(nx, u, team), x1u = first_plane(nx, u + 1, team);
+                const int x0u = plane(u, team), x1u = plane(u + 1, team);
                 for (int l = ((x - x0u + pad) % nx + nx) % nx; l < x1u - x0u + pad; l += nx)
                     fold_plane(out, w.slabs[u].data() + static_cast<std::size_t>(l) * slab_plane, ny, nz, pad, nz_pad);
             }
         }
+        // The planes' time: the spread of their atoms and the fold onto them.
+        seconds += omp_get_wtime() - start;
+        w.plane_shares.record(tid, x1 - x0, seconds);
         timed_region_end(w.waits, tid);
     }
+    w.spline_shares.rebalance();
+    w.plane_shares.rebalance();
 }
 
 }  // namespace

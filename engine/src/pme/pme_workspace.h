@@ -20,6 +20,7 @@
 #include "pme/bspline.h"
 #include "pme/pme.h"
 #include "pme/pme_mesh_kernels.h"
+#include "util/thread_balance.h"
 
 namespace mdcore {
 
@@ -49,6 +50,9 @@ struct PmeWorkspace {
     std::vector<double> influence;        // G(m) per complex grid point (0 at m = 0)
     std::vector<float> influence_f;       // the same in float, for the solve without energy
     ThreadWaits* waits = nullptr;         // barrier waits of spread and gather (null: not timed)
+    // Each thread's part of the splines (atoms), of the spread and fold (x-planes)
+    // and of the gather (atoms); adapted to the threads' speeds when balancing.
+    ThreadShares spline_shares, plane_shares, gather_shares;
 
     PmeWorkspace() = default;
     PmeWorkspace(const PmeWorkspace&) = delete;
