@@ -14,7 +14,7 @@
 #   GMX_STEPS=6000      GROMACS steps (-resethway: the second half is timed)
 #   MD_STEPS=1500 MD_WARMUP=300   mdcore steps and the untimed warm-up among them
 #   MDCORE_ARGS=""      extra flags for mdcore run (e.g. "--cluster 4x8 --nstlist 40")
-#   MDCORE_MDP_ARGS="--pme-spacing 0.125 --thermostat v-rescale --tau-t 0.1 --temperature 300"
+#   MDCORE_MDP_ARGS="--pme-spacing 0.125 --thermostat v-rescale --tau-t 0.1 --temperature 300 --nstcalcenergy 100"
 #                       the box's md.mdp in mdcore's flags (GROMACS' 52^3 grid, its thermostat)
 #   MDT_BUILD_DIR=build build directory holding bin/mdcore
 #   KEEP_TMP=1          keep the run directory (inputs, logs, JSON reports)
@@ -33,7 +33,7 @@ GMX_STEPS=${GMX_STEPS:-6000}
 MD_STEPS=${MD_STEPS:-1500}
 MD_WARMUP=${MD_WARMUP:-300}
 MDCORE_ARGS=${MDCORE_ARGS:-}
-MDCORE_MDP_ARGS=${MDCORE_MDP_ARGS:---pme-spacing 0.125 --thermostat v-rescale --tau-t 0.1 --temperature 300}
+MDCORE_MDP_ARGS=${MDCORE_MDP_ARGS:---pme-spacing 0.125 --thermostat v-rescale --tau-t 0.1 --temperature 300 --nstcalcenergy 100}
 box_dir=benchmarks/data/water-24k
 
 require_positive_integers REPEATS THREADS GMX_STEPS MD_STEPS
