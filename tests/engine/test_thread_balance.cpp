@@ -92,14 +92,20 @@ TEST(ThreadShares, EvenUnlessAdaptingAndRangesCoverEveryItemOnce) {
 
 TEST(ThreadBalance, BalancedPmeAgreesWithTheEvenSplitToFloatRounding) {
     // The splines, spread planes and gather atoms move between threads from call
-    // to call; the grid sums in another order, nothing else changes.
+    // to call; the grid sums in another order, nothing else changes. The charges
+    // sit in the first third of the box in x, the first thread's planes of an even
+    // split, so its spread takes far longer and the plane split must move.
     mdcore::WaterSpec spec;
     spec.nwater = 200;
     spec.relax_steps = 0;
     const mdcore::System sys = mdcore::make_water_system(spec);
     const std::size_t n = sys.natoms();
     std::vector<double> x(n), y(n), z(n), q(sys.charge.begin(), sys.charge.end());
-    for (std::size_t i = 0; i < n; ++i) x[i] = sys.positions[i][0], y[i] = sys.positions[i][1], z[i] = sys.positions[i][2];
+    for (std::size_t i = 0; i < n; ++i) {
+        x[i] = sys.positions[i][0] / 3.0;
+        y[i] = sys.positions[i][1];
+        z[i] = sys.positions[i][2];
+    }
     auto forces = [&](bool balance, int calls) {
         mdcore::Pme pme(sys.box, {20, 20, 20}, 4, 3.12, 1.0, 3);  // 20 planes over 3 threads
         pme.set_thread_balance(balance);
