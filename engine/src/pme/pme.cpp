@@ -98,13 +98,9 @@ void Pme::set_thread_waits(ThreadWaits* waits) { impl_->waits = waits; }
 void Pme::set_thread_balance(bool on) {
     for (ThreadShares* s : {&impl_->spline_shares, &impl_->plane_shares, &impl_->gather_shares})
         s->reset(impl_->nthreads, on);
-    if (!on) return;
-    // A thread's planes then vary from call to call: slabs for the whole grid, so
-    // the step loop never allocates.
-    PmeWorkspace& w = *impl_;
-    const int pad = w.order - 1;
-    const std::size_t plane = static_cast<std::size_t>(w.grid.ny + pad) * (w.grid.nz + pad);
-    for (auto& slab : w.slabs) slab.resize(static_cast<std::size_t>(w.grid.nx + pad) * plane);
+    // A thread's planes then vary from call to call; its slab grows when they
+    // exceed its largest count so far (pme_spread.cpp), not to a whole grid per
+    // thread up front.
 }
 
 double Pme::compute(std::size_t n, const double* x, const double* y, const double* z, const double* q, float* fx,

@@ -138,7 +138,7 @@ void pme_spread_slabs(PmeWorkspace& w, std::size_t n, const double* const pos[3]
         }
         std::vector<float>& slab = w.slabs[tid];
         const std::size_t size = static_cast<std::size_t>(x1 - x0 + pad) * slab_plane;
-        if (slab.size() < size) slab.resize(size);  // only when the team differs from nthreads
+        if (slab.size() < size) slab.resize(size);  // a new largest plane count (balancing, or another team)
         std::fill(slab.begin(), slab.begin() + size, 0.0f);
         w.mesh.spread(PmeSlab{slab.data(), x0, ny_pad, nz_pad}, p, mine.data(), mine.size(), q, st);
         double seconds = omp_get_wtime() - start;
