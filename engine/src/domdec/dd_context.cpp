@@ -40,6 +40,7 @@ void DdContext::serve_pme() const {
     setup.beta = config_.ewald_beta;
     setup.epsilon_r = system_.epsilon_r;
     setup.threads = config_.threads;
+    setup.simd = config_.simd;
     setup.n_pp_ranks = layout_.pp_ranks();
     run_pme_rank(MPI_COMM_WORLD, pme_comm_, setup);
 }
@@ -53,7 +54,7 @@ std::unique_ptr<MeshSolver> DdContext::make_mesh() const {
     // slabs cannot be cut, and every rank runs the whole mesh instead.
     if (layout_.pp_ranks() <= std::min(grid.nx, grid.ny))
         return std::make_unique<ParallelPmeMesh>(pp_comm_, system_.box, grid, config_.pme_order, config_.ewald_beta,
-                                                 system_.epsilon_r, config_.threads);
+                                                 system_.epsilon_r, config_.threads, config_.simd);
     return std::make_unique<ReplicatedMesh>(system_.box, grid, config_.pme_order, config_.ewald_beta, system_.epsilon_r,
                                             config_.threads, config_.simd, pp_comm_);
 }

@@ -96,7 +96,8 @@ void run_pme_rank(MPI_Comm world, MPI_Comm pme_comm, const PmeRankSetup& setup) 
                                     std::to_string(world_size) + " is PME rank " + std::to_string(pme_rank) + " of " +
                                     std::to_string(npme) + ", but setup says " + std::to_string(setup.n_pp_ranks) +
                                     " PP ranks (the PME ranks must be the last ones, in order)");
-    ParallelPmeMesh mesh(pme_comm, setup.box, setup.grid, setup.order, setup.beta, setup.epsilon_r, setup.threads);
+    ParallelPmeMesh mesh(pme_comm, setup.box, setup.grid, setup.order, setup.beta, setup.epsilon_r, setup.threads,
+                         setup.simd);
     ServedAtoms atoms;
     for (int r = 0; r < n_pp; ++r)
         if (pme_index_serving(r, n_pp, npme) == pme_rank) atoms.clients.push_back(r);

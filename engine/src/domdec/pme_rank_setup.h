@@ -11,5 +11,6 @@ struct PmeRankSetup {
     double epsilon_r = 1;
     int threads = 1;
     int n_pp_ranks = 1;
+    SimdLevel simd = SimdLevel::None;  // of the mesh kernels
 };
 }  // namespace mdcore

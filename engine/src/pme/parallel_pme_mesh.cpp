@@ -96,7 +96,7 @@ PmeSolveSums solve_slab(PmeWorkspace& w, PmeSlabFft& fft, const std::vector<doub
 }  // namespace
 
 ParallelPmeMesh::ParallelPmeMesh(MPI_Comm comm, const Box& box, PmeGrid grid, int order, double beta, double epsilon_r,
-                                 int threads) {
+                                 int threads, SimdLevel simd) {
     pme_check_parameters(box, grid, order, beta, epsilon_r);
     impl_ = std::make_unique<Impl>(duplicate(comm), grid);
     PmeWorkspace& w = impl_->local;
@@ -110,10 +110,12 @@ ParallelPmeMesh::ParallelPmeMesh(MPI_Comm comm, const Box& box, PmeGrid grid, in
     w.nreal = static_cast<std::size_t>(grid.nx) * grid.ny * grid.nz;
     w.real = static_cast<float*>(fftwf_malloc(sizeof(float) * w.nreal));
     if (!w.real) throw std::runtime_error("PME mesh: allocation of the local grid failed");
-    w.reference_path = true;  // the serial default's spread and gather
+    // The serial Pme's default spread and gather: the mesh kernels on per-thread
+    // slabs, folded into this rank's whole-size grid.
+    w.mesh = pme_mesh_kernels(simd == SimdLevel::Auto ? SimdLevel::None : simd);
     pme_tabulate_frequencies(w);
     w.thread_acc.assign(static_cast<std::size_t>(w.nthreads) * 10, 0.0);
-    pme_allocate_reference_copies(w);
+    pme_allocate_slabs(w);
     tabulate_slab_influence(w, impl_->fft, impl_->influence);
 }
 
@@ -132,10 +134,14 @@ MeshResult ParallelPmeMesh::compute(std::size_t n, const double* x, const double
 
     auto t0 = std::chrono::steady_clock::now();
     pme_spread(w, n, pos, q);
-    m.touched.assign(w.grid.nx, 0);
+    // An atom with first x-plane b spreads onto planes b, b-1, ..., b-order+1 (mod nx).
+    const int nx = w.grid.nx;
+    m.touched.assign(nx, 0);
     for (std::size_t i = 0; i < n; ++i)
-        if (q[i] != 0.0)
-            for (int j = 0; j < w.order; ++j) m.touched[w.stencils[i].idx[0][j]] = 1;
+        if (q[i] != 0.0) {
+            const int b = w.mesh_base[pme_base_index(i, 0)];
+            for (int j = 0; j < w.order; ++j) m.touched[b - j < 0 ? b - j + nx : b - j] = 1;
+        }
     st.spread += seconds_since(t0);
 
     t0 = std::chrono::steady_clock::now();

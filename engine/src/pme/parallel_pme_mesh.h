@@ -26,7 +26,10 @@ public:
     // Collective over comm (duplicated, so its messages never meet the caller's).
     // Throws std::invalid_argument for the serial Pme's bad parameters and for more
     // ranks than grid.nx or grid.ny. threads: OpenMP threads of spread/solve/gather.
-    ParallelPmeMesh(MPI_Comm comm, const Box& box, PmeGrid grid, int order, double beta, double epsilon_r, int threads);
+    // simd: the level of the spread and gather kernels (pme_mesh_kernels.h; Auto
+    // means None, as for Pme).
+    ParallelPmeMesh(MPI_Comm comm, const Box& box, PmeGrid grid, int order, double beta, double epsilon_r, int threads,
+                    SimdLevel simd = SimdLevel::None);
     ~ParallelPmeMesh() override;
     ParallelPmeMesh(const ParallelPmeMesh&) = delete;
     ParallelPmeMesh& operator=(const ParallelPmeMesh&) = delete;

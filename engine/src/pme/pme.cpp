@@ -19,9 +19,15 @@ struct Pme::Impl : PmeWorkspace {};
 
 namespace {
 
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
 // Each thread's padded spread slab (its share of the x-planes plus order-1 below, y and
 // z lines padded by order-1), allocated here so the step loop does not.
-void allocate_slabs(PmeWorkspace& w) {
+void pme_allocate_slabs(PmeWorkspace& w) {
     const int pad = w.order - 1;
     const std::size_t plane = static_cast<std::size_t>(w.grid.ny + pad) * (w.grid.nz + pad);
     w.slabs.resize(w.nthreads);
@@ -32,12 +38,6 @@ void allocate_slabs(PmeWorkspace& w) {
         w.slabs[t].resize(static_cast<std::size_t>(x1 - x0 + pad) * plane);
     }
 }
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-}  // namespace
 
 void pme_check_parameters(const Box& box, PmeGrid grid, int order, double beta, double epsilon_r) {
     if (order < 4 || order > kPmeMaxOrder)
@@ -78,7 +78,7 @@ Pme::Pme(const Box& box, PmeGrid grid, int order, double beta, double epsilon_r,
     pme_tabulate_influence(*impl);
     impl->thread_acc.assign(static_cast<std::size_t>(impl->nthreads) * 10, 0.0);
     impl->mesh = pme_mesh_kernels(simd == SimdLevel::Auto ? SimdLevel::None : simd);
-    allocate_slabs(*impl);
+    pme_allocate_slabs(*impl);
     impl_ = impl.release();
 }
 
@@ -90,7 +90,7 @@ void Pme::use_reference_path(bool on) {
     if (on)
         pme_allocate_reference_copies(w);
     else
-        allocate_slabs(w);
+        pme_allocate_slabs(w);
 }
 
 void Pme::set_thread_waits(ThreadWaits* waits) { impl_->waits = waits; }

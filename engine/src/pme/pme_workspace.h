@@ -72,6 +72,8 @@ std::unique_lock<std::mutex> pme_fftw_planner_lock(int plan_threads);
 // pme_fft.cpp: grids and plans (throws std::runtime_error when FFTW fails), transforms.
 void pme_allocate_and_plan(PmeWorkspace& w);
 void pme_allocate_reference_copies(PmeWorkspace& w);  // the reference spread's whole-grid copies
+// pme.cpp: each thread's padded slab of the mesh spread (w.nthreads, even plane split).
+void pme_allocate_slabs(PmeWorkspace& w);
 void pme_fft_forward(PmeWorkspace& w);   // real (charges) -> cplx
 void pme_fft_backward(PmeWorkspace& w);  // cplx -> real (potential)
 
