@@ -237,7 +237,7 @@ void DdMdRunner::gather_mesh_input() {
 
 double DdMdRunner::compute_pme(EnergyOutput energy) {
     if (!mesh_) return 0.0;
-    mesh_->set_virial_wanted(energy == EnergyOutput::Yes);
+    mesh_->set_energy_wanted(energy == EnergyOutput::Yes);
     const auto t0 = Clock::now();
     const int n = local_.home_atoms;
     mesh_fx_.assign(n, 0.0f);

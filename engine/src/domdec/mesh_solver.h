@@ -18,8 +18,9 @@ public:
     // Seconds this rank spent in each mesh stage so far (accumulated; the report's
     // pme_* tasks). Zero where the stages run elsewhere (PME-only ranks).
     virtual PmeStageTimes stage_times() const { return {}; }
-    // Whether the next compute() must return the virial (energy steps); a solver may
-    // skip its virial sums otherwise, as the serial Pme does.
-    virtual void set_virial_wanted(bool /*wanted*/) {}
+    // Whether the next compute() must return the energy and virial (energy steps);
+    // otherwise a solver may skip their sums and return zeros, as the serial Pme's
+    // compute_forces() does.
+    virtual void set_energy_wanted(bool /*wanted*/) {}
 };
 }

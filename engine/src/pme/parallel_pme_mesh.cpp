@@ -46,7 +46,8 @@ struct ParallelPmeMesh::Impl {
     std::vector<double> influence;  // G(m) in the transposed layout of fft.transform()
     std::vector<char> touched;      // x-planes this rank's atoms touch
     ParallelPmeTimes times;
-    bool want_virial = true;        // the virial sums cost as much as the rest of the solve
+    std::vector<float> influence_f;  // the same in float, for the solve without energy
+    bool want_energy = true;         // the energy and virial sums cost more than the rest of the solve
 };
 
 namespace {
@@ -117,13 +118,14 @@ ParallelPmeMesh::ParallelPmeMesh(MPI_Comm comm, const Box& box, PmeGrid grid, in
     w.thread_acc.assign(static_cast<std::size_t>(w.nthreads) * 10, 0.0);
     pme_allocate_slabs(w);
     tabulate_slab_influence(w, impl_->fft, impl_->influence);
+    impl_->influence_f.assign(impl_->influence.begin(), impl_->influence.end());
 }
 
 ParallelPmeMesh::~ParallelPmeMesh() = default;
 
 const ParallelPmeTimes& ParallelPmeMesh::times() const { return impl_->times; }
 
-void ParallelPmeMesh::set_virial_wanted(bool wanted) { impl_->want_virial = wanted; }
+void ParallelPmeMesh::set_energy_wanted(bool wanted) { impl_->want_energy = wanted; }
 
 MeshResult ParallelPmeMesh::compute(std::size_t n, const double* x, const double* y, const double* z, const double* q,
                                     float* fx, float* fy, float* fz) {
@@ -155,14 +157,28 @@ MeshResult ParallelPmeMesh::compute(std::size_t n, const double* x, const double
     st.fft += seconds_since(t0);
 
     t0 = std::chrono::steady_clock::now();
-    const PmeSolveSums local = solve_slab(w, m.fft, m.influence, m.want_virial);
-    st.solve += seconds_since(t0);
-
-    t0 = std::chrono::steady_clock::now();
-    double sums[7] = {local.energy, local.v[0], local.v[1], local.v[2], local.v[3], local.v[4], local.v[5]};
-    MPI_Request reduction;
-    MPI_Iallreduce(MPI_IN_PLACE, sums, 7, MPI_DOUBLE, MPI_SUM, m.comm, &reduction);  // overlaps the inverse FFT
-    m.times.exchange += seconds_since(t0);
+    double sums[7] = {};
+    MPI_Request reduction = MPI_REQUEST_NULL;
+    if (m.want_energy) {
+        const PmeSolveSums local = solve_slab(w, m.fft, m.influence, true);
+        st.solve += seconds_since(t0);
+        t0 = std::chrono::steady_clock::now();
+        sums[0] = local.energy;
+        for (int c = 0; c < 6; ++c) sums[1 + c] = local.v[c];
+        MPI_Iallreduce(MPI_IN_PLACE, sums, 7, MPI_DOUBLE, MPI_SUM, m.comm, &reduction);  // overlaps the inverse FFT
+        m.times.exchange += seconds_since(t0);
+    } else {
+        // The product alone, in float, as Pme::compute_forces: no sums, no reduction.
+        float* c = &m.fft.transform()[0][0];
+        const float* g = m.influence_f.data();
+        const long count = static_cast<long>(m.influence_f.size());
+#pragma omp parallel for num_threads(w.nthreads) schedule(static)
+        for (long k = 0; k < count; ++k) {
+            c[2 * k] *= g[k];
+            c[2 * k + 1] *= g[k];
+        }
+        st.solve += seconds_since(t0);
+    }
 
     t0 = std::chrono::steady_clock::now();
     m.fft.backward();

@@ -41,7 +41,7 @@ public:
 
     const ParallelPmeTimes& times() const;
     PmeStageTimes stage_times() const override { return times().stages; }
-    void set_virial_wanted(bool wanted) override;
+    void set_energy_wanted(bool wanted) override;
 
 private:
     struct Impl;
