@@ -125,8 +125,8 @@ double leapfrog_settle_update(const SettleParameters& p, const SettleUpdateList&
     const double twice_ke = sum_over_threads(num_threads, [&](int t, int nt) {
         int bad = -1;
         const double start = omp_get_wtime();
-        const auto [m0, m1] = shares != nullptr ? shares->range(t, nt, static_cast<std::size_t>(nmol))
-                                                : std::pair<std::size_t, std::size_t>(nmol * t / nt, nmol * (t + 1) / nt);
+        static const ThreadShares even;  // not adapting: the even split
+        const auto [m0, m1] = (shares != nullptr ? *shares : even).range(t, nt, static_cast<std::size_t>(nmol));
         double k = kernel(args, static_cast<int>(m0), static_cast<int>(m1), &bad);
         if (shares != nullptr) shares->record(t, static_cast<double>(m1 - m0), omp_get_wtime() - start);
         k += update_free_atoms(list.free_slots, nfree * t / nt, nfree * (t + 1) / nt, s, dt, lambda);
