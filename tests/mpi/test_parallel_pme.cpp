@@ -66,6 +66,13 @@ TEST(ParallelPmeMesh, MatchesSerialWithSpatialAtomsAndUnevenSlabs) {
     expect_pass(3, "--distribution spatial --grid 25x28x27 --order 5");  // odd nz, other order
 }
 
+TEST(ParallelPmeMesh, MatchesSerialWithTimedThreadedPlansOnALargeGrid) {
+    SKIP_WITHOUT_MPI();
+    // From 40^3 points the slab FFT is planned with FFTW_MEASURE and the ranks' threads
+    // (pme_fft_plans_measured), as the serial mesh: another FFTW algorithm per rank.
+    expect_pass(2, "--distribution spatial --grid 40x42x40 --threads 2");
+}
+
 TEST(ParallelPmeMesh, AtomsOnSlabBoundaries) {
     SKIP_WITHOUT_MPI();
     expect_pass(3, "--distribution boundary");

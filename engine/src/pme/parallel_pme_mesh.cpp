@@ -32,7 +32,7 @@ MPI_Comm duplicate(MPI_Comm comm) {
 }  // namespace
 
 struct ParallelPmeMesh::Impl {
-    Impl(MPI_Comm c, PmeGrid grid) : comm(c), fft(c, grid), exchange(c, grid) {}
+    Impl(MPI_Comm c, PmeGrid grid, int threads) : comm(c), fft(c, grid, threads), exchange(c, grid) {}
     ~Impl() {
         int finalized = 0;
         MPI_Finalized(&finalized);
@@ -99,14 +99,15 @@ PmeSolveSums solve_slab(PmeWorkspace& w, PmeSlabFft& fft, const std::vector<doub
 ParallelPmeMesh::ParallelPmeMesh(MPI_Comm comm, const Box& box, PmeGrid grid, int order, double beta, double epsilon_r,
                                  int threads, SimdLevel simd) {
     pme_check_parameters(box, grid, order, beta, epsilon_r);
-    impl_ = std::make_unique<Impl>(duplicate(comm), grid);
+    const int nthreads = threads > 0 ? threads : default_thread_count();
+    impl_ = std::make_unique<Impl>(duplicate(comm), grid, nthreads);
     PmeWorkspace& w = impl_->local;
     w.box = box;
     w.grid = grid;
     w.order = order;
     w.beta = beta;
     w.prefactor = units::kCoulomb / epsilon_r;
-    w.nthreads = threads > 0 ? threads : default_thread_count();
+    w.nthreads = nthreads;
     w.nzc = grid.nz / 2 + 1;
     w.nreal = static_cast<std::size_t>(grid.nx) * grid.ny * grid.nz;
     w.real = static_cast<float*>(fftwf_malloc(sizeof(float) * w.nreal));

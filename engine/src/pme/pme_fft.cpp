@@ -24,6 +24,8 @@ std::unique_lock<std::mutex> pme_fftw_planner_lock(int plan_threads) {
     return lock;
 }
 
+bool pme_fft_plans_measured(long grid_points) { return grid_points >= 64000; }
+
 PmeWorkspace::~PmeWorkspace() {
     {
         std::lock_guard<std::mutex> lock(fftw_planner_mutex());
@@ -54,7 +56,7 @@ void pme_allocate_and_plan(PmeWorkspace& w) {
         // plans, reproducible for a thread count. Planning writes the arrays: it comes
         // before any charge is spread.
         const long points = static_cast<long>(grid.nx) * grid.ny * grid.nz;
-        const bool large = points >= 64000;
+        const bool large = pme_fft_plans_measured(points);
         const unsigned flags = large ? FFTW_MEASURE : FFTW_ESTIMATE;
         const auto lock = pme_fftw_planner_lock(large ? w.fft_threads : 1);
         w.fwd = fftwf_plan_dft_r2c_3d(grid.nx, grid.ny, grid.nz, w.real, w.cplx, flags);

@@ -21,7 +21,8 @@ class PmeSlabFft {
 public:
     // Collective over comm. Throws std::invalid_argument when the communicator has
     // more ranks than grid.nx or grid.ny (a rank would own no plane or no line).
-    PmeSlabFft(MPI_Comm comm, PmeGrid grid);
+    // `threads`: the transforms' threads on large grids (pme_fft_plans_measured).
+    PmeSlabFft(MPI_Comm comm, PmeGrid grid, int threads = 1);
     ~PmeSlabFft();
     PmeSlabFft(const PmeSlabFft&) = delete;
     PmeSlabFft& operator=(const PmeSlabFft&) = delete;

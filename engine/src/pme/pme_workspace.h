@@ -69,6 +69,9 @@ void pme_tabulate_frequencies(PmeWorkspace& w);
 // pme_fft.cpp: FFTW's planner is not thread-safe; every plan is made under this lock,
 // which also sets the thread count of the plans made while it is held.
 std::unique_lock<std::mutex> pme_fftw_planner_lock(int plan_threads);
+// pme_fft.cpp: whether a grid of this many points gets timed (FFTW_MEASURE) and
+// threaded plans; smaller ones keep reproducible single-thread ESTIMATE plans.
+bool pme_fft_plans_measured(long grid_points);
 // pme_fft.cpp: grids and plans (throws std::runtime_error when FFTW fails), transforms.
 void pme_allocate_and_plan(PmeWorkspace& w);
 void pme_allocate_reference_copies(PmeWorkspace& w);  // the reference spread's whole-grid copies
