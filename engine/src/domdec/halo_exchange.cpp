@@ -36,6 +36,13 @@ void HaloExchange::setup(LocalAtoms& local, const UpdateGroups& groups, const Dd
         p.recv_count = local.size() - p.recv_begin;
         pulses_.push_back(std::move(p));
     }
+    std::vector<char> sent(local.home_atoms, 0);
+    for (const Pulse& p : pulses_)
+        for (int a : p.send)
+            if (a < local.home_atoms) sent[a] = 1;
+    sent_home_.clear();
+    for (int a = 0; a < local.home_atoms; ++a)
+        if (sent[a]) sent_home_.push_back(a);
     // Coordinates follow the group lists (pulse by pulse: later pulses send on
     // what earlier ones received).
     std::vector<double> x(3 * local.size());

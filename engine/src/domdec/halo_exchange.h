@@ -29,6 +29,9 @@ public:
     void exchange_forces(std::vector<float>& f) const;
     // Halo atoms received in all pulses.
     int halo_atoms() const;
+    // The home atoms some pulse sends, ascending: the only home coordinates
+    // exchange_coordinates() reads and the only home forces exchange_forces() changes.
+    const std::vector<int>& sent_home_atoms() const { return sent_home_; }
 
 private:
     struct Pulse {
@@ -39,6 +42,7 @@ private:
         int recv_begin = 0, recv_count = 0;
     };
     std::vector<Pulse> pulses_;
+    std::vector<int> sent_home_;
     MPI_Comm comm_ = MPI_COMM_NULL;
     mutable std::vector<double> xbuf_;
     mutable std::vector<float> fbuf_;
