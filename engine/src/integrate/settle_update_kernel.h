@@ -180,33 +180,11 @@ void scatter_block(const SettleUpdateArgs& a, const int* io, const int* ib, cons
         }
 }
 
-// Asks for the cache lines of the slots from the block's first O to its last
-// (molecules are in O-slot order, their H atoms mostly among those slots). In
-// an MD step the state has left this core's caches during the force tasks.
-// Measured on water-24k: the update 0.274 against 0.285 ms/step without it.
-void prefetch_block(const SettleUpdateArgs& a, int m0, int end) {
-    if (m0 >= end) return;
-    constexpr int kDoublesPerLine = 8;
-    constexpr int kMaxSpan = 8 * kDoublesPerLine;  // a block that spans more is not typical: skip the rest
-    const int first = a.molecules[m0].o & ~(kDoublesPerLine - 1);
-    const int last = std::min(a.molecules[std::min(m0 + kLanes, end) - 1].o, first + kMaxSpan);
-    const SortedState& s = *a.state;
-    for (int i = first; i <= last; i += kDoublesPerLine) {
-        for (const double* p : {s.x.data(), s.y.data(), s.z.data(), s.vx.data(), s.vy.data(), s.vz.data()})
-            __builtin_prefetch(p + i, 1, 3);
-        if (i % (2 * kDoublesPerLine) == 0 || i == first)  // 16 floats a line
-            for (const float* p : {s.fx.data(), s.fy.data(), s.fz.data()}) __builtin_prefetch(p + i, 0, 3);
-    }
-}
-
 double settle_update_range(const SettleUpdateArgs& a, int begin, int end, int* first_bad) {
     double ke = 0.0;
     *first_bad = -1;
     Block k;
-    constexpr int kPrefetchBlocks = 2;  // how far ahead the lines are asked for
-    for (int d = 0; d < kPrefetchBlocks; ++d) prefetch_block(a, begin + d * kLanes, end);
     for (int m0 = begin; m0 < end; m0 += kLanes) {
-        prefetch_block(a, m0 + kPrefetchBlocks * kLanes, end);
         const int count = end - m0 < kLanes ? end - m0 : kLanes;
         int io[kLanes], ib[kLanes], ic[kLanes];
         for (int l = 0; l < kLanes; ++l) {  // a short last block repeats its last molecule
