@@ -408,6 +408,7 @@ void run_steps(Md& md, System& system, const RunControl& control, RunReport& rep
     };
 
     if constexpr (requires { md.set_thread_balance(true); }) md.set_thread_balance(control.thread_balance);
+    if constexpr (requires { md.set_dlb(DlbMode::No); }) md.set_dlb(control.dlb);
     Clock::time_point measured_start = Clock::now();
     const long steps = control.steps;
     const long nsteps_eval = std::max(steps, 1L);  // steps 0: one force evaluation, no update

@@ -42,6 +42,7 @@ void parallel_stats(R& p, Visit&& visit) {
     visit("reductions", p.reductions);
     visit("wait", p.wait);
     visit("load_imbalance", p.load_imbalance);
+    visit("dlb", p.dlb);
 }
 
 // The "threads" block (its "pin" mode is an enum, written and read apart).

@@ -3,7 +3,9 @@
 // and layouts refused before the run. Skipped without MPI or mpirun.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -210,6 +212,17 @@ TEST(DdGromacsReference, Water3nmMatchesAtTwoAndFourRanks) {
 
 // --- dynamics ------------------------------------------------------------------
 
+// A finished NVE run: status ok, drift within its tolerance, every atom on some
+// rank, SETTLE held.
+void expect_conserved_run(const json& j) {
+    EXPECT_EQ(j["status"], "ok");
+    EXPECT_LT(std::abs(j["drift_per_atom_per_ps"].get<double>()), j["config"]["drift_tolerance"].get<double>());
+    long atoms = 0;
+    for (long n : j["parallel"]["atoms"]) atoms += n;
+    EXPECT_EQ(atoms, j["system"]["natoms"].get<long>());
+    EXPECT_LT(j["max_constraint_deviation"].get<double>(), 1e-6);
+}
+
 // NVE water on 2 ranks: the drift stays within the system's tolerance (as on one
 // rank), no atom is lost over the repartitionings (each search checks the count
 // and the charge and fails the run otherwise), and SETTLE holds.
@@ -221,14 +234,46 @@ TEST(DdDynamics, NveWaterOnTwoRanksConservesEnergyAndAtoms) {
                                        "--dd 2x1x1 --json " + (dir / "nve.json"));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const json j = read_json(dir / "nve.json");
-    EXPECT_EQ(j["status"], "ok");
-    EXPECT_LT(std::abs(j["drift_per_atom_per_ps"].get<double>()), j["config"]["drift_tolerance"].get<double>());
+    expect_conserved_run(j);
     EXPECT_GE(j["pairlist"]["searches"].get<long>(), 10);
-    long atoms = 0;
-    for (long n : j["parallel"]["atoms"]) atoms += n;
-    EXPECT_EQ(atoms, j["system"]["natoms"].get<long>());
-    EXPECT_LT(j["max_constraint_deviation"].get<double>(), 1e-6);
     EXPECT_GE(j["parallel"]["load_imbalance"].get<double>(), 1.0);
+}
+
+// --dlb yes moves the cell boundary at every search (half way to equal force
+// times, which on a shared machine never are): groups migrate across moving
+// bounds, no atom is lost, energy is conserved and no cell is below its limit.
+TEST(DdDynamics, DynamicLoadBalancingKeepsAtomsEnergyAndTheCellLimits) {
+    SKIP_WITHOUT_MPI();
+    TempDir dir;
+    const auto r = mdtest::run_command(mpirun(2) + MDCORE_BINARY +
+                                       " run --system water --nwater 1500 --steps 300 --nstcalcenergy 10 --threads 1 "
+                                       "--dd 2x1x1 --dlb yes --json " + (dir / "dlb.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const json j = read_json(dir / "dlb.json");
+    expect_conserved_run(j);
+    const std::string dlb = j["parallel"]["dlb"];
+    ASSERT_EQ(dlb.rfind("yes; x bounds ", 0), 0u) << dlb;
+    double lo = -1, mid = -1, hi = -1;
+    ASSERT_EQ(std::sscanf(dlb.c_str(), "yes; x bounds %lf %lf %lf", &lo, &mid, &hi), 3) << dlb;
+    const double length = j["system"]["box"][0].get<double>();
+    const double limit = std::max(j["parallel"]["comm_distance"].get<double>(), 0.8 * length / 2);
+    EXPECT_DOUBLE_EQ(lo, 0.0);
+    EXPECT_NEAR(hi, length, 1e-3);
+    EXPECT_GE(mid - lo, limit - 1e-3);
+    EXPECT_GE(hi - mid, limit - 1e-3);
+}
+
+TEST(DdDynamics, DlbNoKeepsTheEvenGridAndSaysSo) {
+    SKIP_WITHOUT_MPI();
+    TempDir dir;
+    const auto r = mdtest::run_command(mpirun(2) + MDCORE_BINARY +
+                                       " run --system water --nwater 1500 --steps 60 --threads 1 --dd 2x1x1 --dlb no "
+                                       "--json " + (dir / "even.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(read_json(dir / "even.json")["parallel"]["dlb"], "no");
+    const auto bad = mdtest::run_command(std::string(MDCORE_BINARY) + " run --system water --nwater 100 --dlb sometimes");
+    EXPECT_EQ(bad.exit_code, 2) << bad.output;
+    EXPECT_NE(bad.output.find("--dlb: unknown value 'sometimes'"), std::string::npos) << bad.output;
 }
 
 // --- refused layouts -------------------------------------------------------------

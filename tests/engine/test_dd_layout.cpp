@@ -4,6 +4,7 @@
 
 #include "domdec/dd_cell.h"
 #include "domdec/dd_layout.h"
+#include "domdec/dd_load_balance.h"
 #include "domdec/update_groups.h"
 #include "domdec/zone_filter.h"
 #include "mdcore/engine.h"
@@ -81,6 +82,59 @@ TEST(DdCell, NeighboursArePeriodicAndXRunsFastest) {
     EXPECT_DOUBLE_EQ(c.hi[1], 6.0);
     EXPECT_EQ(dd_cell_index(3.999, 1, {2, 3, 2}, b), 1);
     EXPECT_EQ(dd_cell_index(4.0, 1, {2, 3, 2}, b), 2);
+}
+
+TEST(DdCell, MovedBoundsDecideTheCellOfACoordinate) {
+    const Box b = box(4, 6, 8);
+    DdCell c = dd_cell_of(1, {3, 1, 1}, b);  // index 1 along x
+    EXPECT_EQ(c.index_of(1.5, 0), 1);       // even: 0, 4/3, 8/3, 4
+    c.set_bounds(0, {0.0, 1.6, 2.5, 4.0});
+    EXPECT_DOUBLE_EQ(c.lo[0], 1.6);
+    EXPECT_DOUBLE_EQ(c.hi[0], 2.5);
+    EXPECT_EQ(c.index_of(1.5, 0), 0);
+    EXPECT_EQ(c.index_of(1.6, 0), 1);  // a boundary belongs to the cell above it
+    EXPECT_EQ(c.index_of(2.7, 0), 2);
+    EXPECT_EQ(c.index_of(0.0, 0), 0);
+    EXPECT_EQ(c.index_of(3.9999, 0), 2);
+}
+
+TEST(DdLoadBalance, MovesWidthHalfWayTowardsEqualTimes) {
+    // Cell 0 took 3x cell 1's time for the same width: it is 3x slower per nm. Equal
+    // times need widths 1:3 (1 and 3 nm of 4); half way from 2 and 2 gives 1.5 and 2.5.
+    const std::vector<double> b = balanced_bounds({0.0, 2.0, 4.0}, {3.0, 1.0}, 0.5);
+    ASSERT_EQ(b.size(), 3u);
+    EXPECT_DOUBLE_EQ(b[0], 0.0);
+    EXPECT_NEAR(b[1], 1.5, 1e-12);
+    EXPECT_DOUBLE_EQ(b[2], 4.0);
+    // Equal times already (the wide cell's rank is twice as fast): nothing moves.
+    const std::vector<double> same = balanced_bounds({0.0, 1.0, 3.0, 4.0}, {2.0, 2.0, 2.0}, 0.5);
+    EXPECT_NEAR(same[1], 1.0, 1e-12);
+    EXPECT_NEAR(same[2], 3.0, 1e-12);
+}
+
+TEST(DdLoadBalance, NoCellBelowTheMinimumWidth) {
+    // Cell 0 very slow: it would shrink to ~0.5 nm; the minimum 1.2 holds, the
+    // others give up the difference in proportion to their spare width.
+    const std::vector<double> b = balanced_bounds({0.0, 2.0, 4.0, 6.0}, {100.0, 1.0, 1.0}, 1.2);
+    EXPECT_NEAR(b[1] - b[0], 1.2, 1e-12);
+    EXPECT_NEAR(b[2] - b[1], 2.4, 1e-12);
+    EXPECT_NEAR(b[3] - b[2], 2.4, 1e-12);
+    EXPECT_DOUBLE_EQ(b[3], 6.0);
+    // Every cell exactly at the minimum.
+    const std::vector<double> tight = balanced_bounds({0.0, 2.0, 4.0}, {9.0, 1.0}, 2.0);
+    EXPECT_NEAR(tight[1], 2.0, 1e-12);
+}
+
+TEST(DdLoadBalance, KeepsTheBoundsWithoutAMeasurementAndRefusesImpossibleMinimum) {
+    const std::vector<double> kept = balanced_bounds({0.0, 1.7, 4.0}, {0.0, 1.0}, 0.5);
+    EXPECT_DOUBLE_EQ(kept[1], 1.7);
+    EXPECT_THROW(balanced_bounds({0.0, 2.0, 4.0}, {1.0, 1.0}, 2.5), std::invalid_argument);
+    EXPECT_THROW(balanced_bounds({0.0, 2.0, 4.0}, {1.0}, 0.5), std::invalid_argument);
+}
+
+TEST(DdLoadBalance, DlbModeNames) {
+    for (DlbMode m : {DlbMode::Auto, DlbMode::No, DlbMode::Yes}) EXPECT_EQ(parse_dlb_mode(to_string(m)), m);
+    EXPECT_FALSE(parse_dlb_mode("on").has_value());
 }
 
 TEST(UpdateGroups, WholeWatersAndSingleAtoms) {

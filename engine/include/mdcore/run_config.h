@@ -100,6 +100,13 @@ enum class PinMode { Auto, On, Off };
 std::string_view to_string(PinMode m);
 std::optional<PinMode> parse_pin_mode(std::string_view text);
 
+// Dynamic load balancing of the DD cell boundaries (as mdrun -dlb): auto turns
+// it on when the PP ranks' force times differ by more than 2 % over 100 steps
+// (domdec/dd_load_balance.h), yes always, no never.
+enum class DlbMode { Auto, No, Yes };
+std::string_view to_string(DlbMode m);
+std::optional<DlbMode> parse_dlb_mode(std::string_view text);
+
 // What to run (not tunable, not physics of the model).
 struct RunControl {
     long steps = 1000;
@@ -113,6 +120,7 @@ struct RunControl {
     // Nonbonded work split by the threads' measured speeds (NonbondedForce::
     // set_thread_balance); off: an even split, and bit-identical repeated runs.
     bool thread_balance = true;
+    DlbMode dlb = DlbMode::Auto;  // domain decomposition only
 };
 
 }  // namespace mdcore

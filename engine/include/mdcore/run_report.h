@@ -75,6 +75,7 @@ struct ParallelStats {
     double reductions = 0;           // energy and kinetic-energy reductions
     double wait = 0;                 // waiting for the slowest rank before the reduction
     double load_imbalance = 1;       // max / mean force time
+    std::string dlb;                 // dynamic load balancing: the mode, and the cell boundaries it left
 };
 
 // The device a run with a GPU task used, and what the GPU did (README "GPU offload").

@@ -101,6 +101,7 @@ constexpr FlagSpec kRunFlags[] = {
     {"nstcalcenergy", "N", "steps between energy samples (default: 50, fewer for runs under 500 measured steps)", "Run control"},
     {"pin", "auto|on|off", "bind each thread to a CPU (default off; auto: when the threads use every CPU this process may run on)", "Run control"},
     {"pin-offset", "N", "with --pin: the first CPU (among those this process may use) for thread 0 (0)", "Run control"},
+    {"dlb", "auto|no|yes", "dynamic load balancing of the DD cell boundaries at searches (default auto: on once the ranks' force times differ by more than 2 % over 100 steps)", "Run control"},
     {"thread-balance", "on|off", "split the nonbonded work by the threads' measured speeds (default on; off: an even split, bit-identical repeated runs)", "Run control"},
     {"json", "FILE|-", "write the report as JSON to FILE, or to stdout instead of the text", "Output"},
     {"out-gro", "FILE", "write the final state as .gro", "Output"},
@@ -206,6 +207,11 @@ RunControl RunCommand::run_control() const {
         control.pin = *mode;
     }
     if (const auto v = integer("pin-offset", 0, 1'000'000)) control.pin_offset = static_cast<int>(*v);
+    if (const auto t = text("dlb")) {
+        const auto mode = parse_dlb_mode(*t);
+        if (!mode) throw UsageError("--dlb: unknown value '" + *t + "' (auto, no, yes)");
+        control.dlb = *mode;
+    }
     if (const auto t = text("thread-balance")) {
         if (*t == "on") control.thread_balance = true;
         else if (*t == "off") control.thread_balance = false;

@@ -43,7 +43,7 @@ void migrate_home_groups(HomeGroups& home, const UpdateGroups& groups, const DdC
             const Vec3 c = group_centre(&home.x[first], count, box);
             const double wrapped = c[d] - box.lengths[d] * std::floor(c[d] / box.lengths[d]);
             const int n = cell.cells[d];
-            const int step = ((dd_cell_index(wrapped, d, cell.cells, box) - cell.index[d]) % n + n) % n;
+            const int step = ((cell.index_of(wrapped, d) - cell.index[d]) % n + n) % n;
             if (step == 0) {
                 kept.group.push_back(home.group[i]);
                 kept.x.insert(kept.x.end(), home.x.begin() + first, home.x.begin() + first + count);

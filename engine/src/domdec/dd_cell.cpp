@@ -22,10 +22,24 @@ DdCell dd_cell_of(int pp_rank, const std::array<int, 3>& cells, const Box& box) 
         c.rank_below[d] = dd_rank_of(below, cells);
         c.rank_above[d] = dd_rank_of(above, cells);
         const double edge = box.lengths[d] / cells[d];
-        c.lo[d] = c.index[d] * edge;
-        c.hi[d] = c.index[d] + 1 == cells[d] ? box.lengths[d] : (c.index[d] + 1) * edge;
+        std::vector<double> b(cells[d] + 1);
+        for (int k = 0; k < cells[d]; ++k) b[k] = k * edge;
+        b[cells[d]] = box.lengths[d];
+        c.set_bounds(d, std::move(b));
     }
     return c;
+}
+
+void DdCell::set_bounds(int d, std::vector<double> b) {
+    bounds[d] = std::move(b);
+    lo[d] = bounds[d][index[d]];
+    hi[d] = bounds[d][index[d] + 1];
+}
+
+int DdCell::index_of(double wrapped, int d) const {
+    const std::vector<double>& b = bounds[d];
+    const auto above = std::upper_bound(b.begin() + 1, b.end() - 1, wrapped);
+    return static_cast<int>(above - b.begin()) - 1;
 }
 
 int dd_cell_index(double wrapped, int d, const std::array<int, 3>& cells, const Box& box) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -97,8 +98,66 @@ HomeGroups DdMdRunner::current_home_groups() {
     return home;
 }
 
+void DdMdRunner::set_dlb(DlbMode mode) {
+    dlb_mode_ = mode;
+    dlb_on_ = mode == DlbMode::Yes;
+}
+
+void DdMdRunner::balance_cells() {
+    if (dlb_mode_ == DlbMode::No) return;
+    // auto, still off: judge the imbalance over at least kDlbAutoCheckSteps (the
+    // same count on every rank, so the collective below is reached by all).
+    dlb_steps_ += config_.nstlist;
+    if (!dlb_on_ && dlb_steps_ < kDlbAutoCheckSteps) return;
+    dlb_steps_ = 0;
+    int size = 1;
+    MPI_Comm_size(comm_, &size);
+    std::vector<double> time(size);
+    MPI_Allgather(&dlb_force_time_, 1, MPI_DOUBLE, time.data(), 1, MPI_DOUBLE, comm_);
+    dlb_force_time_ = 0;
+    const double mean = std::accumulate(time.begin(), time.end(), 0.0) / size;
+    if (!(mean > 0)) return;
+    if (!dlb_on_) {
+        if (*std::max_element(time.begin(), time.end()) / mean <= kDlbAutoThreshold) return;
+        dlb_on_ = true;
+        dlb_on_at_search_ = searches_;
+    }
+    const Box& box = global_.box;
+    for (int d = 0; d < 3; ++d) {
+        if (!cell_.decomposed(d)) continue;
+        // A slab of cells is as slow as its slowest rank.
+        std::vector<double> load(cell_.cells[d], 0.0);
+        for (int r = 0; r < size; ++r) {
+            const DdCell other = dd_cell_of(r, cell_.cells, box);
+            load[other.index[d]] = std::max(load[other.index[d]], time[r]);
+        }
+        const double min_width = std::max(layout_.comm_distance, kDlbMinFraction * box.lengths[d] / cell_.cells[d]);
+        cell_.set_bounds(d, balanced_bounds(cell_.bounds[d], load, min_width));
+    }
+}
+
+std::string DdMdRunner::dlb_summary() const {
+    std::string s(to_string(dlb_mode_));
+    if (dlb_mode_ == DlbMode::Auto)
+        s += dlb_on_ ? ": on from search " + std::to_string(dlb_on_at_search_)
+                     : ": off (force-time imbalance never above " + std::to_string(kDlbAutoThreshold).substr(0, 4) +
+                           " over " + std::to_string(kDlbAutoCheckSteps) + " steps)";
+    for (int d = 0; d < 3; ++d) {
+        if (!cell_.decomposed(d) || !dlb_on_) continue;
+        s += std::string("; ") + "xyz"[d] + " bounds";
+        for (double b : cell_.bounds[d]) {
+            char buf[16];
+            std::snprintf(buf, sizeof buf, " %.3f", b);
+            s += buf;
+        }
+    }
+    return s;
+}
+
 void DdMdRunner::search() {
     const Box& box = global_.box;
+    if (searched_) balance_cells();
+    ++searches_;
     HomeGroups home = current_home_groups();
     migrate_home_groups(home, groups_, cell_, box, comm_);
     local_ = local_home_atoms(home, groups_, box);
@@ -208,6 +267,7 @@ ForceEnergies DdMdRunner::compute_nonbonded(EnergyOutput energy) {
     }
     const auto t0 = Clock::now();
     ForceEnergies e = md_.compute_nonbonded(energy);
+    dlb_force_time_ += std::chrono::duration<double>(Clock::now() - t0).count();
     add_time(&Times::force, t0);
     return_halo_forces();
     if (energy == EnergyOutput::Yes) {
@@ -360,6 +420,7 @@ ParallelStats DdMdRunner::parallel_stats() const {
     p.pp_pme = layout_.npme > 0 ? p.mesh : 0.0;
     const double mean = std::accumulate(p.force_time.begin(), p.force_time.end(), 0.0) / size;
     p.load_imbalance = mean > 0 ? *std::max_element(p.force_time.begin(), p.force_time.end()) / mean : 1.0;
+    p.dlb = dlb_summary();
     return p;
 }
 

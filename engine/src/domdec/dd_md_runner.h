@@ -12,6 +12,7 @@
 
 #include "domdec/dd_cell.h"
 #include "domdec/dd_layout.h"
+#include "domdec/dd_load_balance.h"
 #include "domdec/halo_exchange.h"
 #include "domdec/local_atoms.h"
 #include "domdec/mesh_solver.h"
@@ -48,6 +49,8 @@ public:
     double list_pairs() const { return list_pairs_; }
     double outer_list_pairs() const { return outer_pairs_; }
 
+    // Dynamic load balancing of the cell boundaries at searches (dd_load_balance.h).
+    void set_dlb(DlbMode mode);
     void set_timing(bool on) { timing_ = on; }
     void reset_timing() { times_ = {}; }
     // Per-rank force times, atoms and the communication shares (collective).
@@ -69,6 +72,8 @@ private:
     double allreduce_sum(double v) const;
     void add_time(double Times::*field, Clock::time_point since);
     void gather_mesh_input();
+    void balance_cells();
+    std::string dlb_summary() const;
 
     System& global_;
     EffectiveConfig config_;
@@ -100,6 +105,12 @@ private:
     double total_charge_ = 0;
     bool timing_ = true;
     Times times_;
+    DlbMode dlb_mode_ = DlbMode::No;
+    bool dlb_on_ = false;
+    long dlb_on_at_search_ = -1;  // auto: the search that turned it on
+    long searches_ = 0;
+    long dlb_steps_ = 0;  // steps since the imbalance was last judged
+    double dlb_force_time_ = 0;  // force time since the last balancing, warm-up included
 };
 
 }  // namespace mdcore

@@ -24,7 +24,7 @@ HomeGroups initial_home_groups(const System& system, const UpdateGroups& groups,
         bool mine = true;
         for (int d = 0; d < 3; ++d) {
             const double wrapped = c[d] - system.box.lengths[d] * std::floor(c[d] / system.box.lengths[d]);
-            mine = mine && dd_cell_index(wrapped, d, cell.cells, system.box) == cell.index[d];
+            mine = mine && cell.index_of(wrapped, d) == cell.index[d];
         }
         if (!mine) continue;
         home.group.push_back(g);

@@ -86,4 +86,19 @@ std::optional<PinMode> parse_pin_mode(std::string_view text) {
     return std::nullopt;
 }
 
+std::string_view to_string(DlbMode m) {
+    switch (m) {
+        case DlbMode::Auto: return "auto";
+        case DlbMode::No: return "no";
+        case DlbMode::Yes: return "yes";
+    }
+    return "?";
+}
+
+std::optional<DlbMode> parse_dlb_mode(std::string_view text) {
+    for (DlbMode m : {DlbMode::Auto, DlbMode::No, DlbMode::Yes})
+        if (text == to_string(m)) return m;
+    return std::nullopt;
+}
+
 }  // namespace mdcore
