@@ -40,7 +40,7 @@ std::map<int, Expected> expected_halo(const System& sys, const UpdateGroups& gro
             const double L = sys.box.lengths[d];
             const double w = c[d] - L * std::floor(c[d] / L);
             const int n = cell.cells[d];
-            const int z = ((dd_cell_index(w, d, cell.cells, sys.box) - cell.index[d]) % n + n) % n;
+            const int z = ((cell.index_of(w, d) - cell.index[d]) % n + n) % n;
             if (z > 1) inside = false;
             if (z == 1) {
                 e.zone |= 1 << d;
@@ -80,7 +80,7 @@ System test_system(const std::string& kind, const std::array<int, 3>& cells) {
         for (int d = 0; d < 3; ++d) {
             const double L = sys.box.lengths[d];
             const double w = sys.positions[a][d] - L * std::floor(sys.positions[a][d] / L);
-            in_first = in_first && dd_cell_index(w, d, cells, sys.box) == first.index[d];
+            in_first = in_first && first.index_of(w, d) == first.index[d];
         }
         if (in_first) continue;
         kept.positions.push_back(sys.positions[a]);

@@ -80,8 +80,8 @@ TEST(DdCell, NeighboursArePeriodicAndXRunsFastest) {
     EXPECT_EQ(c.rank_below[2], dd_rank_of({1, 2, 1}, {2, 3, 2}));
     EXPECT_DOUBLE_EQ(c.lo[1], 4.0);
     EXPECT_DOUBLE_EQ(c.hi[1], 6.0);
-    EXPECT_EQ(dd_cell_index(3.999, 1, {2, 3, 2}, b), 1);
-    EXPECT_EQ(dd_cell_index(4.0, 1, {2, 3, 2}, b), 2);
+    EXPECT_EQ(c.index_of(3.999, 1), 1);
+    EXPECT_EQ(c.index_of(4.0, 1), 2);
 }
 
 TEST(DdCell, MovedBoundsDecideTheCellOfACoordinate) {

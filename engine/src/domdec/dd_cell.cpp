@@ -42,9 +42,4 @@ int DdCell::index_of(double wrapped, int d) const {
     return static_cast<int>(above - b.begin()) - 1;
 }
 
-int dd_cell_index(double wrapped, int d, const std::array<int, 3>& cells, const Box& box) {
-    const int i = static_cast<int>(std::floor(wrapped * cells[d] / box.lengths[d]));
-    return std::clamp(i, 0, cells[d] - 1);
-}
-
 }  // namespace mdcore

@@ -27,7 +27,5 @@ struct DdCell {
 
 int dd_rank_of(const std::array<int, 3>& index, const std::array<int, 3>& cells);
 DdCell dd_cell_of(int pp_rank, const std::array<int, 3>& cells, const Box& box);
-// Cell index along d of a coordinate already wrapped into [0, L).
-int dd_cell_index(double wrapped, int d, const std::array<int, 3>& cells, const Box& box);
 
 }  // namespace mdcore
