@@ -265,7 +265,11 @@ static void resolve_electrostatics(const SystemSummary& system, const RunConfig&
 
 // The outer list radius from the Verlet-buffer estimate (or --rlist), and the inner
 // (pruned) radius for the dynamic pruning interval.
-static void resolve_pair_list_radii(const SystemSummary& system, const RunConfig& config, EffectiveConfig& eff) {
+// grow_intervals false: nstlist stays as given (20 by default) and pruning every
+// nstlist / 2 steps, the fallback of a decomposed run whose layout cannot take the
+// longer list's halo.
+static void resolve_pair_list_radii(const SystemSummary& system, const RunConfig& config, EffectiveConfig& eff,
+                                    bool grow_intervals) {
     const VerletBufferParams params = verlet_buffer_params(system, eff.cluster, eff.rc, eff.ewald_beta);
     if (config.rlist) {
         if (!(*config.rlist >= eff.rc))
@@ -273,16 +277,17 @@ static void resolve_pair_list_radii(const SystemSummary& system, const RunConfig
         eff.rlist = *config.rlist;
         eff.rlist_from_estimate = false;
     } else {
-        // On one rank with CPU nonbondeds the intervals default to GROMACS' choice
-        // (list_intervals.h); a fixed --rlist, the GPU path and a decomposed run
-        // (whose halo grows with rlist) keep nstlist 20 and half of it for pruning.
-        // As in GROMACS, nstlist grows only under a thermostat: in NVE the drift a
-        // longer list lets in accumulates in the conserved energy.
+        // With CPU nonbondeds the intervals default to GROMACS' choice (list_intervals.h),
+        // on one rank and decomposed; a fixed --rlist, the GPU path and the fallback
+        // above keep nstlist 20 and half of it for pruning. As in GROMACS, nstlist
+        // grows only under a thermostat: in NVE the drift a longer list lets in
+        // accumulates in the conserved energy.
         const double density = static_cast<double>(system.natoms) / system.box.volume();
-        if (config.nstlist == 0 && eff.nb == Offload::Cpu && eff.ranks <= 1 && eff.thermostat != Thermostat::None)
+        const bool intervals = eff.nb == Offload::Cpu && grow_intervals;
+        if (config.nstlist == 0 && intervals && eff.thermostat != Thermostat::None)
             eff.nstlist = default_nstlist(params, density, 0.5 * system.box.min_length());
         eff.rlist = estimate_rlist(params, eff.nstlist - 1);
-        if (config.nstprune == 0 && eff.nb == Offload::Cpu && eff.ranks <= 1)
+        if (config.nstprune == 0 && intervals)
             eff.nstprune = default_nstprune(params, eff.nstlist, eff.rlist, density);
     }
     if (eff.rlist >= 2.0 * system.box.min_length())
@@ -311,6 +316,17 @@ static void resolve_decomposition(const SystemSummary& system, const RunConfig& 
         throw std::invalid_argument("--npme " + std::to_string(eff.npme) + " is more PME ranks than the PME grid " +
                                     format_tunable(TunableValue{eff.pme_grid}) + " has x or y planes (" +
                                     std::to_string(planes) + ")");
+}
+
+// Whether the layout resolves with this config's radii (resolve_decomposition on a copy).
+static bool decomposition_fits(const SystemSummary& system, const RunConfig& config, const EffectiveConfig& eff) {
+    EffectiveConfig trial = eff;
+    try {
+        resolve_decomposition(system, config, trial);
+        return true;
+    } catch (const std::invalid_argument&) {
+        return false;
+    }
 }
 
 EffectiveConfig resolve_config(const System& system, const RunConfig& config, const RunControl& control,
@@ -356,7 +372,14 @@ EffectiveConfig resolve_config(const SystemSummary& system, const RunConfig& con
     check_run_control(control);
     resolve_electrostatics(system, config, eff);
     eff.constraints = static_cast<int>(system.settles);
-    resolve_pair_list_radii(system, config, eff);
+    const EffectiveConfig before_radii = eff;
+    resolve_pair_list_radii(system, config, eff, true);
+    if (eff.ranks > 1 && !decomposition_fits(system, config, eff)) {
+        // The longer list's communication distance (rlist + 2 group radii) does not
+        // fit the cells: the decomposed run keeps the short fixed intervals.
+        eff = before_radii;
+        resolve_pair_list_radii(system, config, eff, false);
+    }
     require_memory(estimate_run_memory(static_cast<double>(system.natoms), system.box, system.topology, eff),
                    "this run (" + std::to_string(system.natoms) + " atoms)",
                    options.check_host_memory);

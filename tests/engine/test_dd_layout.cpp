@@ -241,5 +241,39 @@ TEST(DdTunables, PlannedRanksAndTheRanksCheck) {
     }
 }
 
+// Under a thermostat a decomposed run takes the single-rank list intervals (GROMACS'
+// rule), unless the longer list's communication distance no longer fits the cells:
+// then it keeps nstlist 20 and prunes every 10 steps.
+TEST(DdTunables, DecomposedRunsGrowNstlistWhereTheHaloFits) {
+#ifndef MDCORE_HAVE_MPI
+    GTEST_SKIP() << "mdcore built without MPI: one rank only";
+#endif
+    RunControl control;
+    control.thermostat = Thermostat::VRescale;
+    RunConfig c;
+    c.threads = 1;
+    c.dd = std::array<int, 3>{2, 1, 1};
+    ResolveOptions planned;
+    planned.planned_ranks = 2;
+    WaterSpec roomy;
+    roomy.nwater = 1000;  // 3.1 nm box: 1.55 nm cells
+    roomy.relax_steps = 0;
+    const System big = make_water_system(roomy);
+    const EffectiveConfig one = resolve_config(big, RunConfig{}, control);
+    const EffectiveConfig two = resolve_config(big, c, control, planned);
+    ASSERT_GT(one.nstlist, 20);
+    EXPECT_EQ(two.nstlist, one.nstlist);
+    EXPECT_EQ(two.nstprune, one.nstprune);
+    EXPECT_LE(two.dd_comm_distance, 0.5 * big.box.lengths[0]);
+    WaterSpec tight = roomy;
+    tight.nwater = 520;  // 2.5 nm box: 1.25 nm cells fit rlist 1.031 + 2 group radii, not the longer list's
+    const System small = make_water_system(tight);
+    const EffectiveConfig fallback = resolve_config(small, c, control, planned);
+    EXPECT_EQ(fallback.nstlist, 20);
+    EXPECT_EQ(fallback.nstprune, 10);
+    EXPECT_LE(fallback.dd_comm_distance, 0.5 * small.box.lengths[0]);
+    EXPECT_GT(resolve_config(small, RunConfig{}, control).nstlist, 20);  // one rank: the rule applies
+}
+
 }  // namespace
 }  // namespace mdcore
