@@ -15,6 +15,8 @@
 #   FOUR=1              also run the 4-rank layouts (FOUR=0: skip them)
 #   GMX_STEPS=4000      GROMACS steps (-resethway: the second half is timed)
 #   MD_STEPS=1000 MD_WARMUP=200   mdcore steps and the untimed warm-up among them
+#   MDCORE_MDP_ARGS="--pme-spacing 0.125 --thermostat v-rescale --tau-t 0.1 --temperature 300 --nstcalcenergy 100"
+#                       the box's md.mdp in mdcore's flags, as GROMACS runs it from the same md.mdp
 #   MDT_BUILD_DIR=build build directory holding bin/mdcore
 #   KEEP_TMP=1          keep the run directory (logs, JSON reports)
 # Exit status: 0 ok; 1 a run failed or mpirun is missing; 2 an unknown argument.
@@ -27,6 +29,7 @@ FOUR=${FOUR:-1}
 GMX_STEPS=${GMX_STEPS:-4000}
 MD_STEPS=${MD_STEPS:-1000}
 MD_WARMUP=${MD_WARMUP:-200}
+MDCORE_MDP_ARGS=${MDCORE_MDP_ARGS:-$WATER24K_MDP_ARGS}
 box_dir=benchmarks/data/water-24k
 
 require_positive_integers ROUNDS GMX_STEPS MD_STEPS
@@ -62,7 +65,7 @@ run_mdcore() {  # layout index, round
   local out="$tmp/md_$1_$2"
   # shellcheck disable=SC2086
   mpirun -np "$ranks" "${mpi_flags[@]}" "$mdcore_bin" run --gro "$box_dir/conf.gro" --top "$box_dir/topol.top" \
-      --steps "$MD_STEPS" --warmup "$MD_WARMUP" --threads "$threads" $md --json "$out.json" > "$out.out" 2>&1 ||
+      --steps "$MD_STEPS" --warmup "$MD_WARMUP" --threads "$threads" $md $MDCORE_MDP_ARGS --json "$out.json" > "$out.out" 2>&1 ||
     die "mdcore $name failed (round $2): $(tail -n 3 "$out.out" | tr '\n' ' ')"
 }
 run_gmx() {  # layout index, round

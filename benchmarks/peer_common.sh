@@ -9,6 +9,10 @@ PEER_NAME=$(basename "$0" .sh)
 
 die() { echo "$PEER_NAME: $*" >&2; exit 1; }
 
+# The water-24k box's md.mdp in mdcore's flags (GROMACS' 52^3 grid, its v-rescale
+# thermostat, energies every 100 steps), for the scripts that run that box beside GROMACS.
+WATER24K_MDP_ARGS="--pme-spacing 0.125 --thermostat v-rescale --tau-t 0.1 --temperature 300 --nstcalcenergy 100"
+
 build_dir=${MDT_BUILD_DIR:-build}
 mdcore_bin="$build_dir/bin/mdcore"
 

@@ -33,7 +33,7 @@ GMX_STEPS=${GMX_STEPS:-6000}
 MD_STEPS=${MD_STEPS:-1500}
 MD_WARMUP=${MD_WARMUP:-300}
 MDCORE_ARGS=${MDCORE_ARGS:-}
-MDCORE_MDP_ARGS=${MDCORE_MDP_ARGS:---pme-spacing 0.125 --thermostat v-rescale --tau-t 0.1 --temperature 300 --nstcalcenergy 100}
+MDCORE_MDP_ARGS=${MDCORE_MDP_ARGS:-$WATER24K_MDP_ARGS}
 box_dir=benchmarks/data/water-24k
 
 require_positive_integers REPEATS THREADS GMX_STEPS MD_STEPS
