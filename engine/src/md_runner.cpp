@@ -78,7 +78,6 @@ MdRunner::MdRunner(System& system, const EffectiveConfig& config)
     }
     waits_.reset(config.threads);
     nonbonded_.set_thread_waits(&waits_);
-    if (config.nb == Offload::Cpu) grid_.set_first_in_cluster(atoms_with_lj(system));  // the CPU kernels' LJ skip
     if (config.pme) {
         // Constant terms (GROMACS convention): the self energy goes with the
         // short-range Coulomb, the neutralising background with the mesh.
@@ -114,7 +113,14 @@ void MdRunner::scatter_to_system() {
 }
 
 void MdRunner::search() {
-    if (!order_.empty()) scatter_to_system();
+    if (!order_.empty()) {
+        scatter_to_system();
+    } else if (config_.nb == Offload::Cpu) {
+        // First search, or the System's atoms were replaced (a decomposed run's
+        // repartitioning renumbers them): the CPU kernels' LJ skip needs the
+        // flags in the current numbering.
+        grid_.set_first_in_cluster(atoms_with_lj(system_));
+    }
     // Atoms are wrapped one by one (the grid needs every atom in the box), so a
     // molecule may straddle the boundary; SETTLE takes each H at its nearest image.
     auto& positions = system_.positions;

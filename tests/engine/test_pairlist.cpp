@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "md_runner.h"
+#include "pairlist/cluster_pair_search.h"
 #include "mdcore/engine.h"
 #include "test_systems.h"
 
@@ -39,10 +40,9 @@ PairSet reference_pairs_within(const System& sys, double r) {
     return pairs;
 }
 
-// Atom pairs of the list's unmasked lanes; fails on a pair listed twice.
-PairSet listed_pairs(const MdRunner& md, const PairList& list) {
+// Atom pairs of the list's unmasked lanes (order: the grid's slots).
+PairSet listed_pairs(const std::vector<int>& order, const PairList& list) {
     PairSet pairs;
-    const auto& order = md.grid().order();
     for (const IEntry& ei : list.i)
         for (int e = ei.j_begin; e < ei.j_end; ++e) {
             const JEntry& je = list.j[e];
@@ -61,6 +61,8 @@ PairSet listed_pairs(const MdRunner& md, const PairList& list) {
     pairs.v.erase(std::unique(pairs.v.begin(), pairs.v.end()), pairs.v.end());
     return pairs;
 }
+
+PairSet listed_pairs(const MdRunner& md, const PairList& list) { return listed_pairs(md.grid().order(), list); }
 
 System argon(long natoms) {
     LjFluidSpec spec = argon_spec();
@@ -155,6 +157,71 @@ TEST(PairList, KernelCountsEachPairOnceInSmallBox) {
         EXPECT_EQ(static_cast<long>(e.pairs_in_cutoff), static_cast<long>(reference_pairs_within(sys, sys.rc).v.size()))
             << to_string(s);
     }
+}
+
+// The System with its atoms in reverse order (everything per atom renumbered).
+System reversed_atoms(const System& sys) {
+    System out = sys;
+    const int n = static_cast<int>(sys.natoms());
+    auto flip = [n](int a) { return n - 1 - a; };
+    for (int a = 0; a < n; ++a) {
+        const int b = flip(a);
+        out.positions[b] = sys.positions[a];
+        out.velocities[b] = sys.velocities[a];
+        out.type[b] = sys.type[a];
+        out.charge[b] = sys.charge[a];
+        out.mass[b] = sys.mass[a];
+        out.exclusions[b].clear();
+        for (int e : sys.exclusions[a]) out.exclusions[b].push_back(flip(e));
+        std::sort(out.exclusions[b].begin(), out.exclusions[b].end());
+    }
+    for (Settle& s : out.settles) {
+        s.o = flip(s.o);
+        s.h1 = flip(s.h1);
+        s.h2 = flip(s.h2);
+    }
+    return out;
+}
+
+// Within each group of min(N, M) slots the atoms with LJ come first (the
+// kernels' LJ skip); returns the number of groups that break it.
+int groups_with_lj_after_plain(const MdRunner& md, const System& sys) {
+    const auto& order = md.grid().order();
+    const std::vector<std::uint8_t> has_lj = sys.lj.types_with_lj();
+    const int group = std::min(md.grid().cluster_i(), md.grid().cluster_j());
+    int broken = 0;
+    for (std::size_t g = 0; g < order.size(); g += group) {
+        bool plain_seen = false;
+        for (int k = 0; k < group; ++k) {
+            const int a = order[g + k];
+            if (a < 0) continue;
+            if (!has_lj[sys.type[a]]) plain_seen = true;
+            else if (plain_seen) {
+                ++broken;
+                break;
+            }
+        }
+    }
+    return broken;
+}
+
+TEST(PairList, LjAtomsLeadTheirClusterGroupsAfterTheAtomsAreRenumbered) {
+    // A decomposed run replaces its rank's atoms at every repartitioning; the
+    // LJ-first order must follow the new numbering, not the first one.
+    WaterSpec spec;
+    spec.nwater = 400;
+    spec.relax_steps = 0;
+    System sys = make_water_system(spec);
+    RunConfig rc;
+    rc.cluster = ClusterShape::k4x8;
+    const EffectiveConfig cfg = resolve_config(sys, rc, RunControl{});
+    MdRunner md(sys, cfg);
+    md.search();
+    EXPECT_EQ(groups_with_lj_after_plain(md, sys), 0);
+    sys = reversed_atoms(sys);
+    md.discard_state();
+    md.search();
+    EXPECT_EQ(groups_with_lj_after_plain(md, sys), 0);
 }
 
 }  // namespace
