@@ -45,6 +45,8 @@ public:
         order_.clear();
         settle_role_.clear();
     }
+    // The eighth-shell zone of each atom of the System, for the grid (ClusterGrid::set_zones).
+    void set_atom_zones(std::vector<std::uint8_t> zones) { grid_.set_zones(std::move(zones)); }
     // Called on the outer list right after each search, before pruning (domain
     // decomposition keeps only the pairs its rank computes).
     void set_list_filter(std::function<void(const ClusterGrid&, PairList&)> filter) { list_filter_ = std::move(filter); }

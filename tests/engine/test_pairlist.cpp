@@ -224,5 +224,46 @@ TEST(PairList, LjAtomsLeadTheirClusterGroupsAfterTheAtomsAreRenumbered) {
     EXPECT_EQ(groups_with_lj_after_plain(md, sys), 0);
 }
 
+TEST(PairList, ZonePureClustersListEveryPairExceptThoseOfZonesSharingABit) {
+    // A 2x2 decomposition's zones (bit 0: upper half in x, bit 1: upper half in y).
+    System sys = argon(900);
+    std::vector<std::uint8_t> zone(sys.natoms());
+    for (std::size_t a = 0; a < zone.size(); ++a)
+        zone[a] = static_cast<std::uint8_t>((sys.positions[a][0] >= 0.5 * sys.box.lengths[0] ? 1 : 0) |
+                                            (sys.positions[a][1] >= 0.5 * sys.box.lengths[1] ? 2 : 0));
+    const double rlist = 0.95;
+    for (ClusterShape shape : {ClusterShape::k4x8, ClusterShape::k8x4, ClusterShape::k4x4}) {
+        ClusterGrid grid;
+        grid.set_zones(zone);
+        grid.build(sys.box, sys.positions, cluster_i_size(shape), cluster_j_size(shape), 2);
+        EXPECT_EQ(grid.num_zones(), 4);
+        // Every cluster holds atoms of one zone.
+        const auto& order = grid.order();
+        const int size = std::min(grid.cluster_i(), grid.cluster_j());
+        for (std::size_t c = 0; c < order.size(); c += size) {
+            int first_zone = -1;
+            for (int k = 0; k < size; ++k) {
+                const int a = order[c + k];
+                if (a < 0) continue;
+                if (first_zone < 0) first_zone = zone[a];
+                EXPECT_EQ(zone[a], first_zone) << "cluster at slot " << c << " mixes zones";
+            }
+        }
+        PairSearchWork work;
+        PairList list;
+        search_cluster_pairs(grid, rlist, sys.exclusions, 2, work, list);
+        const PairSet listed = listed_pairs(order, list);
+        for (const AtomPair& p : listed.v)
+            ASSERT_EQ(zone[p.first] & zone[p.second], 0) << p.first << "-" << p.second << " shares a zone bit";
+        long expected = 0;
+        for (const AtomPair& p : reference_pairs_within(sys, rlist).v) {
+            if (zone[p.first] & zone[p.second]) continue;
+            ++expected;
+            ASSERT_TRUE(listed.count(p)) << to_string(shape) << " misses " << p.first << "-" << p.second;
+        }
+        EXPECT_GT(expected, 0);
+    }
+}
+
 }  // namespace
 }  // namespace mdcore

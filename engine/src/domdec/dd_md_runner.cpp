@@ -167,6 +167,7 @@ void DdMdRunner::search() {
     zones_ = local_zones(local_, box, {cell_.decomposed(0), cell_.decomposed(1), cell_.decomposed(2)});
     build_local_system(global_, local_, settle_of_atom_, global_to_local_, local_system_);
     md_.discard_state();
+    md_.set_atom_zones(zones_.zone);  // zone-pure clusters: no halo-halo pair is searched or masked
     md_.search();
     slot_of_.assign(local_.size(), -1);
     const auto& order = md_.grid().order();

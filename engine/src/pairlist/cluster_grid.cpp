@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 
 namespace mdcore {
 namespace {
@@ -47,7 +48,12 @@ void ClusterGrid::build(const Box& box, const std::vector<Vec3>& positions, int 
     ncy_ = ncy;
     cell_x_ = box.lengths[0] / ncx_;
     cell_y_ = box.lengths[1] / ncy_;
-    const int ncol = ncx_ * ncy_;
+    if (!zones_.empty() && zones_.size() != positions.size())
+        throw std::invalid_argument("cluster grid: " + std::to_string(zones_.size()) + " atom zones for " +
+                                    std::to_string(positions.size()) + " atoms");
+    nzones_ = zones_.empty() ? 1 : 1 + *std::max_element(zones_.begin(), zones_.end());
+    const int per_zone = ncx_ * ncy_;
+    const int ncol = nzones_ * per_zone;
 
     // Counting sort of atoms into columns, then sort each column along z.
     wrapped_.resize(3 * natoms);
@@ -58,7 +64,7 @@ void ClusterGrid::build(const Box& box, const std::vector<Vec3>& positions, int 
         for (int d = 0; d < 3; ++d) wrapped_[3 * a + d] = static_cast<float>(wrap(positions[a][d], box.lengths[d]));
         const int cx = std::min(static_cast<int>(wrapped_[3 * a] / cell_x_), ncx_ - 1);
         const int cy = std::min(static_cast<int>(wrapped_[3 * a + 1] / cell_y_), ncy_ - 1);
-        column_of_[a] = cx + ncx_ * cy;
+        column_of_[a] = (zones_.empty() ? 0 : zones_[a] * per_zone) + cx + ncx_ * cy;
     }
     for (int a = 0; a < natoms; ++a) ++column_start_[column_of_[a] + 1];
     std::partial_sum(column_start_.begin(), column_start_.end(), column_start_.begin());

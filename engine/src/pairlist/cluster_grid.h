@@ -43,6 +43,13 @@ public:
     // second register (GROMACS sorts clusters likewise). Empty: z order throughout.
     void set_first_in_cluster(std::vector<std::uint8_t> flags) { first_ = std::move(flags); }
 
+    // Zones of a decomposed run's local atoms (input order; bit d: the atom came
+    // from the neighbour cell above along d). Each zone gets its own set of
+    // columns, so no cluster mixes zones, and the search lists no pair of
+    // clusters whose zones share a bit (the eighth-shell rule: such pairs are
+    // another rank's). Empty: one zone, as on one rank.
+    void set_zones(std::vector<std::uint8_t> zones) { zones_ = std::move(zones); }
+
     int cluster_i() const { return ci_size_; }
     int cluster_j() const { return cj_size_; }
     int padded_size() const { return static_cast<int>(order_.size()); }
@@ -54,12 +61,14 @@ public:
     const std::vector<int>& slot_of() const { return slot_of_; }
     const std::vector<BoundingBox>& i_boxes() const { return bb_i_; }
     const BoundingBoxArrays& j_boxes() const { return bb_j_; }
-    // Column index of each i-cluster.
+    // Column index of each i-cluster: zone * ncx * ncy + cx + ncx * cy.
     const std::vector<int>& i_cluster_column() const { return ci_column_; }
     // j-cluster range of each column: [column_j_begin[c], column_j_begin[c+1]).
     const std::vector<int>& column_j_begin() const { return col_j_begin_; }
     int ncx() const { return ncx_; }
     int ncy() const { return ncy_; }
+    // Column sets, one per zone value 0 .. num_zones() - 1 (1 without zones).
+    int num_zones() const { return nzones_; }
     double cell_x() const { return cell_x_; }
     double cell_y() const { return cell_y_; }
     const Box& box() const { return box_; }
@@ -71,11 +80,12 @@ public:
 private:
     Box box_;
     int ci_size_ = 4, cj_size_ = 4;
-    int ncx_ = 1, ncy_ = 1;
+    int ncx_ = 1, ncy_ = 1, nzones_ = 1;
     double cell_x_ = 0, cell_y_ = 0;
     std::vector<int> order_;
     std::vector<int> slot_of_;
     std::vector<std::uint8_t> first_;
+    std::vector<std::uint8_t> zones_;
     std::vector<BoundingBox> bb_i_;
     BoundingBoxArrays bb_j_;
     std::vector<int> ci_column_;

@@ -158,7 +158,7 @@ JEntry j_entry(const IClusterMasks& c, int cj, std::int32_t shift) {
 // Searches all i-clusters of one grid column. Neighbour columns are found once per
 // i-column; within each, a cursor per z-image only moves forward because the
 // i-clusters of a column come in increasing z (no binary search per cluster).
-void search_i_column(const ClusterGrid& grid, int ci_begin, int ci_end, double rlist,
+void search_i_column(const ClusterGrid& grid, int column, int ci_begin, int ci_end, double rlist,
                      const PairSearchWork* exclusions, PairSearchThread& w) {
     const auto& bbi = grid.i_boxes();
     const BoundingBoxArrays& bbj = grid.j_boxes();
@@ -185,6 +185,8 @@ void search_i_column(const ClusterGrid& grid, int ci_begin, int ci_end, double r
     if (lo[0] > hi[0]) return;
     auto& neighbors = w.neighbors;
     neighbors.clear();
+    const int per_zone = grid.ncx() * grid.ncy();
+    const int i_zone = column / per_zone;
     const int cx_lo = static_cast<int>(std::floor((lo[0] - rlist) / grid.cell_x()));
     const int cx_hi = static_cast<int>(std::floor((hi[0] + rlist) / grid.cell_x()));
     const int cy_lo = static_cast<int>(std::floor((lo[1] - rlist) / grid.cell_y()));
@@ -198,13 +200,17 @@ void search_i_column(const ClusterGrid& grid, int ci_begin, int ci_end, double r
             const float cell_lo_y = static_cast<float>(cy * grid.cell_y());
             const float dy = gap(lo[1], hi[1], cell_lo_y, cell_lo_y + static_cast<float>(grid.cell_y()));
             if (dx * dx + dy * dy >= rl2) continue;
-            const int col = (cx - sx * grid.ncx()) + grid.ncx() * (cy - sy * grid.ncy());
-            if (col_begin[col] == col_begin[col + 1]) continue;
-            // Half list: a column whose j-clusters all precede the first i-cluster
-            // only holds pairs of reverse entries.
-            if (col_begin[col + 1] * m <= ci_begin * n) continue;
-            neighbors.push_back({col, sx, sy, static_cast<float>(sx * box.lengths[0]),
-                                 static_cast<float>(sy * box.lengths[1]), cell_lo_x, cell_lo_y});
+            const int col_xy = (cx - sx * grid.ncx()) + grid.ncx() * (cy - sy * grid.ncy());
+            for (int zone = 0; zone < grid.num_zones(); ++zone) {
+                if (zone & i_zone) continue;  // the zones share a bit: another rank's pairs
+                const int col = zone * per_zone + col_xy;
+                if (col_begin[col] == col_begin[col + 1]) continue;
+                // Half list: a column whose j-clusters all precede the first i-cluster
+                // only holds pairs of reverse entries.
+                if (col_begin[col + 1] * m <= ci_begin * n) continue;
+                neighbors.push_back({col, sx, sy, static_cast<float>(sx * box.lengths[0]),
+                                     static_cast<float>(sy * box.lengths[1]), cell_lo_x, cell_lo_y});
+            }
         }
     }
     auto& cursors = w.cursors;
@@ -353,8 +359,8 @@ void search_cluster_pairs(const ClusterGrid& grid, double rlist,
             ListPart part{t, w.i.size(), 0, w.count_j, 0};
             // Column c holds i-clusters [col_j[c]*M/N, col_j[c+1]*M/N).
             for (int c = k * kColumnsPerChunk; c < std::min(ncol, (k + 1) * kColumnsPerChunk); ++c)
-                search_i_column(grid, col_j[c] * ratio_m / ratio_n, col_j[c + 1] * ratio_m / ratio_n, rlist, excl,
-                                w);
+                search_i_column(grid, c, col_j[c] * ratio_m / ratio_n, col_j[c + 1] * ratio_m / ratio_n, rlist,
+                                excl, w);
             part.i_end = w.i.size();
             part.j_end = w.count_j;
             work.parts[k] = part;
