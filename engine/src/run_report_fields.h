@@ -43,6 +43,7 @@ void parallel_stats(R& p, Visit&& visit) {
     visit("wait", p.wait);
     visit("load_imbalance", p.load_imbalance);
     visit("dlb", p.dlb);
+    visit("shm_copy", p.shm_copy);
 }
 
 // The "threads" block (its "pin" mode is an enum, written and read apart).

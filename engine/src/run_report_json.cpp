@@ -184,6 +184,8 @@ std::string run_report_to_text(const RunReport& r) {
                       c.ranks, c.dd[0], c.dd[1], c.dd[2], c.npme, p.load_imbalance, p.halo_x, p.halo_f, p.mesh,
                       p.reductions, p.wait);
         o << line << "dd       " << c.dd_reason << "\n";
+        if (!p.dlb.empty()) o << "dlb      " << p.dlb << "\n";
+        if (!p.shm_copy.empty()) o << "mpi shm  " << p.shm_copy << "\n";
     }
     if (r.status != "ok") o << "status   " << r.status << ": " << r.error << "\n";
     return o.str();

@@ -276,6 +276,26 @@ TEST(DdDynamics, DlbNoKeepsTheEvenGridAndSaysSo) {
     EXPECT_NE(bad.output.find("--dlb: unknown value 'sometimes'"), std::string::npos) << bad.output;
 }
 
+TEST(DdDynamics, SharedMemoryCopiesGoThroughTheSegmentUnlessTheUserChose) {
+    SKIP_WITHOUT_MPI();
+    TempDir dir;
+    const std::string run = mpirun(2) + MDCORE_BINARY + " run --system water --nwater 600 --steps 10 --threads 1 --dd 2x1x1 --json ";
+    auto setting = [&](const std::string& name) {
+        const auto r = mdtest::run_command(run + (dir / name));
+        EXPECT_EQ(r.exit_code, 0) << r.output;
+        return read_json(dir / name)["parallel"]["shm_copy"].get<std::string>();
+    };
+    const std::string plain = setting("plain.json");
+    if (plain.empty()) GTEST_SKIP() << "not Open MPI: no single-copy setting";
+    const std::string variable = plain.substr(0, plain.find('='));
+    const char* before = std::getenv(variable.c_str());
+    if (!before) EXPECT_EQ(plain, variable + "=none");
+    setenv(variable.c_str(), "cma", 1);  // mpirun passes OMPI_MCA_* on to the ranks
+    EXPECT_EQ(setting("cma.json"), variable + "=cma");
+    if (before) setenv(variable.c_str(), before, 1);
+    else unsetenv(variable.c_str());
+}
+
 // --- refused layouts -------------------------------------------------------------
 
 struct BadLayout {

@@ -76,6 +76,7 @@ struct ParallelStats {
     double wait = 0;                 // waiting for the slowest rank before the reduction
     double load_imbalance = 1;       // max / mean force time
     std::string dlb;                 // dynamic load balancing: the mode, and the cell boundaries it left
+    std::string shm_copy;            // the MPI shared-memory single-copy setting (domdec/mpi_world.h)
 };
 
 // The device a run with a GPU task used, and what the GPU did (README "GPU offload").

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "domdec/atom_migration.h"
+#include "domdec/mpi_world.h"
 #include "mdcore/units.h"
 
 namespace mdcore {
@@ -422,6 +423,7 @@ ParallelStats DdMdRunner::parallel_stats() const {
     const double mean = std::accumulate(p.force_time.begin(), p.force_time.end(), 0.0) / size;
     p.load_imbalance = mean > 0 ? *std::max_element(p.force_time.begin(), p.force_time.end()) / mean : 1.0;
     p.dlb = dlb_summary();
+    p.shm_copy = shared_memory_copy();
     return p;
 }
 

@@ -3,6 +3,8 @@
 // (mpirun, srun) started the process, so `mdcore run` on its own stays a plain
 // one-process program (no MPI start-up cost, no behaviour change); without MPI
 // compiled in, every process is rank 0 of 1.
+#include <string>
+
 namespace mdcore {
 
 // Starts MPI (MPI_THREAD_FUNNELED: OpenMP inside a rank, MPI from its master
@@ -18,6 +20,9 @@ private:
     bool started_ = false;
 };
 
+// Open MPI's shared-memory single-copy setting as this process sees it
+// ("VARIABLE=value"; mdcore sets "none" unless the user chose); "" for other MPIs.
+std::string shared_memory_copy();
 // Whether MPI is initialised (and not finalised) in this process.
 bool mpi_active();
 // Rank and size of MPI_COMM_WORLD; 0 and 1 when MPI is not active.
