@@ -132,7 +132,8 @@ void MdRunner::search() {
             if (positions[a][d] >= L) positions[a][d] = 0.0;
         }
     const int ci = cluster_i_size(config_.cluster), cj = cluster_j_size(config_.cluster);
-    // A rank of a decomposed run (list_filter_) and the GPU layout keep the default rule.
+    // A rank of a decomposed run (list_filter_) takes the whole system's columns
+    // (choose_grid_columns_for); the GPU layout keeps the default rule.
     if (grid_columns_[0] == 0 && config_.nb == Offload::Cpu && !list_filter_)
         grid_columns_ = choose_grid_columns(system_.box, system_.positions, ci, cj,
                                             dual_ ? config_.rlist_inner : config_.rlist, system_.exclusions,
@@ -163,6 +164,20 @@ void MdRunner::search() {
     if (gpu_nb_) gpu_nb_->set_list(grid_, outer_, order_);
 #endif
     if (dual_) prune();
+}
+
+void MdRunner::choose_grid_columns_for(const System& whole) {
+    if (config_.nb != Offload::Cpu) return;
+    std::vector<Vec3> wrapped = whole.positions;
+    for (Vec3& x : wrapped)
+        for (int d = 0; d < 3; ++d) {
+            const double L = whole.box.lengths[d];
+            x[d] -= L * std::floor(x[d] / L);
+            if (x[d] >= L) x[d] = 0.0;
+        }
+    grid_columns_ = choose_grid_columns(whole.box, wrapped, cluster_i_size(config_.cluster),
+                                        cluster_j_size(config_.cluster), dual_ ? config_.rlist_inner : config_.rlist,
+                                        whole.exclusions, config_.threads);
 }
 
 void MdRunner::set_thread_balance(bool on) {

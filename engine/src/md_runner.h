@@ -45,6 +45,10 @@ public:
         order_.clear();
         settle_role_.clear();
     }
+    // Chooses the grid's x/y columns on `whole` (the rule of the first search) for
+    // every later search. A decomposed rank's atoms fill part of the box only, so
+    // the rule on them would see a lower density and make wider, flatter clusters.
+    void choose_grid_columns_for(const System& whole);
     // The eighth-shell zone of each atom of the System, for the grid (ClusterGrid::set_zones).
     void set_atom_zones(std::vector<std::uint8_t> zones) { grid_.set_zones(std::move(zones)); }
     // Called on the outer list right after each search, before pruning (domain

@@ -265,5 +265,37 @@ TEST(PairList, ZonePureClustersListEveryPairExceptThoseOfZonesSharingABit) {
     }
 }
 
+TEST(PairList, ARankTakesTheWholeSystemsGridColumns) {
+    // A decomposed rank holds the atoms of part of the box; the column rule on
+    // them alone sees half the density here and picks wider columns.
+    System whole = argon(2000);
+    System half = whole;
+    half.positions.clear();
+    half.velocities.clear();
+    for (std::size_t a = 0; a < whole.natoms(); ++a)
+        if (whole.positions[a][0] < 0.5 * whole.box.lengths[0]) {
+            half.positions.push_back(whole.positions[a]);
+            half.velocities.push_back(whole.velocities[a]);
+        }
+    const std::size_t n = half.natoms();
+    half.type.assign(n, whole.type[0]);
+    half.charge.assign(n, 0.0);
+    half.mass.assign(n, whole.mass[0]);
+    half.exclusions.assign(n, {});
+    RunConfig rc;
+    rc.cluster = ClusterShape::k4x8;
+    const EffectiveConfig cfg = resolve_config(whole, rc, RunControl{});
+    MdRunner on_whole(whole, cfg);
+    on_whole.search();
+    MdRunner on_half(half, cfg);
+    on_half.search();
+    EXPECT_LT(on_half.grid().ncx(), on_whole.grid().ncx());
+    MdRunner rank(half, cfg);
+    rank.choose_grid_columns_for(whole);
+    rank.search();
+    EXPECT_EQ(rank.grid().ncx(), on_whole.grid().ncx());
+    EXPECT_EQ(rank.grid().ncy(), on_whole.grid().ncy());
+}
+
 }  // namespace
 }  // namespace mdcore

@@ -73,6 +73,7 @@ DdMdRunner::DdMdRunner(System& global, const EffectiveConfig& config, const DdLa
         charged_energy_ = -f * M_PI * total_charge_ * total_charge_ /
                           (2.0 * global.box.volume() * config.ewald_beta * config.ewald_beta);
     }
+    md_.choose_grid_columns_for(global);
     md_.set_list_filter([this](const ClusterGrid& grid, PairList& list) {
         filter_pairs_by_zone(zones_, grid.order(), config_.threads, list);
     });
