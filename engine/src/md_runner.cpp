@@ -38,6 +38,16 @@ std::vector<std::uint8_t> atoms_with_lj(const System& system) {
     return flags;
 }
 
+void wrap_into_box(const Box& box, int threads, std::vector<Vec3>& positions) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (std::size_t a = 0; a < positions.size(); ++a)
+        for (int d = 0; d < 3; ++d) {
+            const double L = box.lengths[d];
+            positions[a][d] -= L * std::floor(positions[a][d] / L);
+            if (positions[a][d] >= L) positions[a][d] = 0.0;  // a value just below 0 can round up to L
+        }
+}
+
 }  // namespace
 
 SettleParameters settle_parameters(const System& system) {
@@ -123,14 +133,7 @@ void MdRunner::search() {
     }
     // Atoms are wrapped one by one (the grid needs every atom in the box), so a
     // molecule may straddle the boundary; SETTLE takes each H at its nearest image.
-    auto& positions = system_.positions;
-#pragma omp parallel for num_threads(config_.threads) schedule(static)
-    for (std::size_t a = 0; a < positions.size(); ++a)
-        for (int d = 0; d < 3; ++d) {
-            const double L = system_.box.lengths[d];
-            positions[a][d] -= L * std::floor(positions[a][d] / L);
-            if (positions[a][d] >= L) positions[a][d] = 0.0;
-        }
+    wrap_into_box(system_.box, config_.threads, system_.positions);
     const int ci = cluster_i_size(config_.cluster), cj = cluster_j_size(config_.cluster);
     // A rank of a decomposed run (list_filter_) takes the whole system's columns
     // (choose_grid_columns_for); the GPU layout keeps the default rule.
@@ -169,12 +172,7 @@ void MdRunner::search() {
 void MdRunner::choose_grid_columns_for(const System& whole) {
     if (config_.nb != Offload::Cpu) return;
     std::vector<Vec3> wrapped = whole.positions;
-    for (Vec3& x : wrapped)
-        for (int d = 0; d < 3; ++d) {
-            const double L = whole.box.lengths[d];
-            x[d] -= L * std::floor(x[d] / L);
-            if (x[d] >= L) x[d] = 0.0;
-        }
+    wrap_into_box(whole.box, config_.threads, wrapped);
     grid_columns_ = choose_grid_columns(whole.box, wrapped, cluster_i_size(config_.cluster),
                                         cluster_j_size(config_.cluster), dual_ ? config_.rlist_inner : config_.rlist,
                                         whole.exclusions, config_.threads);
