@@ -43,8 +43,9 @@ MpiSession::MpiSession([[maybe_unused]] int* argc, [[maybe_unused]] char*** argv
 #ifdef OMPI_MAJOR_VERSION
     // Messages above the eager limit (the halo, the PME planes) go by one
     // kernel-assisted copy (CMA) by default; on this VM its page pinning cost more
-    // than copying through the shared segment (water-24k 2x1x1: halo 0.24 ->
-    // 0.14 ms/step, the step 0.96 of CMA's). Only where the user has not chosen.
+    // than copying through the shared segment (water-24k 2x1x1: halo x + f 0.186
+    // -> 0.141 ms/step, the step at 0.945-0.979 of CMA's). Only where the user
+    // has not chosen.
     setenv(kSingleCopyVariable, "none", 0);
 #endif
     int provided = 0;
