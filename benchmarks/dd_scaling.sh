@@ -4,7 +4,8 @@
 # (a 2x1x1 PP decomposition with the mesh shared, and one PP + one PME-only rank), and four ranks x 1
 # thread (2x2x1, oversubscribed on a 2-core machine: only its communication share means something).
 # Every layout of both engines runs once per round, rounds interleaved so the machine's slow drifts
-# hit all alike. Prints per layout the median ms/step, ns/day and the ratio to one rank, and where
+# hit all alike. Prints per layout the median ms/step, ns/day and the speed ratio to that round's one
+# rank run (per round, and their median), and where
 # the time goes: mdcore's report (halo x, halo f, PP<->PME, reductions, waiting, load imbalance) and
 # GROMACS' cycle accounting (its communication and wait rows, its load imbalance).
 #
@@ -122,16 +123,20 @@ def gmx_run(i, r):
             "comm": 1000.0 * comm / steps, "wait": 0.0, "imbalance": 1.0 + float(imb.group(1)) / 100 if imb else 1.0}
 
 def table(title, runs):
-    base = med(run["ms"] for run in runs[0])
     print(title)
-    print(f"{'layout':<16}{'ms/step':>9}{'ns/day':>8}{'vs 1x2':>8}{'comm ms':>9}{'comm %':>8}{'wait ms':>9}{'imbal.':>8}")
+    print(f"{'layout':<16}{'ms/step':>9}{'ns/day':>8}{'vs 1x2':>8}{'comm ms':>9}{'comm %':>8}{'wait ms':>9}{'imbal.':>8}"
+          "  vs 1x2 per round")
     for name, rs in zip(layouts, runs):
         ms = med(x["ms"] for x in rs)
         comm = med(x["comm"] for x in rs)
-        print(f"{name:<16}{ms:>9.3f}{med(x['nsday'] for x in rs):>8.1f}{base / ms:>8.2f}{comm:>9.3f}"
-              f"{100 * comm / ms:>8.1f}{med(x['wait'] for x in rs):>9.3f}{med(x['imbalance'] for x in rs):>8.3f}")
+        # Each round against its own 1x2 run: the machine's state drifts between rounds.
+        ratios = [one["ms"] / x["ms"] for one, x in zip(runs[0], rs)]
+        print(f"{name:<16}{ms:>9.3f}{med(x['nsday'] for x in rs):>8.1f}{med(ratios):>8.2f}{comm:>9.3f}"
+              f"{100 * comm / ms:>8.1f}{med(x['wait'] for x in rs):>9.3f}{med(x['imbalance'] for x in rs):>8.3f}"
+              "  " + " ".join(f"{v:.3f}" for v in ratios))
 
-print(f"water-24k, 24,153 atoms, {rounds} interleaved round(s); medians; 'vs 1x2' = speed relative to one rank x 2 threads")
+print(f"water-24k, 24,153 atoms, {rounds} interleaved round(s); medians; 'vs 1x2' = the median over rounds of the "
+      "speed relative to that round's one rank x 2 threads")
 table("mdcore", [[mdcore_run(i, r) for r in range(1, rounds + 1)] for i in range(len(layouts))])
 if gmx_version:
     table(f"GROMACS {gmx_version} (thread-MPI; comm = its Comm./Send X/Wait rows)",
