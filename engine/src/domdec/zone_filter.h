@@ -1,8 +1,11 @@
 #pragma once
 // Which atom pairs of a rank's pair list this rank computes under the
-// eighth-shell zone scheme. The search runs unchanged on the rank's home and
-// halo atoms with the box's periodic shifts; this filter then keeps an atom
-// pair only when
+// eighth-shell zone scheme. The search runs on the rank's home and halo atoms
+// with the box's periodic shifts, on a grid whose clusters each hold one zone
+// and without the cluster pairs of zones sharing a bit (ClusterGrid::set_zones),
+// so in a decomposed run the first rule below is already met and the second
+// does the work; the filter checks both for any list. It keeps an atom pair
+// only when
 //  - its zones share no decomposed dimension (zone bit d set: the atom came
 //    from the neighbour above along d), so every pair of cells is computed on
 //    exactly one rank: the one whose cell is the lower corner of both; and
