@@ -7,7 +7,7 @@
 // each PP rank checks energy, virial and the force on each of its atoms (by global
 // index) against the reference. Exit 0 when all ranks pass, 1
 // on a mismatch, 2 on a refused layout.
-//   pme_mesh_check [--npme K] [--distribution random|spatial|boundary|empty]
+//   pme_mesh_check [--npme K] [--distribution random|spatial|stripes|boundary|empty]
 //                  [--grid NXxNYxNZ] [--order P] [--threads T] [--split]
 #include <mpi.h>
 
@@ -91,6 +91,10 @@ std::vector<int> distribute(const System& s, const std::string& how, int n_pp) {
     for (std::size_t i = 0; i < s.natoms(); ++i) {
         if (how == "random") {
             owner[i] = static_cast<int>(rng() % n_pp);
+        } else if (how == "stripes") {  // 3 x-stripes per rank, dealt round: gaps between a rank's planes
+            double sx = s.positions[i][0] / L;
+            sx -= std::floor(sx);
+            owner[i] = std::min(3 * n_pp - 1, static_cast<int>(sx * 3 * n_pp)) % n_pp;
         } else if (how == "empty") {  // PP rank 0 gets nothing
             owner[i] = n_pp == 1 ? 0 : 1 + static_cast<int>(rng() % (n_pp - 1));
         } else {  // spatial, boundary: x-slabs of the box as a DD would cut them

@@ -64,6 +64,16 @@ TEST(ParallelPmeMesh, MatchesSerialWithSpatialAtomsAndUnevenSlabs) {
     expect_pass(2, "--distribution spatial");
     expect_pass(3, "--distribution spatial");                            // 28 x-planes over 3: 9, 9, 10
     expect_pass(3, "--distribution spatial --grid 25x28x27 --order 5");  // odd nz, other order
+    // 625 floats a plane: rank 1's planes start off FFTW's planned alignment (the copy path).
+    expect_pass(2, "--distribution spatial --grid 28x25x25");
+}
+
+TEST(ParallelPmeMesh, MatchesSerialWhenARanksPlanesInAnotherSlabHaveGaps) {
+    SKIP_WITHOUT_MPI();
+    // A range sent to another rank spans planes this rank's atoms do not reach;
+    // they must go out as zeros, also after the atoms moved.
+    expect_pass(2, "--distribution stripes");
+    expect_pass(3, "--distribution stripes --threads 2");
 }
 
 TEST(ParallelPmeMesh, MatchesSerialWithTimedThreadedPlansOnALargeGrid) {

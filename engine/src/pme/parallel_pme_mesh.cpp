@@ -149,12 +149,13 @@ MeshResult ParallelPmeMesh::compute(std::size_t n, const double* x, const double
 
     t0 = std::chrono::steady_clock::now();
     m.exchange.set_touched_planes(m.touched);
-    m.exchange.sum_into_slab(w.real, m.fft.real_slab());
+    m.exchange.add_into_own_planes(w.real);
     m.times.planes_sent += m.exchange.planes_sent();
     m.times.exchange += seconds_since(t0);
 
     t0 = std::chrono::steady_clock::now();
-    m.fft.forward();
+    float* own_planes = w.real + static_cast<std::size_t>(m.fft.x0()) * w.grid.ny * w.grid.nz;
+    m.fft.forward(own_planes);
     st.fft += seconds_since(t0);
 
     t0 = std::chrono::steady_clock::now();
@@ -182,11 +183,11 @@ MeshResult ParallelPmeMesh::compute(std::size_t n, const double* x, const double
     }
 
     t0 = std::chrono::steady_clock::now();
-    m.fft.backward();
+    m.fft.backward(own_planes);
     st.fft += seconds_since(t0);
 
     t0 = std::chrono::steady_clock::now();
-    m.exchange.return_from_slab(m.fft.real_slab(), w.real);
+    m.exchange.return_to_touched_planes(w.real);
     MPI_Wait(&reduction, MPI_STATUS_IGNORE);
     m.times.exchange += seconds_since(t0);
 

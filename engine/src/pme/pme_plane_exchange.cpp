@@ -10,11 +10,10 @@
 namespace mdcore {
 
 PmePlaneExchange::PmePlaneExchange(MPI_Comm comm, PmeGrid grid) : comm_(comm), grid_(grid) {
-    int rank = 0;
     MPI_Comm_size(comm, &nranks_);
-    MPI_Comm_rank(comm, &rank);
-    x0_ = pme_slab_begin(grid.nx, rank, nranks_);
-    nxl_ = pme_slab_size(grid.nx, rank, nranks_);
+    MPI_Comm_rank(comm, &rank_);
+    x0_ = pme_slab_begin(grid.nx, rank_, nranks_);
+    nxl_ = pme_slab_size(grid.nx, rank_, nranks_);
     // MPI counts and displacements are int: the whole grid must fit.
     if (static_cast<long long>(grid.nx) * grid.ny * grid.nz > INT_MAX)
         throw std::invalid_argument("PME mesh: a grid above 2^31 points cannot be exchanged with MPI int counts");
@@ -38,6 +37,8 @@ void PmePlaneExchange::set_touched_planes(const std::vector<char>& touched) {
     MPI_Alltoall(mine.data(), 2, MPI_INT, theirs.data(), 2, MPI_INT, comm_);
     int received = 0;
     for (int d = 0; d < nranks_; ++d) {
+        // The own slab's planes stay where they are: no range to or from this rank.
+        if (d == rank_) to_lo_[d] = to_hi_[d] = theirs[2 * d] = theirs[2 * d + 1] = x0_;
         from_lo_[d] = theirs[2 * d], from_hi_[d] = theirs[2 * d + 1];
         to_counts_[d] = (to_hi_[d] - to_lo_[d]) * plane_;
         to_displs_[d] = to_lo_[d] * plane_;
@@ -49,21 +50,23 @@ void PmePlaneExchange::set_touched_planes(const std::vector<char>& touched) {
     received_.resize(received);
 }
 
-void PmePlaneExchange::sum_into_slab(const float* full_grid, float* slab) {
+void PmePlaneExchange::add_into_own_planes(float* full_grid) {
     MPI_Alltoallv(full_grid, to_counts_.data(), to_displs_.data(), MPI_FLOAT, received_.data(), from_counts_.data(),
                   from_displs_.data(), MPI_FLOAT, comm_);
-    std::fill(slab, slab + static_cast<std::size_t>(nxl_) * plane_, 0.0f);
-    // Sources in rank order: the sum depends only on the atoms' distribution.
+    // Onto this rank's own spread, the other sources in rank order: the sum depends
+    // only on the atoms' distribution.
     for (int s = 0; s < nranks_; ++s) {
         const float* in = received_.data() + from_displs_[s];
-        float* out = slab + static_cast<std::size_t>(from_lo_[s] - x0_) * plane_;
+        float* out = full_grid + static_cast<std::size_t>(from_lo_[s]) * plane_;
         for (int k = 0; k < from_counts_[s]; ++k) out[k] += in[k];
     }
 }
 
-void PmePlaneExchange::return_from_slab(const float* slab, float* full_grid) {
-    // The reverse of sum_into_slab: each source gets back the planes it sent.
-    MPI_Alltoallv(slab, from_counts_.data(), slab_displs_.data(), MPI_FLOAT, full_grid, to_counts_.data(),
+void PmePlaneExchange::return_to_touched_planes(float* full_grid) {
+    // The reverse of add_into_own_planes: each source gets back the planes it sent.
+    // Sent from the own planes, received elsewhere in the same grid: disjoint buffers.
+    const float* own = full_grid + static_cast<std::size_t>(x0_) * plane_;
+    MPI_Alltoallv(own, from_counts_.data(), slab_displs_.data(), MPI_FLOAT, full_grid, to_counts_.data(),
                   to_displs_.data(), MPI_FLOAT, comm_);
 }
 

@@ -13,9 +13,9 @@
 namespace mdcore {
 
 PmeSlabFft::PmeSlabFft(MPI_Comm comm, PmeGrid grid, int threads) : comm_(comm), grid_(grid) {
-    int rank = 0;
     MPI_Comm_size(comm, &nranks_);
-    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_rank(comm, &rank_);
+    const int rank = rank_;
     if (nranks_ > grid.nx || nranks_ > grid.ny)
         throw std::invalid_argument(
             "PME mesh: " + std::to_string(nranks_) + " ranks cannot share a " + std::to_string(grid.nx) + "x" +
@@ -48,6 +48,9 @@ PmeSlabFft::PmeSlabFft(MPI_Comm comm, PmeGrid grid, int threads) : comm_(comm), 
         send_total += send_counts_[d], recv_total += recv_counts_[d];
     }
     send_.resize(send_total), recv_.resize(recv_total);
+    // The own block moves by one direct copy (move_own_block), not through MPI.
+    mpi_send_counts_ = send_counts_, mpi_recv_counts_ = recv_counts_;
+    mpi_send_counts_[rank] = mpi_recv_counts_[rank] = 0;
 
     {
         // As the serial mesh (pme_fft.cpp): timed, threaded plans for large grids. On
@@ -83,16 +86,30 @@ PmeSlabFft::~PmeSlabFft() {
     if (transposed_) fftwf_free(transposed_);
 }
 
-void PmeSlabFft::forward() {
-    fftwf_execute(planes_r2c_);
+bool PmeSlabFft::plannable_at(const float* owned) const {
+    return fftwf_alignment_of(const_cast<float*>(owned)) == fftwf_alignment_of(real_);
+}
+
+void PmeSlabFft::forward(float* owned) {
+    if (plannable_at(owned)) {
+        fftwf_execute_dft_r2c(planes_r2c_, owned, planes_);  // r2c out of place keeps its input
+    } else {
+        std::copy(owned, owned + static_cast<std::size_t>(nxl_) * grid_.ny * grid_.nz, real_);
+        fftwf_execute(planes_r2c_);
+    }
     transpose_to_y_slabs();
     fftwf_execute(x_forward_);
 }
 
-void PmeSlabFft::backward() {
+void PmeSlabFft::backward(float* owned) {
     fftwf_execute(x_backward_);
     transpose_to_x_slabs();
-    fftwf_execute(planes_c2r_);
+    if (plannable_at(owned)) {
+        fftwf_execute_dft_c2r(planes_c2r_, planes_, owned);
+    } else {
+        fftwf_execute(planes_c2r_);
+        std::copy(real_, real_ + static_cast<std::size_t>(nxl_) * grid_.ny * grid_.nz, owned);
+    }
 }
 
 // Moves kz-lines between planes_ ([xl][y][kz]) and the blocks for (or from) each
@@ -101,6 +118,7 @@ void PmeSlabFft::copy_plane_blocks(bool to_buffer, float* buffer, const std::vec
     const std::size_t line = 2 * static_cast<std::size_t>(nzc_);  // floats per kz-line
     float* planes = reinterpret_cast<float*>(planes_);
     for (int d = 0; d < nranks_; ++d) {
+        if (d == rank_) continue;  // move_own_block
         const int yd0 = pme_slab_begin(grid_.ny, d, nranks_), nyd = pme_slab_size(grid_.ny, d, nranks_);
         float* block = buffer + displs[d];
         for (int xl = 0; xl < nxl_; ++xl)
@@ -117,6 +135,7 @@ void PmeSlabFft::copy_transposed_blocks(bool to_buffer, float* buffer, const std
     const std::size_t line = 2 * static_cast<std::size_t>(nzc_);
     float* transposed = reinterpret_cast<float*>(transposed_);
     for (int s = 0; s < nranks_; ++s) {
+        if (s == rank_) continue;  // move_own_block
         const int xs0 = pme_slab_begin(grid_.nx, s, nranks_), nxs = pme_slab_size(grid_.nx, s, nranks_);
         float* block = buffer + displs[s];
         for (int xl = 0; xl < nxs; ++xl)
@@ -127,18 +146,35 @@ void PmeSlabFft::copy_transposed_blocks(bool to_buffer, float* buffer, const std
     }
 }
 
+// This rank's x-planes times its own y-lines, between planes_ and transposed_ in
+// one copy: through a send buffer, MPI and a receive buffer it took three (at 2
+// ranks half the transform).
+void PmeSlabFft::move_own_block(bool to_transposed) {
+    const std::size_t line = 2 * static_cast<std::size_t>(nzc_);
+    float* planes = reinterpret_cast<float*>(planes_);
+    float* transposed = reinterpret_cast<float*>(transposed_);
+    for (int xl = 0; xl < nxl_; ++xl)
+        for (int yl = 0; yl < nyl_; ++yl) {
+            float* p = planes + (static_cast<std::size_t>(xl) * grid_.ny + y0_ + yl) * line;
+            float* t = transposed + (static_cast<std::size_t>(yl) * grid_.nx + x0_ + xl) * line;
+            to_transposed ? std::copy(p, p + line, t) : std::copy(t, t + line, p);
+        }
+}
+
 void PmeSlabFft::transpose_to_y_slabs() {
     copy_plane_blocks(true, send_.data(), send_displs_);
-    MPI_Alltoallv(send_.data(), send_counts_.data(), send_displs_.data(), MPI_FLOAT, recv_.data(), recv_counts_.data(),
-                  recv_displs_.data(), MPI_FLOAT, comm_);
+    MPI_Alltoallv(send_.data(), mpi_send_counts_.data(), send_displs_.data(), MPI_FLOAT, recv_.data(),
+                  mpi_recv_counts_.data(), recv_displs_.data(), MPI_FLOAT, comm_);
+    move_own_block(true);
     copy_transposed_blocks(false, recv_.data(), recv_displs_);
 }
 
 // The inverse: the same blocks the other way, so the counts swap roles.
 void PmeSlabFft::transpose_to_x_slabs() {
     copy_transposed_blocks(true, recv_.data(), recv_displs_);
-    MPI_Alltoallv(recv_.data(), recv_counts_.data(), recv_displs_.data(), MPI_FLOAT, send_.data(), send_counts_.data(),
-                  send_displs_.data(), MPI_FLOAT, comm_);
+    MPI_Alltoallv(recv_.data(), mpi_recv_counts_.data(), recv_displs_.data(), MPI_FLOAT, send_.data(),
+                  mpi_send_counts_.data(), send_displs_.data(), MPI_FLOAT, comm_);
+    move_own_block(false);
     copy_plane_blocks(false, send_.data(), send_displs_);
 }
 

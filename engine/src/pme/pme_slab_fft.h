@@ -27,14 +27,15 @@ public:
     PmeSlabFft(const PmeSlabFft&) = delete;
     PmeSlabFft& operator=(const PmeSlabFft&) = delete;
 
-    // The owned real x-planes, (x - x0) * ny * nz + y * nz + z: charges before
-    // forward(), the potential after backward().
-    float* real_slab() { return real_; }
     // The transposed transform, ((y - y0) * nx + x) * nzc + kz.
     fftwf_complex* transform() { return transposed_; }
 
-    void forward();   // collective
-    void backward();  // collective
+    // Collective. `owned`: the real x-planes this rank owns, (x - x0) * ny * nz + y * nz
+    // + z, e.g. inside a whole-size grid: the charges in, left unchanged by forward();
+    // the potential out of backward(). The transforms run on them in place of a copy
+    // when their alignment is the planned one.
+    void forward(float* owned);
+    void backward(float* owned);
 
     int x0() const { return x0_; }
     int x_count() const { return nxl_; }
@@ -47,17 +48,20 @@ private:
     void transpose_to_x_slabs();
     void copy_plane_blocks(bool to_buffer, float* buffer, const std::vector<int>& displs);
     void copy_transposed_blocks(bool to_buffer, float* buffer, const std::vector<int>& displs);
+    void move_own_block(bool to_transposed);
+    bool plannable_at(const float* owned) const;
 
     MPI_Comm comm_;
-    int nranks_ = 1;
+    int nranks_ = 1, rank_ = 0;
     PmeGrid grid_;
     int nzc_ = 0;
     int x0_ = 0, nxl_ = 0, y0_ = 0, nyl_ = 0;
-    float* real_ = nullptr;                // nxl * ny * nz
+    float* real_ = nullptr;                // nxl * ny * nz: planning, and owned planes of another alignment
     fftwf_complex* planes_ = nullptr;      // nxl * ny * nzc: 2D transforms of the owned planes
     fftwf_complex* transposed_ = nullptr;  // nyl * nx * nzc
     std::vector<float> send_, recv_;       // packed blocks of the transpose
     std::vector<int> send_counts_, send_displs_, recv_counts_, recv_displs_;  // in floats
+    std::vector<int> mpi_send_counts_, mpi_recv_counts_;  // the same, with no own block
     fftwf_plan planes_r2c_ = nullptr, planes_c2r_ = nullptr, x_forward_ = nullptr, x_backward_ = nullptr;
 };
 
