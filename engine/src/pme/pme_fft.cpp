@@ -1,5 +1,6 @@
 // PME grids and FFTW single-precision r2c/c2r plans.
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <stdexcept>
 
@@ -24,7 +25,14 @@ std::unique_lock<std::mutex> pme_fftw_planner_lock(int plan_threads) {
     return lock;
 }
 
-bool pme_fft_plans_measured(long grid_points) { return grid_points >= 64000; }
+namespace {
+std::atomic<int> estimated_plan_scopes{0};
+}  // namespace
+
+bool pme_fft_plans_measured(long grid_points) { return grid_points >= 64000 && estimated_plan_scopes.load() == 0; }
+
+PmeEstimatedPlansScope::PmeEstimatedPlansScope() { ++estimated_plan_scopes; }
+PmeEstimatedPlansScope::~PmeEstimatedPlansScope() { --estimated_plan_scopes; }
 
 PmeWorkspace::~PmeWorkspace() {
     {

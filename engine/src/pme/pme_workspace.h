@@ -72,6 +72,17 @@ std::unique_lock<std::mutex> pme_fftw_planner_lock(int plan_threads);
 // pme_fft.cpp: whether a grid of this many points gets timed (FFTW_MEASURE) and
 // threaded plans; smaller ones keep reproducible single-thread ESTIMATE plans.
 bool pme_fft_plans_measured(long grid_points);
+// While one lives, every grid gets ESTIMATE plans: a timed plan picks its algorithm
+// by the machine's noise and so rounds differently from run to run, and a set-up
+// that must give the same result in every process (each MPI rank generates the same
+// water box) cannot have that.
+class PmeEstimatedPlansScope {
+public:
+    PmeEstimatedPlansScope();
+    ~PmeEstimatedPlansScope();
+    PmeEstimatedPlansScope(const PmeEstimatedPlansScope&) = delete;
+    PmeEstimatedPlansScope& operator=(const PmeEstimatedPlansScope&) = delete;
+};
 // pme_fft.cpp: grids and plans (throws std::runtime_error when FFTW fails), transforms.
 void pme_allocate_and_plan(PmeWorkspace& w);
 void pme_allocate_reference_copies(PmeWorkspace& w);  // the reference spread's whole-grid copies
