@@ -181,6 +181,19 @@ TEST(ZoneFilter, KeepsEachPairOnceAndOnlyItsOwnImage) {
     EXPECT_EQ(list.i[0].j_end, 2);
 }
 
+TEST(ZoneFilter, NeededOnlyWhereAPeriodicImageComesWithinTheListRadius) {
+    const std::array<double, 3> box{6.0, 5.0, 5.0};
+    // Spanning 4.4 nm of 6 along decomposed x: a periodic image is 1.6 nm away.
+    std::vector<std::array<double, 3>> x{{-0.2, 0.1, 4.9}, {4.2, 4.8, 0.0}, {1.0, 2.0, 3.0}};
+    EXPECT_FALSE(zone_filter_needed(x, box, {true, false, false}, 1.5));
+    EXPECT_TRUE(zone_filter_needed(x, box, {true, false, false}, 1.7));
+    // y spans 4.7 of 5: needed once y is decomposed, whatever x allows.
+    EXPECT_TRUE(zone_filter_needed(x, box, {true, true, false}, 1.5));
+    // Undecomposed dimensions keep every image (the filter never acts on them).
+    EXPECT_FALSE(zone_filter_needed(x, box, {false, false, false}, 1.5));
+    EXPECT_FALSE(zone_filter_needed({}, box, {true, true, true}, 1.5));  // an empty cell
+}
+
 TEST(DdTunables, AutoAndExplicitValues) {
     RunConfig c;
     set_tunable(c, Tunable::Dd, parse_tunable(Tunable::Dd, "2x1x2"));

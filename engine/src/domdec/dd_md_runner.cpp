@@ -75,7 +75,7 @@ DdMdRunner::DdMdRunner(System& global, const EffectiveConfig& config, const DdLa
     }
     md_.choose_grid_columns_for(global);
     md_.set_list_filter([this](const ClusterGrid& grid, PairList& list) {
-        filter_pairs_by_zone(zones_, grid.order(), config_.threads, list);
+        if (zone_filter_needed_) filter_pairs_by_zone(zones_, grid.order(), config_.threads, list);
     });
 }
 
@@ -167,6 +167,8 @@ void DdMdRunner::search() {
     halo_.setup(local_, groups_, cell_, box, layout_.comm_distance, comm_);
     add_time(&Times::halo_x, t_halo);
     zones_ = local_zones(local_, box, {cell_.decomposed(0), cell_.decomposed(1), cell_.decomposed(2)});
+    // The communication distance bounds the list radius from above.
+    zone_filter_needed_ = zone_filter_needed(local_.x, box.lengths, zones_.decomposed, layout_.comm_distance);
     build_local_system(global_, local_, settle_of_atom_, global_to_local_, local_system_);
     md_.discard_state();
     md_.set_atom_zones(zones_.zone);  // zone-pure clusters: no halo-halo pair is searched or masked

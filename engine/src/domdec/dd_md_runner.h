@@ -89,6 +89,7 @@ private:
     HaloExchange halo_;
     LocalAtoms local_;
     LocalAtomZones zones_;
+    bool zone_filter_needed_ = true;  // zone_filter_needed() at the last search
     std::vector<int> slot_of_;  // per local atom
     std::vector<double> x_flat_;
     std::vector<float> f_flat_;

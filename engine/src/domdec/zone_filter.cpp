@@ -1,5 +1,7 @@
 #include "domdec/zone_filter.h"
 
+#include <algorithm>
+
 namespace mdcore {
 namespace {
 
@@ -60,6 +62,17 @@ std::uint32_t kept_pairs(const LocalAtomZones& zones, const std::vector<int>& or
 }
 
 }  // namespace
+
+bool zone_filter_needed(const std::vector<std::array<double, 3>>& x, const std::array<double, 3>& box_lengths,
+                        const std::array<bool, 3>& decomposed, double list_radius) {
+    for (int d = 0; d < 3; ++d) {
+        if (!decomposed[d] || x.empty()) continue;
+        double lo = x[0][d], hi = x[0][d];
+        for (const auto& p : x) lo = std::min(lo, p[d]), hi = std::max(hi, p[d]);
+        if (!(box_lengths[d] - (hi - lo) >= list_radius)) return true;
+    }
+    return false;
+}
 
 void filter_pairs_by_zone(const LocalAtomZones& zones, const std::vector<int>& order, int num_threads,
                           PairList& list) {
