@@ -39,18 +39,18 @@ PmeSlabFft::PmeSlabFft(MPI_Comm comm, PmeGrid grid, int threads) : comm_(comm), 
     if (!real_ || !planes_ || !transposed_) throw std::runtime_error("PME mesh: allocation of the slab grids failed");
 
     // Block to rank d: my x-planes times d's y-lines; from rank s: s's planes times mine.
+    // The own block moves by one direct copy (move_own_block), not through MPI.
     for (auto* v : {&send_counts_, &send_displs_, &recv_counts_, &recv_displs_}) v->resize(nranks_);
     int send_total = 0, recv_total = 0;
     for (int d = 0; d < nranks_; ++d) {
-        send_counts_[d] = 2 * nxl_ * pme_slab_size(grid.ny, d, nranks_) * nzc_;
-        recv_counts_[d] = 2 * pme_slab_size(grid.nx, d, nranks_) * nyl_ * nzc_;
+        if (d != rank) {
+            send_counts_[d] = 2 * nxl_ * pme_slab_size(grid.ny, d, nranks_) * nzc_;
+            recv_counts_[d] = 2 * pme_slab_size(grid.nx, d, nranks_) * nyl_ * nzc_;
+        }
         send_displs_[d] = send_total, recv_displs_[d] = recv_total;
         send_total += send_counts_[d], recv_total += recv_counts_[d];
     }
     send_.resize(send_total), recv_.resize(recv_total);
-    // The own block moves by one direct copy (move_own_block), not through MPI.
-    mpi_send_counts_ = send_counts_, mpi_recv_counts_ = recv_counts_;
-    mpi_send_counts_[rank] = mpi_recv_counts_[rank] = 0;
 
     {
         // As the serial mesh (pme_fft.cpp): timed, threaded plans for large grids. On
@@ -163,8 +163,8 @@ void PmeSlabFft::move_own_block(bool to_transposed) {
 
 void PmeSlabFft::transpose_to_y_slabs() {
     copy_plane_blocks(true, send_.data(), send_displs_);
-    MPI_Alltoallv(send_.data(), mpi_send_counts_.data(), send_displs_.data(), MPI_FLOAT, recv_.data(),
-                  mpi_recv_counts_.data(), recv_displs_.data(), MPI_FLOAT, comm_);
+    MPI_Alltoallv(send_.data(), send_counts_.data(), send_displs_.data(), MPI_FLOAT, recv_.data(), recv_counts_.data(),
+                  recv_displs_.data(), MPI_FLOAT, comm_);
     move_own_block(true);
     copy_transposed_blocks(false, recv_.data(), recv_displs_);
 }
@@ -172,8 +172,8 @@ void PmeSlabFft::transpose_to_y_slabs() {
 // The inverse: the same blocks the other way, so the counts swap roles.
 void PmeSlabFft::transpose_to_x_slabs() {
     copy_transposed_blocks(true, recv_.data(), recv_displs_);
-    MPI_Alltoallv(recv_.data(), mpi_recv_counts_.data(), recv_displs_.data(), MPI_FLOAT, send_.data(),
-                  mpi_send_counts_.data(), send_displs_.data(), MPI_FLOAT, comm_);
+    MPI_Alltoallv(recv_.data(), recv_counts_.data(), recv_displs_.data(), MPI_FLOAT, send_.data(), send_counts_.data(),
+                  send_displs_.data(), MPI_FLOAT, comm_);
     move_own_block(false);
     copy_plane_blocks(false, send_.data(), send_displs_);
 }

@@ -59,9 +59,8 @@ private:
     float* real_ = nullptr;                // nxl * ny * nz: planning, and owned planes of another alignment
     fftwf_complex* planes_ = nullptr;      // nxl * ny * nzc: 2D transforms of the owned planes
     fftwf_complex* transposed_ = nullptr;  // nyl * nx * nzc
-    std::vector<float> send_, recv_;       // packed blocks of the transpose
-    std::vector<int> send_counts_, send_displs_, recv_counts_, recv_displs_;  // in floats
-    std::vector<int> mpi_send_counts_, mpi_recv_counts_;  // the same, with no own block
+    std::vector<float> send_, recv_;       // packed blocks of the transpose (other ranks')
+    std::vector<int> send_counts_, send_displs_, recv_counts_, recv_displs_;  // in floats; none to itself
     fftwf_plan planes_r2c_ = nullptr, planes_c2r_ = nullptr, x_forward_ = nullptr, x_backward_ = nullptr;
 };
 
