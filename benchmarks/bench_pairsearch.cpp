@@ -8,6 +8,9 @@
 //   BM_SearchWater/<natoms>/threads:<t>           MdRunner::search() on SPC/E water as an MD run
 //                                                 does it (default shape, dual list on: exclusions,
 //                                                 SETTLE list and the first prune included)
+//   BM_GpuListBuild/<natoms>/threads:<t>          the GPU pair list (super-clusters, cj4 groups,
+//                                                 masks) built on the CPU from the 8x4 water list,
+//                                                 as every --nb gpu search does (no GPU needed)
 //
 // Counters: atoms/s; list entries (j-cluster entries) of the list built / pruned;
 // BM_Search also i_entries and list_pairs (atom pairs incl. masked lanes), BM_Prune
@@ -17,6 +20,7 @@
 #include <string>
 
 #include "bench_common.h"
+#include "gpu/gpu_pair_list.h"
 #include "bench_water.h"
 
 namespace {
@@ -80,6 +84,33 @@ void bm_prune(benchmark::State& state, long natoms, ClusterShape shape, SimdLeve
     }
 }
 
+void bm_gpu_list_build(benchmark::State& state, long natoms, int threads) {
+    try {
+        mdbench::Fixture fx(mdbench::water_box(natoms), ClusterShape::k8x4, SimdLevel::Auto, threads,
+                            /*dual_list=*/true);
+        fx.md->search();
+        const mdcore::gpu::SuperClusterLayout layout = mdcore::gpu::group_super_clusters(fx.md->grid());
+        mdcore::gpu::GpuPairList list;
+        mdcore::gpu::build_gpu_pair_list(fx.md->outer_list(), layout, list, threads);  // allocates
+
+        for (auto _ : state) {
+            mdcore::gpu::build_gpu_pair_list(fx.md->outer_list(), layout, list, threads);
+            benchmark::ClobberMemory();
+        }
+
+        state.counters["atoms/s"] = mdbench::rate(static_cast<double>(natoms));
+        state.counters["cpu_entries"] = static_cast<double>(fx.md->outer_list().j.size());
+        state.counters["sci"] = static_cast<double>(list.sci.size());
+        state.counters["cj4"] = static_cast<double>(list.cj4.size());
+        state.counters["masks"] = static_cast<double>(list.masks.size());
+        char label[64];
+        std::snprintf(label, sizeof label, "SPC/E 8x4 rlist=%.3f", fx.config.rlist);
+        state.SetLabel(label);
+    } catch (const std::exception& e) {
+        state.SkipWithError(e.what());
+    }
+}
+
 void register_all() {
     const std::vector<long> sizes = mdbench::sizes_from_env({4000, 32000});
     for (long n : sizes)
@@ -98,6 +129,13 @@ void register_all() {
             benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& st) {
                 time_search(st, mdbench::water_box(n), "SPC/E", std::nullopt, threads, /*dual_list=*/true);
             })
+                ->UseRealTime()
+                ->Unit(benchmark::kMicrosecond);
+        }
+    for (long n : mdbench::water_sizes())
+        for (int threads : {1, 2}) {
+            const std::string name = "BM_GpuListBuild/" + std::to_string(n) + "/threads:" + std::to_string(threads);
+            benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& st) { bm_gpu_list_build(st, n, threads); })
                 ->UseRealTime()
                 ->Unit(benchmark::kMicrosecond);
         }

@@ -164,7 +164,7 @@ void MdRunner::search() {
     search_cluster_pairs(grid_, config_.rlist, system_.exclusions, config_.threads, search_work_, outer_);
     if (list_filter_) list_filter_(grid_, outer_);
 #ifdef MDT_HAVE_CUDA
-    if (gpu_nb_) gpu_nb_->set_list(grid_, outer_, order_);
+    if (gpu_nb_) gpu_nb_->set_list(grid_, outer_, order_, config_.threads);
 #endif
     if (dual_) prune();
 }

@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "gpu/gpu_device.h"
+#include "gromacs_reference_check.h"
 #include "mdcore/engine.h"
 #include "mdcore/generators.h"
 #include "test_systems.h"
@@ -46,7 +47,9 @@ void compare_gpu_with_cpu(const System& sys, Offload pme = Offload::Cpu) {
     EXPECT_EQ(g.config.pme_offload, pme);
     EXPECT_NEAR(g.lj, c.lj, 1e-4 * std::abs(c.lj) + 1e-3);
     EXPECT_NEAR(g.coulomb_sr, c.coulomb_sr, 1e-4 * std::abs(c.coulomb_sr) + 1e-3);
-    if (pme == Offload::Cpu) EXPECT_DOUBLE_EQ(g.coulomb_recip, c.coulomb_recip);  // the same CPU PME
+    // The same CPU PME, but not bit for bit: on the H200 machine's 16 threads the
+    // two runs' float grid sums differed by 3e-8 relative (the thread split differs).
+    if (pme == Offload::Cpu) EXPECT_NEAR(g.coulomb_recip, c.coulomb_recip, 1e-6 * std::abs(c.coulomb_recip));
     else EXPECT_NEAR(g.coulomb_recip, c.coulomb_recip, 1e-4 * std::abs(c.coulomb_recip) + 1e-3);
     double fmax = 0;
     for (const Vec3& f : c.forces) fmax = std::max({fmax, std::abs(f[0]), std::abs(f[1]), std::abs(f[2])});
@@ -77,6 +80,23 @@ TEST(GpuOffload, WaterWithGpuPmeMatchesTheCpu) {
 TEST(GpuOffload, WaterWithIonsWithGpuPmeMatchesTheCpu) {
     SKIP_WITHOUT_GPU();
     compare_gpu_with_cpu(water(0.5), Offload::Gpu);
+}
+
+// The GROMACS reference box in modes B and C, with the tolerances the CPU kernels meet.
+TEST(GpuOffload, GromacsReferenceWithGpuNonbonded) {
+    SKIP_WITHOUT_GPU();
+    RunConfig cfg;
+    cfg.cluster = ClusterShape::k8x4;
+    cfg.nb = Offload::Gpu;
+    testing::expect_matches_gromacs_reference(cfg);
+}
+
+TEST(GpuOffload, GromacsReferenceWithGpuNonbondedAndPme) {
+    SKIP_WITHOUT_GPU();
+    RunConfig cfg;
+    cfg.cluster = ClusterShape::k8x4;
+    cfg.nb = cfg.pme = Offload::Gpu;
+    testing::expect_matches_gromacs_reference(cfg);
 }
 
 // Rolling pruning and the async copies over many steps: energies follow the CPU

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <set>
 #include <tuple>
 #include <vector>
@@ -57,7 +58,7 @@ Built build(System& sys, double rlist, MdRunner*& md_out, std::unique_ptr<MdRunn
     md_out = keep.get();
     Built b;
     b.layout = gpu::group_super_clusters(keep->grid());
-    gpu::build_gpu_pair_list(keep->outer_list(), b.layout, b.list);
+    gpu::build_gpu_pair_list(keep->outer_list(), b.layout, b.list, /*threads=*/3);  // uneven parts
     return b;
 }
 
@@ -285,6 +286,25 @@ TEST(GpuPairList, WaterWithIonsHoldsTheCpuListsPairsExactlyOnce) { check_system(
 TEST(GpuPairList, LjFluidHoldsTheCpuListsPairsExactlyOnce) {
     System sys = testing::lj_system(1500);
     check_system(sys, 0.95);
+}
+
+// Threads build contiguous super-cluster ranges and concatenate them: the list is
+// the same, entry for entry, whatever the thread count.
+TEST(GpuPairList, ThreadCountDoesNotChangeTheList) {
+    System sys = small_water(0.5);
+    MdRunner* md = nullptr;
+    std::unique_ptr<MdRunner> keep;
+    const Built b = build(sys, 1.0, md, keep);
+    for (int threads : {1, 2, 7}) {
+        GpuPairList other;
+        gpu::build_gpu_pair_list(md->outer_list(), b.layout, other, threads);
+        ASSERT_EQ(other.sci.size(), b.list.sci.size()) << threads << " threads";
+        ASSERT_EQ(other.cj4.size(), b.list.cj4.size()) << threads << " threads";
+        ASSERT_EQ(other.masks.size(), b.list.masks.size()) << threads << " threads";
+        EXPECT_EQ(std::memcmp(other.sci.data(), b.list.sci.data(), b.list.sci.size() * sizeof(gpu::Sci)), 0);
+        EXPECT_EQ(std::memcmp(other.cj4.data(), b.list.cj4.data(), b.list.cj4.size() * sizeof(gpu::Cj4)), 0);
+        EXPECT_EQ(std::memcmp(other.masks.data(), b.list.masks.data(), b.list.masks.size() * sizeof(gpu::PairMasks)), 0);
+    }
 }
 
 TEST(GpuPairList, RefusesOtherShapes) {

@@ -78,10 +78,11 @@ GpuNonbonded::~GpuNonbonded() {
     if (dev_ && dev_->stream) cudaStreamSynchronize(dev_->stream);
 }
 
-void GpuNonbonded::set_list(const ClusterGrid& grid, const PairList& outer, const std::vector<int>& order) {
+void GpuNonbonded::set_list(const ClusterGrid& grid, const PairList& outer, const std::vector<int>& order,
+                            int threads) {
     check(cudaStreamSynchronize(dev_->stream), "cudaStreamSynchronize");  // a rolling prune may still read the old list
     layout_ = gpu::group_super_clusters(grid);
-    gpu::build_gpu_pair_list(outer, layout_, list_);
+    gpu::build_gpu_pair_list(outer, layout_, list_, threads);
     const int nslots = layout_.num_gpu_slots();
     gpu_to_cpu_.resize(nslots);
     dev_->q.assign(nslots, 0.0f);

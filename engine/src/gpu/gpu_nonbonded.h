@@ -35,8 +35,9 @@ public:
     GpuNonbonded(const GpuNonbonded&) = delete;
     GpuNonbonded& operator=(const GpuNonbonded&) = delete;
 
-    // After a search: the 8x4 outer list on `grid`, slot order[slot] = atom or -1.
-    void set_list(const ClusterGrid& grid, const PairList& outer, const std::vector<int>& order);
+    // After a search: the 8x4 outer list on `grid`, slot order[slot] = atom or -1;
+    // the GPU list is built by `threads` CPU threads.
+    void set_list(const ClusterGrid& grid, const PairList& outer, const std::vector<int>& order, int threads);
     // Starts x up (sorted CPU slots), pruning and the force kernel; returns at once.
     void launch(const float* x, const float* y, const float* z, bool energy);
     // Waits for the step's forces and ADDS them to fx/fy/fz (sorted CPU slots).

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <stdexcept>
-#include <tuple>
 
 namespace mdcore::gpu {
 
@@ -40,12 +39,13 @@ SuperClusterLayout group_super_clusters(const ClusterGrid& grid) {
 
 namespace {
 
-// One CPU list entry, placed in the GPU layout.
+// One CPU list entry of a super-cluster, placed in the GPU layout.
 struct Placed {
-    int sci, shift, cj, half, c;  // super-cluster, shift, GPU j-cluster, warp half, i-cluster in the super-cluster
+    std::int32_t cj;  // GPU j-cluster
     std::uint32_t mask, excluded;
-    auto key() const { return std::tie(sci, shift, cj); }
+    std::uint8_t shift, half, c;  // shift index, warp half (j-cluster half), i-cluster in the super-cluster
 };
+static_assert(kNumShifts <= 256, "shift indices fit a byte");
 
 // Adds a CPU 8x4 entry's pair bits (bit ia*4 + jq) to a half's masks at (jm, c).
 void add_bits(PairMasks& m, int jm, int c, std::uint32_t mask, std::uint32_t excluded) {
@@ -59,12 +59,6 @@ void add_bits(PairMasks& m, int jm, int c, std::uint32_t mask, std::uint32_t exc
         }
 }
 
-bool is_full(const PairMasks& m) {
-    for (int w = 0; w < kMaskWords; ++w)
-        if (m.interact[w] != kAllBits || m.excluded[w] != 0) return false;
-    return true;
-}
-
 PairMasks full_masks() {
     PairMasks m;
     for (int w = 0; w < kMaskWords; ++w) {
@@ -74,62 +68,182 @@ PairMasks full_masks() {
     return m;
 }
 
-}  // namespace
+// One thread's part of the GPU list: the Sci, cj4 and mask entries of a
+// contiguous range of super-clusters, indexed locally (cj4 from 0, masks from 1;
+// mask 0 is the shared full one), and the thread's scratch space.
+struct ListPart {
+    std::vector<Sci> sci;
+    std::vector<Cj4> cj4;
+    std::vector<PairMasks> masks;
+    std::vector<Placed> placed, by_shift;   // a super-cluster's entries, then grouped by shift
+    std::vector<int> seen, slot;            // per GPU j-cluster: last shift group that listed it, its slot there
+    std::vector<int> unique_cj;             // the j-clusters of one shift group, ascending
+    std::vector<PairMasks> half_masks;      // per (cj4 of the group, half)
+    std::vector<char> touched;              // per (cj4, half): masks changed from full
+    int group = 0;                          // shift groups seen, the stamp of `seen`
+};
 
-void build_gpu_pair_list(const PairList& list, const SuperClusterLayout& layout, GpuPairList& out) {
-    if (list.cluster_i != kClusterSize || list.cluster_j != kHalfClusterSize)
-        throw std::invalid_argument("the GPU pair list is built from an 8x4 list");
-    std::vector<Placed> placed;
-    placed.reserve(list.j.size());
-    for (const IEntry& ie : list.i) {
-        const int gi = layout.gpu_cluster[ie.ci];
-        for (int e = ie.j_begin; e < ie.j_end; ++e) {
-            const JEntry& je = list.j[e];
-            placed.push_back({gi / kClustersPerSuper, je.shift, layout.gpu_cluster[je.cj / kSplit], je.cj % kSplit,
-                              gi % kClustersPerSuper, je.mask, je.excluded});
+// The CPU list entries of each 8-atom grid cluster, as ranges of list.i.
+struct IEntriesByCluster {
+    std::vector<int> begin;  // per grid cluster + 1, into `entry`
+    std::vector<int> entry;  // indices into list.i
+};
+
+IEntriesByCluster index_i_entries(const PairList& list, int num_clusters) {
+    IEntriesByCluster by;
+    by.begin.assign(num_clusters + 1, 0);
+    for (const IEntry& ie : list.i) ++by.begin[ie.ci + 1];
+    for (int c = 0; c < num_clusters; ++c) by.begin[c + 1] += by.begin[c];
+    by.entry.resize(list.i.size());
+    std::vector<int> fill(by.begin.begin(), by.begin.end() - 1);
+    for (std::size_t e = 0; e < list.i.size(); ++e) by.entry[fill[list.i[e].ci]++] = static_cast<int>(e);
+    return by;
+}
+
+// Appends super-cluster `sc`'s Sci entries (one per shift, ascending), cj4
+// groups (j-clusters ascending) and masks to `part`. No sort of the entries: a
+// counting pass groups them by shift, and a stamp per j-cluster gives each its
+// slot among the group's distinct j-clusters.
+void build_super_cluster(const PairList& list, const SuperClusterLayout& layout, const IEntriesByCluster& by,
+                         int sc, ListPart& part) {
+    std::vector<Placed>& placed = part.placed;
+    placed.clear();
+    int count[kNumShifts + 1] = {};
+    for (int c = 0; c < kClustersPerSuper; ++c) {
+        const int cpu = layout.cpu_cluster[sc * kClustersPerSuper + c];
+        if (cpu < 0) continue;
+        for (int k = by.begin[cpu]; k < by.begin[cpu + 1]; ++k) {
+            const IEntry& ie = list.i[by.entry[k]];
+            for (int e = ie.j_begin; e < ie.j_end; ++e) {
+                const JEntry& je = list.j[e];
+                placed.push_back({layout.gpu_cluster[je.cj / kSplit], je.mask, je.excluded,
+                                  static_cast<std::uint8_t>(je.shift), static_cast<std::uint8_t>(je.cj % kSplit),
+                                  static_cast<std::uint8_t>(c)});
+                ++count[je.shift + 1];
+            }
         }
     }
-    std::sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) { return a.key() < b.key(); });
-    out.sci.clear();
-    out.cj4.clear();
-    out.masks.assign(1, full_masks());
-    out.rlist = list.rlist;
-    PairMasks half_masks[kSplit];
-    // Appends the masks of the cj4 just completed (full ones share entry 0).
-    auto close_cj4 = [&] {
-        Cj4& g = out.cj4.back();
-        for (int h = 0; h < kSplit; ++h) {
-            g.imei[h].excl_ind = 0;
-            if (g.imei[h].imask != 0 && !is_full(half_masks[h])) {
-                g.imei[h].excl_ind = static_cast<int>(out.masks.size());
-                out.masks.push_back(half_masks[h]);
+    for (int s = 0; s < kNumShifts; ++s) count[s + 1] += count[s];
+    part.by_shift.resize(placed.size());
+    {
+        int fill[kNumShifts];
+        std::copy(count, count + kNumShifts, fill);
+        for (const Placed& p : placed) part.by_shift[fill[p.shift]++] = p;
+    }
+    for (int shift = 0; shift < kNumShifts; ++shift) {
+        if (count[shift] == count[shift + 1]) continue;
+        const Placed* first = part.by_shift.data() + count[shift];
+        const Placed* last = part.by_shift.data() + count[shift + 1];
+        const int stamp = ++part.group;
+        part.unique_cj.clear();
+        for (const Placed* p = first; p != last; ++p)
+            if (part.seen[p->cj] != stamp) {
+                part.seen[p->cj] = stamp;
+                part.unique_cj.push_back(p->cj);
+            }
+        std::sort(part.unique_cj.begin(), part.unique_cj.end());
+        const int ncj = static_cast<int>(part.unique_cj.size());
+        const int ngroups = (ncj + kJGroupSize - 1) / kJGroupSize;
+        const int cj4_begin = static_cast<int>(part.cj4.size());
+        part.cj4.resize(cj4_begin + ngroups, Cj4{{0, 0, 0, 0}, {{0u, 0}, {0u, 0}}});
+        part.half_masks.assign(static_cast<std::size_t>(ngroups) * kSplit, full_masks());
+        part.touched.assign(static_cast<std::size_t>(ngroups) * kSplit, 0);
+        for (int k = 0; k < ncj; ++k) {
+            part.slot[part.unique_cj[k]] = k;
+            part.cj4[cj4_begin + k / kJGroupSize].cj[k % kJGroupSize] = part.unique_cj[k];
+        }
+        for (const Placed* p = first; p != last; ++p) {
+            if (p->mask == 0 && p->excluded == 0) continue;
+            const int k = part.slot[p->cj], g = k / kJGroupSize, jm = k % kJGroupSize;
+            part.cj4[cj4_begin + g].imei[p->half].imask |= 1u << (jm * kClustersPerSuper + p->c);
+            // Most entries are full (all pairs, none excluded): they leave the masks as they start.
+            if (p->mask != kAllBits || p->excluded != 0) {
+                add_bits(part.half_masks[g * kSplit + p->half], jm, p->c, p->mask, p->excluded);
+                part.touched[g * kSplit + p->half] = 1;
             }
         }
-    };
-    for (std::size_t k = 0; k < placed.size();) {
-        const Placed& head = placed[k];
-        Sci s{head.sci, head.shift, static_cast<int>(out.cj4.size()), 0};
-        int jm = kJGroupSize;  // slot of the current j-cluster in its group
-        int current_cj = -1;
-        for (; k < placed.size() && placed[k].sci == head.sci && placed[k].shift == head.shift; ++k) {
-            const Placed& p = placed[k];
-            if (p.cj != current_cj) {
-                current_cj = p.cj;
-                if (++jm >= kJGroupSize) {
-                    if (s.cj4_begin < static_cast<int>(out.cj4.size())) close_cj4();
-                    out.cj4.push_back(Cj4{{0, 0, 0, 0}, {{0u, 0}, {0u, 0}}});
-                    half_masks[0] = half_masks[1] = full_masks();
-                    jm = 0;
+        // Masks that are no longer full get an entry of their own; full ones share entry 0.
+        for (int g = 0; g < ngroups; ++g)
+            for (int h = 0; h < kSplit; ++h) {
+                Imei& imei = part.cj4[cj4_begin + g].imei[h];
+                imei.excl_ind = 0;
+                if (part.touched[g * kSplit + h]) {
+                    imei.excl_ind = static_cast<int>(part.masks.size()) + 1;
+                    part.masks.push_back(part.half_masks[g * kSplit + h]);
                 }
-                out.cj4.back().cj[jm] = p.cj;
             }
-            if (p.mask == 0 && p.excluded == 0) continue;
-            out.cj4.back().imei[p.half].imask |= 1u << (jm * kClustersPerSuper + p.c);
-            add_bits(half_masks[p.half], jm, p.c, p.mask, p.excluded);
+        part.sci.push_back(Sci{sc, shift, cj4_begin, static_cast<int>(part.cj4.size())});
+    }
+}
+
+}  // namespace
+
+void build_gpu_pair_list(const PairList& list, const SuperClusterLayout& layout, GpuPairList& out, int threads) {
+    if (list.cluster_i != kClusterSize || list.cluster_j != kHalfClusterSize)
+        throw std::invalid_argument("the GPU pair list is built from an 8x4 list");
+    const int nsuper = layout.num_super;
+    const IEntriesByCluster by = index_i_entries(list, static_cast<int>(layout.gpu_cluster.size()));
+    // Contiguous super-cluster ranges of about equal CPU list entries, one per thread.
+    std::vector<long> entries(nsuper + 1, 0);
+    for (int sc = 0; sc < nsuper; ++sc) {
+        long n = 0;
+        for (int c = 0; c < kClustersPerSuper; ++c) {
+            const int cpu = layout.cpu_cluster[sc * kClustersPerSuper + c];
+            if (cpu < 0) continue;
+            for (int k = by.begin[cpu]; k < by.begin[cpu + 1]; ++k) n += list.i[by.entry[k]].j_end - list.i[by.entry[k]].j_begin;
         }
-        close_cj4();
-        s.cj4_end = static_cast<int>(out.cj4.size());
-        out.sci.push_back(s);
+        entries[sc + 1] = entries[sc] + n;
+    }
+    const int nparts = std::max(1, std::min(threads, nsuper));
+    std::vector<int> first(nparts + 1, nsuper);
+    first[0] = 0;
+    for (int t = 1; t < nparts; ++t)
+        first[t] = static_cast<int>(std::lower_bound(entries.begin(), entries.end(), entries[nsuper] * t / nparts) -
+                                    entries.begin());
+    for (int t = 1; t <= nparts; ++t) first[t] = std::max(first[t], first[t - 1]);
+    std::vector<ListPart> parts(nparts);
+#pragma omp parallel for num_threads(nparts) schedule(static, 1)
+    for (int t = 0; t < nparts; ++t) {
+        parts[t].seen.assign(layout.cpu_cluster.size(), 0);
+        parts[t].slot.assign(layout.cpu_cluster.size(), 0);
+        for (int sc = first[t]; sc < first[t + 1]; ++sc) build_super_cluster(list, layout, by, sc, parts[t]);
+    }
+
+    // Concatenate the parts in super-cluster order, moving their local indices.
+    std::size_t nsci = 0, ncj4 = 0, nmasks = 1;
+    for (const ListPart& p : parts) {
+        nsci += p.sci.size();
+        ncj4 += p.cj4.size();
+        nmasks += p.masks.size();
+    }
+    out.sci.resize(nsci);
+    out.cj4.resize(ncj4);
+    out.masks.resize(nmasks);
+    out.masks[0] = full_masks();
+    out.rlist = list.rlist;
+    std::vector<std::size_t> sci_at(nparts + 1, 0), cj4_at(nparts + 1, 0), mask_at(nparts + 1, 1);
+    for (int t = 0; t < nparts; ++t) {
+        sci_at[t + 1] = sci_at[t] + parts[t].sci.size();
+        cj4_at[t + 1] = cj4_at[t] + parts[t].cj4.size();
+        mask_at[t + 1] = mask_at[t] + parts[t].masks.size();
+    }
+#pragma omp parallel for num_threads(nparts) schedule(static, 1)
+    for (int t = 0; t < nparts; ++t) {
+        const ListPart& p = parts[t];
+        const int cj4_offset = static_cast<int>(cj4_at[t]), mask_offset = static_cast<int>(mask_at[t]) - 1;
+        for (std::size_t k = 0; k < p.sci.size(); ++k) {
+            Sci s = p.sci[k];
+            s.cj4_begin += cj4_offset;
+            s.cj4_end += cj4_offset;
+            out.sci[sci_at[t] + k] = s;
+        }
+        for (std::size_t k = 0; k < p.cj4.size(); ++k) {
+            Cj4 g = p.cj4[k];
+            for (Imei& h : g.imei)
+                if (h.excl_ind > 0) h.excl_ind += mask_offset;
+            out.cj4[cj4_at[t] + k] = g;
+        }
+        std::copy(p.masks.begin(), p.masks.end(), out.masks.begin() + static_cast<long>(mask_at[t]));
     }
 }
 

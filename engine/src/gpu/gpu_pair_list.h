@@ -38,8 +38,10 @@ struct GpuPairList {
 };
 
 // The GPU list holding exactly the atom pairs of `list` (an 8x4 list on the
-// grid `layout` was grouped from), one Sci per (super-cluster, shift).
-void build_gpu_pair_list(const PairList& list, const SuperClusterLayout& layout, GpuPairList& out);
+// grid `layout` was grouped from), one Sci per (super-cluster, shift). Built by
+// `threads` OpenMP threads over contiguous ranges of super-clusters; the result
+// does not depend on the thread count.
+void build_gpu_pair_list(const PairList& list, const SuperClusterLayout& layout, GpuPairList& out, int threads = 1);
 
 // One atom pair of a list, in sorted CPU slots (a < b not implied), for tests and checks.
 struct SlotPair {
