@@ -277,15 +277,16 @@ static void resolve_pair_list_radii(const SystemSummary& system, const RunConfig
         eff.rlist = *config.rlist;
         eff.rlist_from_estimate = false;
     } else {
-        // With CPU nonbondeds the intervals default to GROMACS' choice (list_intervals.h),
-        // on one rank and decomposed; a fixed --rlist, the GPU path and the fallback
-        // above keep nstlist 20 and half of it for pruning. As in GROMACS, nstlist
-        // grows only under a thermostat: in NVE the drift a longer list lets in
-        // accumulates in the conserved energy.
+        // The intervals default to GROMACS' choice (list_intervals.h), on one rank
+        // and decomposed, with CPU or GPU nonbondeds (the GPU's longer lists: its
+        // search stays on the CPU); a fixed --rlist and the fallback above keep
+        // nstlist 20 and half of it for pruning. As in GROMACS, nstlist grows only
+        // under a thermostat: in NVE the drift a longer list lets in accumulates in
+        // the conserved energy.
         const double density = static_cast<double>(system.natoms) / system.box.volume();
-        const bool intervals = eff.nb == Offload::Cpu && grow_intervals;
+        const bool intervals = grow_intervals;
         if (config.nstlist == 0 && intervals && eff.thermostat != Thermostat::None)
-            eff.nstlist = default_nstlist(params, density, 0.5 * system.box.min_length());
+            eff.nstlist = default_nstlist(params, density, 0.5 * system.box.min_length(), eff.nb == Offload::Gpu);
         eff.rlist = estimate_rlist(params, eff.nstlist - 1);
         if (config.nstprune == 0 && intervals)
             eff.nstprune = default_nstprune(params, eff.nstlist, eff.rlist, density);

@@ -79,7 +79,7 @@ MdRunner::MdRunner(System& system, const EffectiveConfig& config)
         gpu_device_ = require_gpu(config.gpu_id);
 #ifdef MDT_HAVE_CUDA
         gpu_pme_.reset(new GpuPme(system.box, config.pme_grid, config.pme_order, config.ewald_beta, system.epsilon_r,
-                                  gpu_device_));
+                                  gpu_device_, config.threads));
 #endif
     } else if (config.pme) {
         pme_ = std::make_unique<Pme>(system.box, PmeGrid{config.pme_grid[0], config.pme_grid[1], config.pme_grid[2]},
@@ -107,7 +107,8 @@ MdRunner::MdRunner(System& system, const EffectiveConfig& config)
         // steps t+1 .. t+nstprune-1, the lifetime rlist_inner was estimated for.
         const bool pruning = config.nstprune < config.nstlist && config.rlist_inner < config.rlist;
         gpu_nb_.reset(new GpuNonbonded(system, gpu_device_, config.rc, config.pme ? config.ewald_beta : 0.0,
-                                       pruning ? config.rlist_inner : config.rlist, std::max(0, config.nstprune - 1)));
+                                       pruning ? config.rlist_inner : config.rlist, std::max(0, config.nstprune - 1),
+                                       config.threads));
 #endif
     }
 }
@@ -164,7 +165,7 @@ void MdRunner::search() {
     search_cluster_pairs(grid_, config_.rlist, system_.exclusions, config_.threads, search_work_, outer_);
     if (list_filter_) list_filter_(grid_, outer_);
 #ifdef MDT_HAVE_CUDA
-    if (gpu_nb_) gpu_nb_->set_list(grid_, outer_, order_, config_.threads);
+    if (gpu_nb_) gpu_nb_->set_list(grid_, outer_, order_);
 #endif
     if (dual_) prune();
 }

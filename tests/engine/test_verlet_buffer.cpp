@@ -224,6 +224,20 @@ TEST(ListIntervals, WaterBenchmarkBoxGetsGromacsIntervals) {
     EXPECT_LT(estimate_rlist(p, capped - 1), 1.1);
 }
 
+TEST(ListIntervals, GpuNonbondedsGetGromacsGpuIntervals) {
+    // GROMACS 2024.6 on this box with its GPU list emulated (GMX_EMULATE_GPU=1,
+    // v-rescale): "Changing nstlist from 10 to 100, rlist from 1 to 1.173" and
+    // "inner list: updated every 10 steps, buffer 0.003 nm". mdcore's GPU list is
+    // built from the 8x4 search.
+    const VerletBufferParams p = water24k_params(8, 4);
+    const double density = 24153.0 / p.volume;
+    const int nstlist = default_nstlist(p, density, 0.5 * 6.26, /*gpu_nonbonded=*/true);
+    EXPECT_EQ(nstlist, 100);
+    EXPECT_GT(nstlist, default_nstlist(p, density, 0.5 * 6.26, /*gpu_nonbonded=*/false));
+    EXPECT_NEAR(estimate_rlist(p, nstlist - 1), 1.173, 0.01);
+    EXPECT_EQ(default_nstprune(p, nstlist, estimate_rlist(p, nstlist - 1), density), 10);
+}
+
 TEST(ListIntervals, PruningIsLeftOutWhereItCannotPay) {
     const VerletBufferParams p = water24k_params(4, 8);
     const double density = 24153.0 / p.volume;

@@ -54,49 +54,75 @@ struct PinnedBuffer {
     ~PinnedBuffer() { cudaFreeHost(p); }
 };
 
-// Named stages timed by CUDA events on one stream; a stage's time is added once
-// its stop event has completed (collect() skips those still running).
+// Named stages timed by CUDA events on one stream. Each stage alternates between
+// two event pairs, so a step may start the stage again while the last sample is
+// still running; a sample is added once its stop event has completed, and one
+// that would be overwritten is waited for first, so no sample is lost.
 template <int N>
 class StageTimers {
 public:
     explicit StageTimers(const char* const (&names)[N]) : names_(names) {
-        for (int s = 0; s < N; ++s) {
-            check(cudaEventCreate(&start_[s]), "cudaEventCreate");
-            check(cudaEventCreate(&stop_[s]), "cudaEventCreate");
-        }
+        for (int s = 0; s < N; ++s)
+            for (int k = 0; k < kSlots; ++k) {
+                check(cudaEventCreate(&start_[s][k]), "cudaEventCreate");
+                check(cudaEventCreate(&stop_[s][k]), "cudaEventCreate");
+            }
     }
     StageTimers(const StageTimers&) = delete;
     StageTimers& operator=(const StageTimers&) = delete;
     ~StageTimers() {
-        for (int s = 0; s < N; ++s) {
-            cudaEventDestroy(start_[s]);
-            cudaEventDestroy(stop_[s]);
-        }
-    }
-    void begin(int s, cudaStream_t stream) { check(cudaEventRecord(start_[s], stream), "cudaEventRecord"); }
-    void end(int s, cudaStream_t stream) {
-        check(cudaEventRecord(stop_[s], stream), "cudaEventRecord");
-        recorded_[s] = true;
-    }
-    cudaEvent_t stop(int s) const { return stop_[s]; }
-    void collect(std::map<std::string, double>& seconds) {
-        for (int s = 0; s < N; ++s) {
-            if (!recorded_[s]) continue;
-            if (cudaEventQuery(stop_[s]) != cudaSuccess) {
-                (void)cudaGetLastError();  // not ready is not an error
-                continue;
+        for (int s = 0; s < N; ++s)
+            for (int k = 0; k < kSlots; ++k) {
+                cudaEventDestroy(start_[s][k]);
+                cudaEventDestroy(stop_[s][k]);
             }
-            float ms = 0.0f;
-            check(cudaEventElapsedTime(&ms, start_[s], stop_[s]), "cudaEventElapsedTime");
-            seconds[names_[s]] += 1e-3 * ms;
-            recorded_[s] = false;
+    }
+    void begin(int s, cudaStream_t stream) {
+        int& k = current_[s];
+        k = (k + 1) % kSlots;
+        if (pending_[s][k]) {  // two samples behind: wait, then keep it
+            check(cudaEventSynchronize(stop_[s][k]), "cudaEventSynchronize");
+            add(s, k);
         }
+        check(cudaEventRecord(start_[s][k], stream), "cudaEventRecord");
+    }
+    void end(int s, cudaStream_t stream) {
+        check(cudaEventRecord(stop_[s][current_[s]], stream), "cudaEventRecord");
+        pending_[s][current_[s]] = true;
+    }
+    // The stop event of the stage's latest sample.
+    cudaEvent_t stop(int s) const { return stop_[s][current_[s]]; }
+    // Adds the completed samples to `seconds`.
+    void collect(std::map<std::string, double>& seconds) {
+        for (int s = 0; s < N; ++s)
+            for (int k = 0; k < kSlots; ++k) {
+                if (!pending_[s][k]) continue;
+                if (cudaEventQuery(stop_[s][k]) != cudaSuccess) {
+                    (void)cudaGetLastError();  // not ready is not an error
+                    continue;
+                }
+                add(s, k);
+            }
+        for (int s = 0; s < N; ++s)
+            if (done_[s] > 0.0) {
+                seconds[names_[s]] += done_[s];
+                done_[s] = 0.0;
+            }
     }
 
 private:
+    static constexpr int kSlots = 2;
+    void add(int s, int k) {
+        float ms = 0.0f;
+        check(cudaEventElapsedTime(&ms, start_[s][k], stop_[s][k]), "cudaEventElapsedTime");
+        done_[s] += 1e-3 * ms;
+        pending_[s][k] = false;
+    }
     const char* const (&names_)[N];
-    cudaEvent_t start_[N] = {}, stop_[N] = {};
-    bool recorded_[N] = {};
+    cudaEvent_t start_[N][kSlots] = {}, stop_[N][kSlots] = {};
+    bool pending_[N][kSlots] = {};
+    int current_[N] = {};
+    double done_[N] = {};
 };
 
 }  // namespace mdcore::gpu

@@ -28,16 +28,16 @@ struct GpuNonbondedEnergies {
 class GpuNonbonded {
 public:
     // rlist_inner == rlist: no pruning; else the inner list is pruned in
-    // `prune_parts` rolling parts, one part after each step's force kernel.
+    // `prune_parts` rolling parts, one part after each step's force kernel. The
+    // host's share (list build, staging x, adding forces) runs on `threads` threads.
     GpuNonbonded(const System& system, const GpuDevice& device, double rc, double ewald_beta, double rlist_inner,
-                 int prune_parts);
+                 int prune_parts, int threads);
     ~GpuNonbonded();
     GpuNonbonded(const GpuNonbonded&) = delete;
     GpuNonbonded& operator=(const GpuNonbonded&) = delete;
 
-    // After a search: the 8x4 outer list on `grid`, slot order[slot] = atom or -1;
-    // the GPU list is built by `threads` CPU threads.
-    void set_list(const ClusterGrid& grid, const PairList& outer, const std::vector<int>& order, int threads);
+    // After a search: the 8x4 outer list on `grid`, slot order[slot] = atom or -1.
+    void set_list(const ClusterGrid& grid, const PairList& outer, const std::vector<int>& order);
     // Starts x up (sorted CPU slots), pruning and the force kernel; returns at once.
     void launch(const float* x, const float* y, const float* z, bool energy);
     // Waits for the step's forces and ADDS them to fx/fy/fz (sorted CPU slots).
@@ -59,8 +59,10 @@ private:
     std::unique_ptr<Device> dev_;
     double rc_, beta_, rlist_inner_;
     int prune_parts_;
+    int threads_;
     gpu::SuperClusterLayout layout_;
     gpu::GpuPairList list_;
+    std::vector<gpu::Sci> launch_sci_;  // list_.sci split into force-kernel blocks
     std::vector<int> gpu_to_cpu_;  // per GPU slot: sorted CPU slot or -1
     long steps_since_search_ = 0;
     bool energy_ = false;

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <cufft.h>
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <vector>
@@ -57,8 +58,8 @@ struct GpuPme::Device {
 };
 
 GpuPme::GpuPme(const Box& box, std::array<int, 3> grid, int order, double beta, double epsilon_r,
-               const GpuDevice& device)
-    : dev_(std::make_unique<Device>()) {
+               const GpuDevice& device, int threads)
+    : dev_(std::make_unique<Device>()), threads_(std::max(1, threads)) {
     if (order < 4 || order > kPmeMaxOrder) throw std::invalid_argument("PME order must be 4, 5 or 6");
     for (int d = 0; d < 3; ++d)
         if (grid[d] < 2 * order) throw std::invalid_argument("PME grid dimension below 2 x order");
@@ -104,6 +105,7 @@ void GpuPme::launch(std::size_t n, const float* x, const float* y, const float* 
     d.base.reserve(n * 3);
     d.f.reserve(n);
     d.h_f.reserve(n);
+#pragma omp parallel for num_threads(threads_) schedule(static)
     for (std::size_t i = 0; i < n; ++i) d.h_xq.p[i] = make_float4(x[i], y[i], z[i], static_cast<float>(q[i]));
     const gpu::PmeAtoms atoms{d.xq.p, static_cast<int>(n), d.th.p, d.dth.p, d.base.p};
     const std::size_t nreal = static_cast<std::size_t>(d.geometry.n[0]) * d.geometry.n[1] * d.geometry.n[2];
@@ -138,6 +140,7 @@ double GpuPme::finish(float* fx, float* fy, float* fz) {
     const auto t0 = std::chrono::steady_clock::now();
     check(cudaEventSynchronize(d.timers.stop(kCopyDown)), "waiting for the PME forces");
     cpu_wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+#pragma omp parallel for num_threads(threads_) schedule(static)
     for (std::size_t i = 0; i < n_; ++i) {
         fx[i] += d.h_f.p[i].x;
         fy[i] += d.h_f.p[i].y;

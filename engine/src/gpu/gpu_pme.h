@@ -17,7 +17,9 @@ namespace mdcore {
 class GpuPme {
 public:
     // Throws std::invalid_argument for an order outside 4..6 or a grid dimension below 2 x order.
-    GpuPme(const Box& box, std::array<int, 3> grid, int order, double beta, double epsilon_r, const GpuDevice& device);
+    // The host's share (staging x and q, adding forces) runs on `threads` threads.
+    GpuPme(const Box& box, std::array<int, 3> grid, int order, double beta, double epsilon_r, const GpuDevice& device,
+           int threads);
     ~GpuPme();
     GpuPme(const GpuPme&) = delete;
     GpuPme& operator=(const GpuPme&) = delete;
@@ -36,6 +38,7 @@ private:
     struct Device;  // buffers, stream, cuFFT plans, events (gpu_pme.cpp)
     std::unique_ptr<Device> dev_;
     std::size_t n_ = 0;
+    int threads_ = 1;
     std::map<std::string, double> kernel_seconds_;
     double cpu_wait_seconds_ = 0.0;
 };

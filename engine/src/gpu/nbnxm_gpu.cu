@@ -123,41 +123,39 @@ __global__ void __launch_bounds__(kSuperSize) nonbonded_kernel(NbKernelArgs a) {
     }
 }
 
-// One block per Sci entry of the part: a (j-cluster, i-cluster) pair of a warp
+// One block per cj4 group of the part: a (j-cluster, i-cluster) pair of a warp
 // half stays when any of its atom pairs (interacting or excluded) is closer than
 // the inner radius.
 __global__ void __launch_bounds__(kSuperSize) prune_kernel(PruneArgs a) {
     __shared__ float4 xqi[kSuperSize];
-    const int e = a.sci_begin + blockIdx.x;
-    if (e >= a.sci_end) return;  // the whole block leaves together
-    const Sci s = a.sci[e];
+    const int g = a.cj4_begin + blockIdx.x;
+    if (g >= a.cj4_end) return;  // the whole block leaves together
+    const Sci s = a.sci[a.cj4_sci[g]];
     const int ia = threadIdx.x, ja = threadIdx.y;
     const int half = ja / kHalfClusterSize;
     const int lane = (ja % kHalfClusterSize) * kClusterSize + ia;
     stage_i_atoms(a.xq, nullptr, a.shift, s, xqi, nullptr);
     __syncthreads();
-    for (int g = s.cj4_begin; g < s.cj4_end; ++g) {
-        const Cj4& group = a.outer[g];
-        const unsigned imask = group.imei[half].imask;
-        unsigned kept = 0;
-        if (imask != 0) {
-            const PairMasks& m = a.masks[group.imei[half].excl_ind];
-            const unsigned listed = m.interact[lane] | m.excluded[lane];
-            for (int jm = 0; jm < kJGroupSize; ++jm) {
-                if (((imask >> (jm * kClustersPerSuper)) & 0xffu) == 0) continue;
-                const float4 xj = a.xq[group.cj[jm] * kClusterSize + ja];
-                for (int c = 0; c < kClustersPerSuper; ++c) {
-                    const int bit = jm * kClustersPerSuper + c;
-                    if (!((imask >> bit) & 1u)) continue;
-                    const float4 xi = xqi[c * kClusterSize + ia];
-                    const float dx = xi.x - xj.x, dy = xi.y - xj.y, dz = xi.z - xj.z;
-                    const bool close = dx * dx + dy * dy + dz * dz < a.r2_inner && ((listed >> bit) & 1u);
-                    if (__any_sync(kWarp, close)) kept |= 1u << bit;
-                }
+    const Cj4& group = a.outer[g];
+    const unsigned imask = group.imei[half].imask;
+    unsigned kept = 0;
+    if (imask != 0) {
+        const PairMasks& m = a.masks[group.imei[half].excl_ind];
+        const unsigned listed = m.interact[lane] | m.excluded[lane];
+        for (int jm = 0; jm < kJGroupSize; ++jm) {
+            if (((imask >> (jm * kClustersPerSuper)) & 0xffu) == 0) continue;
+            const float4 xj = a.xq[group.cj[jm] * kClusterSize + ja];
+            for (int c = 0; c < kClustersPerSuper; ++c) {
+                const int bit = jm * kClustersPerSuper + c;
+                if (!((imask >> bit) & 1u)) continue;
+                const float4 xi = xqi[c * kClusterSize + ia];
+                const float dx = xi.x - xj.x, dy = xi.y - xj.y, dz = xi.z - xj.z;
+                const bool close = dx * dx + dy * dy + dz * dz < a.r2_inner && ((listed >> bit) & 1u);
+                if (__any_sync(kWarp, close)) kept |= 1u << bit;
             }
         }
-        if (lane == 0) a.inner[g].imei[half].imask = kept;
     }
+    if (lane == 0) a.inner[g].imei[half].imask = kept;
 }
 
 }  // namespace
@@ -169,7 +167,7 @@ cudaError_t launch_nonbonded(const NbKernelArgs& args, cudaStream_t stream) {
 }
 
 cudaError_t launch_prune(const PruneArgs& args, cudaStream_t stream) {
-    const int blocks = args.sci_end - args.sci_begin;
+    const int blocks = args.cj4_end - args.cj4_begin;
     if (blocks <= 0) return cudaSuccess;
     prune_kernel<<<blocks, dim3(kClusterSize, kClusterSize), 0, stream>>>(args);
     return cudaGetLastError();

@@ -37,18 +37,20 @@ struct NbKernelArgs {
     bool energy;
 };
 
-// Rolling pruning: rebuilds the inner imasks of Sci entries [sci_begin, sci_end)
+// Rolling pruning: rebuilds the inner imasks of cj4 groups [cj4_begin, cj4_end)
 // from the outer list, keeping the (j-cluster, i-cluster) pairs with an atom pair
-// closer than the inner radius.
+// closer than the inner radius. One block per group (cj4_sci names its Sci
+// entry), so even a small part spreads over the GPU.
 struct PruneArgs {
     const float4* xq;
     const float3* shift;
     const Sci* sci;
+    const int* cj4_sci;     // per cj4 group: its entry in sci
     const Cj4* outer;
     Cj4* inner;
     const PairMasks* masks;
     float r2_inner;
-    int sci_begin, sci_end;
+    int cj4_begin, cj4_end;
 };
 
 // Both launch on `stream` and return at once; launch errors come back as the status.

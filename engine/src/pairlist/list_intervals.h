@@ -1,6 +1,6 @@
 #pragma once
 // Default pair-search and pruning intervals, after GROMACS' increaseNstlist and
-// setupDynamicPairlistPruning (CPU settings). With dynamic pruning the kernel runs
+// setupDynamicPairlistPruning, for CPU and GPU nonbondeds. With dynamic pruning the kernel runs
 // on the inner list, whose cost hardly depends on nstlist, so nstlist may grow as
 // long as the outer list (search and pruning cost) grows by at most a set factor
 // over the list a 10-step interval would need; the pruning interval is the longest
@@ -14,9 +14,9 @@ namespace mdcore {
 double cluster_rlist_increase(int cluster_i, int cluster_j, double atom_density);
 
 // The largest of 20, 25, 40, 50, 80, 100 whose estimated rlist stays within the
-// list-size factor 1.25 (the next may reach 1.35) of nstlist 10's and below
-// max_rlist; 20 when even 20 does not qualify.
-int default_nstlist(const VerletBufferParams& params, double atom_density, double max_rlist);
+// list-size factor (CPU nonbondeds 1.25, GPU 1.4; the next may reach 0.1 more) of
+// nstlist 10's and below max_rlist; 20 when even 20 does not qualify.
+int default_nstlist(const VerletBufferParams& params, double atom_density, double max_rlist, bool gpu_nonbonded = false);
 
 // The longest pruning interval from 4 up to nstlist - 2 whose inner list needs no
 // buffer (rlist_inner == rc); nstlist (no pruning) when the inner list would not
