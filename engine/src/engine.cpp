@@ -135,6 +135,7 @@ std::string non_finite_forces(const Md& md, const ForceEnergies& fe) {
 void describe_gpu(const MdRunner& md, GpuReport& gpu) {
     const GpuNonbonded* nb = md.gpu_nonbonded();
     const GpuPme* pme = md.gpu_pme();
+    const GpuUpdate* update = md.gpu_update();
     if (!nb && !pme) return;
     gpu.name = md.gpu_device().name;
     gpu.memory_bytes = md.gpu_device().memory_bytes;
@@ -146,6 +147,10 @@ void describe_gpu(const MdRunner& md, GpuReport& gpu) {
     if (pme) {
         for (const auto& [stage, s] : pme->kernel_seconds()) gpu.kernel_seconds[stage] += s;
         gpu.cpu_wait_seconds += pme->cpu_wait_seconds();
+    }
+    if (update) {
+        for (const auto& [stage, s] : update->kernel_seconds()) gpu.kernel_seconds[stage] += s;
+        gpu.cpu_wait_seconds += update->cpu_wait_seconds();
     }
 }
 
@@ -201,10 +206,6 @@ static void resolve_offload(const RunConfig& config, EffectiveConfig& eff) {
         throw std::invalid_argument("--pme gpu needs --nb gpu (PME offload shares the nonbonded task's GPU)");
     if (config.update == Offload::Gpu && config.nb != Offload::Gpu)
         throw std::invalid_argument("--update gpu needs --nb gpu (the GPU update keeps the state next to the nonbonded task)");
-    // Mode E of the paper: the table and the rule are in place, the GPU update
-    // kernels are not yet (README "GPU offload (CUDA)").
-    if (config.update == Offload::Gpu)
-        throw std::invalid_argument("--update gpu: the GPU update is not implemented yet (--nb and --pme gpu are)");
     if (config.gpu_id < 0) throw std::invalid_argument("--gpu-id must not be negative");
     if (config.nb == Offload::Gpu) {
         // The GPU list is built from the 8x4 search: its 8-atom j-clusters are two
@@ -372,6 +373,9 @@ EffectiveConfig resolve_config(const SystemSummary& system, const RunConfig& con
     eff.thermostat = control.thermostat;
     check_run_control(control);
     resolve_electrostatics(system, config, eff);
+    // Mode E: the update reads every force on the device, so the mesh must be there too.
+    if (eff.update == Offload::Gpu && eff.pme && eff.pme_offload != Offload::Gpu)
+        throw std::invalid_argument("--update gpu needs --pme gpu on a charged system (the GPU update reads every force on the GPU)");
     eff.constraints = static_cast<int>(system.settles);
     const EffectiveConfig before_radii = eff;
     resolve_pair_list_radii(system, config, eff, true);
@@ -404,6 +408,7 @@ void restart_timing(Md& md, TaskTimer& timer) {
 #ifdef MDT_HAVE_CUDA  // the GPU tasks exist only in CUDA builds (and one rank)
         if (GpuNonbonded* gpu = md.gpu_nonbonded()) gpu->reset_times();
         if (GpuPme* gpu = md.gpu_pme()) gpu->reset_times();
+        if (GpuUpdate* gpu = md.gpu_update()) gpu->reset_times();
 #endif
     }
 }
@@ -481,7 +486,10 @@ void run_steps(Md& md, System& system, const RunControl& control, RunReport& rep
             if (step == 0) rep.start = e;
             rep.end = e;
             samples.add_energy(step * cfg.dt, e.conserved);
-            if (cfg.constraints) samples.max_deviation = std::max(samples.max_deviation, md.max_constraint_deviation());
+            if (cfg.constraints) {
+                if constexpr (!kDecomposed) md.sync_state_from_gpu();  // --update gpu: positions from the device
+                samples.max_deviation = std::max(samples.max_deviation, md.max_constraint_deviation());
+            }
         }
     }
     const double wall = std::chrono::duration<double>(Clock::now() - measured_start).count();

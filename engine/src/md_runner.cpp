@@ -19,9 +19,11 @@ constexpr double kFarAway = -1.0e4;
 #ifdef MDT_HAVE_CUDA
 void destroy_gpu_nonbonded(GpuNonbonded* gpu) { delete gpu; }
 void destroy_gpu_pme(GpuPme* gpu) { delete gpu; }
+void destroy_gpu_update(GpuUpdate* gpu) { delete gpu; }
 #else
 void destroy_gpu_nonbonded(GpuNonbonded*) {}
 void destroy_gpu_pme(GpuPme*) {}
+void destroy_gpu_update(GpuUpdate*) {}
 #endif
 
 // The device of a GPU run; throws std::invalid_argument with the one-line reason otherwise.
@@ -73,6 +75,7 @@ MdRunner::MdRunner(System& system, const EffectiveConfig& config)
       nonbonded_(system, config.cluster, config.simd, config.threads, config.rc, config.ewald_beta),
       gpu_nb_(nullptr, &destroy_gpu_nonbonded),
       gpu_pme_(nullptr, &destroy_gpu_pme),
+      gpu_update_(nullptr, &destroy_gpu_update),
       settle_params_(settle_parameters(system)),
       settle_role_(settle_atom_roles(system.natoms(), system.settles)) {
     if (config.pme && config.pme_offload == Offload::Gpu) {
@@ -109,11 +112,21 @@ MdRunner::MdRunner(System& system, const EffectiveConfig& config)
         gpu_nb_.reset(new GpuNonbonded(system, gpu_device_, config.rc, config.pme ? config.ewald_beta : 0.0,
                                        pruning ? config.rlist_inner : config.rlist, std::max(0, config.nstprune - 1),
                                        config.threads));
+        // Mode E: the state stays on the device next to the nonbonded task.
+        if (config.update == Offload::Gpu)
+            gpu_update_.reset(new GpuUpdate(*gpu_nb_, gpu_pme_.get(), settle_params_, system.box, config.threads));
 #endif
     }
 }
 
+void MdRunner::sync_state_from_gpu() {
+#ifdef MDT_HAVE_CUDA
+    if (gpu_update_) gpu_update_->download(state_);
+#endif
+}
+
 void MdRunner::scatter_to_system() {
+    sync_state_from_gpu();
 #pragma omp parallel for num_threads(config_.threads) schedule(static)
     for (std::size_t s = 0; s < order_.size(); ++s) {
         const int a = order_[s];
@@ -166,6 +179,7 @@ void MdRunner::search() {
     if (list_filter_) list_filter_(grid_, outer_);
 #ifdef MDT_HAVE_CUDA
     if (gpu_nb_) gpu_nb_->set_list(grid_, outer_, order_);
+    if (gpu_update_) gpu_update_->set_state(state_, settle_list_);
 #endif
     if (dual_) prune();
 }
@@ -208,10 +222,20 @@ void MdRunner::prune() {
 }
 
 ForceEnergies MdRunner::compute_nonbonded(EnergyOutput energy) {
+#ifdef MDT_HAVE_CUDA
+    if (gpu_update_ && gpu_update_->state_on_device()) {  // mode E between searches
+        gpu_nb_->launch_resident(energy == EnergyOutput::Yes);
+        ForceEnergies e;
+        e.coulomb_sr = self_energy_;
+        return e;
+    }
+#endif
     if (!floats_current_) update_float_coordinates();
 #ifdef MDT_HAVE_CUDA
     if (gpu_nb_) {
-        gpu_nb_->launch(nonbonded_.x().data(), nonbonded_.y().data(), nonbonded_.z().data(), energy == EnergyOutput::Yes);
+        const bool forces_to_host = !gpu_update_;
+        gpu_nb_->launch(nonbonded_.x().data(), nonbonded_.y().data(), nonbonded_.z().data(), energy == EnergyOutput::Yes,
+                        forces_to_host);
         std::fill(state_.fx.begin(), state_.fx.end(), 0.0f);
         std::fill(state_.fy.begin(), state_.fy.end(), 0.0f);
         std::fill(state_.fz.begin(), state_.fz.end(), 0.0f);
@@ -231,6 +255,14 @@ ForceEnergies MdRunner::compute_nonbonded(EnergyOutput energy) {
 
 void MdRunner::finish_nonbonded([[maybe_unused]] ForceEnergies& e) {
 #ifdef MDT_HAVE_CUDA
+    if (gpu_update_) {  // the forces stay on the device for the update
+        const GpuNonbondedEnergies g = gpu_nb_->finish_energies();
+        e.lj += g.lj;
+        e.coulomb_sr += g.coulomb;
+        e.pairs_in_cutoff += g.pairs_in_cutoff;
+        if (gpu_pme_) e.coulomb_recip += gpu_pme_->finish_energy();
+        return;
+    }
     if (gpu_nb_) {
         const GpuNonbondedEnergies g = gpu_nb_->finish(state_.fx.data(), state_.fy.data(), state_.fz.data());
         e.lj += g.lj;
@@ -243,6 +275,10 @@ void MdRunner::finish_nonbonded([[maybe_unused]] ForceEnergies& e) {
 
 double MdRunner::compute_pme(EnergyOutput energy) {
 #ifdef MDT_HAVE_CUDA
+    if (gpu_pme_ && gpu_update_) {  // on the nonbonded task's device positions
+        gpu_pme_->launch_resident(*gpu_nb_, energy == EnergyOutput::Yes);
+        return charged_energy_;
+    }
     if (gpu_pme_) {
         if (!floats_current_) update_float_coordinates();
         gpu_pme_->launch(state_.size(), nonbonded_.x().data(), nonbonded_.y().data(), nonbonded_.z().data(),
@@ -270,6 +306,14 @@ ForceEnergies MdRunner::compute_forces(EnergyOutput energy) {
 
 double MdRunner::update(double dt, double lambda) {
     twice_ke_valid_ = false;
+#ifdef MDT_HAVE_CUDA
+    if (gpu_update_) {
+        twice_ke_ = gpu_update_->update(dt, lambda);
+        floats_current_ = false;  // the host's copies are stale until sync_state_from_gpu()
+        twice_ke_valid_ = true;
+        return twice_ke_;
+    }
+#endif
     if (system_.settles.empty()) {
         // Writes every slot's float copy, padding included.
         twice_ke_ = leapfrog_update(state_, dt, lambda, config_.threads, float_coordinates());
@@ -302,6 +346,9 @@ double MdRunner::max_constraint_deviation() const {
 }
 
 bool MdRunner::forces_finite() const {
+    // --update gpu: the forces never reach the host; a blow-up shows in the
+    // kinetic energy the update returns (run() checks it every step).
+    if (gpu_update_) return true;
     // One NaN or infinity makes the sum non-finite; finite floats cannot overflow a double sum.
     const long n = static_cast<long>(state_.size());
     double sum = 0.0;
@@ -312,6 +359,8 @@ bool MdRunner::forces_finite() const {
 }
 
 std::vector<Vec3> MdRunner::forces_in_input_order() const {
+    if (gpu_update_)
+        throw std::runtime_error("with --update gpu the forces stay on the GPU; take them from a run with --update cpu");
     std::vector<Vec3> f(system_.natoms(), Vec3{0, 0, 0});
     for (std::size_t s = 0; s < order_.size(); ++s)
         if (order_[s] >= 0) f[order_[s]] = {state_.fx[s], state_.fy[s], state_.fz[s]};

@@ -9,6 +9,7 @@
 #include "gpu/gpu_device.h"
 #include "gpu/gpu_nonbonded.h"
 #include "gpu/gpu_pme.h"
+#include "gpu/gpu_update.h"
 #include "integrate/leapfrog.h"
 #include "integrate/settle.h"
 #include "integrate/settle_update.h"
@@ -99,6 +100,12 @@ public:
     GpuNonbonded* gpu_nonbonded() { return gpu_nb_.get(); }
     const GpuPme* gpu_pme() const { return gpu_pme_.get(); }
     GpuPme* gpu_pme() { return gpu_pme_.get(); }
+    // The GPU update (--update gpu), else null.
+    const GpuUpdate* gpu_update() const { return gpu_update_.get(); }
+    GpuUpdate* gpu_update() { return gpu_update_.get(); }
+    // With --update gpu: brings the device's positions and velocities into state()
+    // (a no-op when the host's copy is current, and without a GPU update).
+    void sync_state_from_gpu();
     const GpuDevice& gpu_device() const { return gpu_device_; }
     double max_constraint_deviation() const;
     // Barrier waits per thread of the nonbonded, PME spread/gather and SETTLE tasks.
@@ -128,6 +135,7 @@ private:
     GpuDevice gpu_device_;
     std::unique_ptr<GpuNonbonded, void (*)(GpuNonbonded*)> gpu_nb_;
     std::unique_ptr<GpuPme, void (*)(GpuPme*)> gpu_pme_;
+    std::unique_ptr<GpuUpdate, void (*)(GpuUpdate*)> gpu_update_;
     double self_energy_ = 0.0;
     double charged_energy_ = 0.0;
     SortedState state_;

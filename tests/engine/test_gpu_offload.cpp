@@ -2,7 +2,8 @@
 // message where no GPU can run (no CUDA in the build, no driver, no device); on
 // a machine with a GPU they compare forces and energies of --nb gpu (and --pme
 // gpu) with the CPU on LJ, water and water + NaCl within float tolerance, and run
-// a short NVE water trajectory with both GPU tasks. Not yet run on a GPU (README).
+// a short NVE water trajectory with both GPU tasks, and mode E (--update gpu)
+// against CPU runs from the same start.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -121,6 +122,60 @@ TEST(GpuOffload, WaterNveWithRollingPruning) {
     EXPECT_GT(g.gpu.kernel_seconds.at("rolling_prune"), 0.0);
     EXPECT_GT(g.gpu.kernel_seconds.at("pme_spread"), 0.0);
     EXPECT_NEAR(g.start.potential, c.start.potential, 1e-4 * std::abs(c.start.potential));
+    EXPECT_LT(std::abs(g.drift_per_atom_per_ps), 5 * g.config.drift_tolerance + 3 * g.drift_stderr_per_atom_per_ps);
+}
+
+// Mode E (--update gpu): leap-frog and SETTLE on the device, the state coming
+// back only for searches and energy-step constraint checks. Against the CPU run
+// from the same start: the same start energies, a conserved energy that does not
+// drift (NVE), rigid waters, and energies that follow the CPU trajectory.
+struct CpuAndModeE {
+    RunReport cpu, gpu;
+};
+
+// The same start run on the CPU and in mode E (--nb, --update gpu; --pme as
+// given): both see the same start energies.
+CpuAndModeE run_both(const System& sys, Offload pme, Thermostat thermostat, long steps) {
+    RunConfig cfg;
+    cfg.cluster = ClusterShape::k8x4;
+    RunControl control;
+    control.steps = steps;
+    control.nstcalcenergy = 10;
+    control.thermostat = thermostat;
+    System a = sys, b = sys;
+    CpuAndModeE r{run(a, cfg, control), {}};
+    cfg.nb = cfg.update = Offload::Gpu;
+    cfg.pme = pme;
+    r.gpu = run(b, cfg, control);
+    EXPECT_EQ(r.gpu.config.update, Offload::Gpu);
+    EXPECT_GT(r.gpu.gpu.kernel_seconds.at("update"), 0.0);
+    EXPECT_NEAR(r.gpu.start.potential, r.cpu.start.potential, 1e-4 * std::abs(r.cpu.start.potential));
+    return r;
+}
+
+TEST(GpuOffload, WaterNveWithTheUpdateOnTheGpu) {
+    SKIP_WITHOUT_GPU();
+    const auto [c, g] = run_both(water(0.0), Offload::Gpu, Thermostat::None, 400);
+    EXPECT_NEAR(g.start.kinetic, c.start.kinetic, 1e-6 * std::abs(c.start.kinetic));
+    // 0.8 ps on: the float and double trajectories have parted, the potential has not.
+    EXPECT_NEAR(g.end.potential, c.end.potential, 2e-2 * std::abs(c.end.potential));
+    EXPECT_LT(std::abs(g.drift_per_atom_per_ps), 5 * g.config.drift_tolerance + 3 * g.drift_stderr_per_atom_per_ps);
+    // Float positions a few nm from the origin carry ~5e-7 nm of rounding per atom.
+    EXPECT_LT(g.max_constraint_deviation, 1e-4);
+    EXPECT_GT(g.pairlist.searches, 1);  // the state went down and up again
+}
+
+TEST(GpuOffload, WaterWithIonsThermostatWithTheUpdateOnTheGpu) {
+    SKIP_WITHOUT_GPU();
+    const auto [c, g] = run_both(water(0.5), Offload::Gpu, Thermostat::VRescale, 400);
+    EXPECT_NEAR(g.end.temperature, c.end.temperature, 0.1 * c.end.temperature);
+    EXPECT_LT(g.max_constraint_deviation, 1e-4);
+}
+
+TEST(GpuOffload, LjNveWithTheUpdateOnTheGpu) {
+    SKIP_WITHOUT_GPU();
+    const auto [c, g] = run_both(testing::lj_system(4000), Offload::Cpu, Thermostat::None, 300);
+    EXPECT_NEAR(g.end.total, c.end.total, 1e-3 * std::abs(c.end.total));
     EXPECT_LT(std::abs(g.drift_per_atom_per_ps), 5 * g.config.drift_tolerance + 3 * g.drift_stderr_per_atom_per_ps);
 }
 

@@ -8,6 +8,7 @@
 
 #include "gpu/gpu_device.h"
 #include "mdcore/engine.h"
+#include "mdcore/generators.h"
 #include "mdcore/tunables.h"
 #include "test_systems.h"
 
@@ -61,13 +62,23 @@ TEST(OffloadModes, PmeAndUpdateOnTheGpuNeedTheNonbondedThere) {
               "--update gpu needs --nb gpu (the GPU update keeps the state next to the nonbonded task)");
 }
 
-TEST(OffloadModes, GpuUpdateIsRefusedUntilImplemented) {
-    const System sys = testing::lj_system(500);
+// Mode E: the update reads every force on the device, so a charged system needs
+// the mesh there too; without charges the nonbonded task is all it needs.
+TEST(OffloadModes, GpuUpdateNeedsEveryForceOnTheGpu) {
+    const System lj = testing::lj_system(500);
     RunConfig c = base();
-    c.nb = c.pme = Offload::Gpu;
-    EXPECT_EQ(refusal(sys, c), "");  // modes B and C pass the rules (the device is checked at the run)
-    c.update = Offload::Gpu;
-    EXPECT_EQ(refusal(sys, c), "--update gpu: the GPU update is not implemented yet (--nb and --pme gpu are)");
+    c.nb = c.update = Offload::Gpu;
+    EXPECT_EQ(refusal(lj, c), "");  // the rules only: the device is checked at the run
+    WaterSpec spec;
+    spec.nwater = 300;
+    spec.relax_steps = 0;
+    const System water = make_water_system(spec);
+    EXPECT_EQ(refusal(water, c), "--update gpu needs --pme gpu on a charged system (the GPU update reads every force on the GPU)");
+    c.pme = Offload::Gpu;
+    EXPECT_EQ(refusal(water, c), "");
+    const EffectiveConfig eff = resolve_config(water, c, RunControl{});
+    EXPECT_EQ(eff.update, Offload::Gpu);
+    EXPECT_EQ(format_tunable(tunable_info(Tunable::UpdateOffload).used(eff)), "gpu");
 }
 
 TEST(OffloadModes, NonbondedOnTheGpuUsesTheEightByFourSearch) {

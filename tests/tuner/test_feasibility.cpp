@@ -46,15 +46,22 @@ TEST(Feasibility, GpuModesNeedAGpu) {
     EXPECT_EQ(infeasible_reason(water,
                                 config({{Param::NbOffload, std::string("gpu")}, {Param::UpdateOffload, std::string("gpu")}}),
                                 gpu_machine),
-              "--update gpu: the GPU update is not implemented yet (--nb and --pme gpu are)");
+              "--update gpu needs --pme gpu on a charged system (the GPU update reads every force on the GPU)");
+    EXPECT_EQ(infeasible_reason(water,
+                                config({{Param::NbOffload, std::string("gpu")},
+                                        {Param::PmeOffload, std::string("gpu")},
+                                        {Param::UpdateOffload, std::string("gpu")}}),
+                                gpu_machine),
+              "");  // mode E
     EXPECT_EQ(infeasible_reason(water, config({{Param::NbOffload, std::string("cpu")}}), caps()), "");
     // Modes sweep like any choice tunable.
     EXPECT_EQ(param_info(Param::NbOffload).choices.size(), 2u);
 }
 
 // The example space of offload modes (tuner/spaces/gpu_modes.toml): on a machine
-// without a GPU only the CPU points are feasible; on one with a GPU all but PME on
-// the GPU without the nonbonded task there.
+// without a GPU only the CPU points are feasible; on one with a GPU the modes of
+// the paper (PME and update join a GPU that holds the nonbonded task; the update
+// needs the mesh there too on this charged box).
 TEST(Feasibility, OffloadModesInASearchSpace) {
     const tuner::SearchSpace space = tuner::load_space(std::string(MDT_SPACES_DIR) + "/gpu_modes.toml");
     HardwareCaps gpu_machine = caps();
@@ -64,9 +71,9 @@ TEST(Feasibility, OffloadModesInASearchSpace) {
         cpu_feasible += infeasible_reason(space.systems[0], c, caps()).empty();
         gpu_feasible += infeasible_reason(space.systems[0], c, gpu_machine).empty();
     }
-    EXPECT_EQ(space.configs().size(), 24u);
-    EXPECT_EQ(cpu_feasible, 6);   // nb cpu, pme cpu
-    EXPECT_EQ(gpu_feasible, 18);  // and nb gpu with pme cpu or gpu
+    EXPECT_EQ(space.configs().size(), 48u);
+    EXPECT_EQ(cpu_feasible, 6);   // nb, pme and update on the cpu
+    EXPECT_EQ(gpu_feasible, 24);  // and modes B (nb gpu), C (and pme gpu), E (and update gpu)
 }
 
 // mdcore's refusals reach sweeps unchanged: here the PME accuracy target, which

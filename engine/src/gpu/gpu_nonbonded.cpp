@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "gpu/cuda_buffers.h"
+#include "gpu/gpu_nonbonded_device.h"
 #include "gpu/nbnxm_gpu.cuh"
 #include "mdcore/units.h"
 #include "pairlist/cluster_pair_search.h"
@@ -21,10 +22,6 @@ using gpu::check;
 using gpu::DeviceBuffer;
 using gpu::PinnedBuffer;
 
-// Event pairs bracketing the timed stages of a step.
-enum Stage { kCopyUp, kPrune, kForces, kCopyDown, kRollingPrune, kNumStages };
-constexpr const char* kStageNames[kNumStages] = {"copy_x_up", "prune", "nonbonded", "copy_f_down", "rolling_prune"};
-
 constexpr float kFarAway = -1.0e4f;  // empty GPU slots: never within any cut-off
 // cj4 groups per force-kernel block (see set_list). On the H200 with water-24k
 // (nstlist 100, inner list 1.0 nm) the kernel took 0.242 ms/step unsplit, 0.133
@@ -33,38 +30,13 @@ constexpr int kMaxGroupsPerBlock = 4;
 
 }  // namespace
 
-struct GpuNonbonded::Device {
-    cudaStream_t stream = nullptr;
-    gpu::StageTimers<kNumStages> timers{kStageNames};
-    DeviceBuffer<float4> xq;
-    DeviceBuffer<int> type;
-    DeviceBuffer<float2> lj;
-    DeviceBuffer<float3> shift;
-    DeviceBuffer<gpu::Sci> sci;     // the launch list: Sci entries split into blocks of few cj4 groups
-    DeviceBuffer<int> cj4_sci;      // per cj4 group: its entry in sci
-    DeviceBuffer<gpu::Cj4> outer, inner;
-    DeviceBuffer<gpu::PairMasks> masks;
-    DeviceBuffer<float3> f;
-    DeviceBuffer<double> energies;
-    PinnedBuffer<float4> h_xq;
-    PinnedBuffer<float3> h_f;
-    PinnedBuffer<double> h_energies;
-    std::vector<float> q;  // per GPU slot, scaled charge
-    int ntypes = 0;
-
-    void begin(Stage s) { timers.begin(s, stream); }
-    void end(Stage s) { timers.end(s, stream); }
-    ~Device() {
-        if (stream) cudaStreamDestroy(stream);
-    }
-};
-
 GpuNonbonded::GpuNonbonded(const System& system, const GpuDevice& device, double rc, double ewald_beta,
                            double rlist_inner, int prune_parts, int threads)
     : system_(system), dev_(std::make_unique<Device>()), rc_(rc), beta_(ewald_beta), rlist_inner_(rlist_inner),
       prune_parts_(prune_parts), threads_(std::max(1, threads)) {
     check(cudaSetDevice(device.id), "cudaSetDevice");
     check(cudaStreamCreateWithFlags(&dev_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    check(cudaEventCreateWithFlags(&dev_->x_ready, cudaEventDisableTiming), "cudaEventCreate");
     const int nt = system.lj.ntypes;
     dev_->ntypes = nt;
     std::vector<float2> lj(static_cast<std::size_t>(nt) * nt);
@@ -137,7 +109,7 @@ void GpuNonbonded::prune_part(int part) {
     check(gpu::launch_prune(a, dev_->stream), "prune kernel");
 }
 
-void GpuNonbonded::launch(const float* x, const float* y, const float* z, bool energy) {
+void GpuNonbonded::launch(const float* x, const float* y, const float* z, bool energy, bool forces_to_host) {
     Device& d = *dev_;
     collect_times();  // the last step's rolling prune, done by now in the common case
     const int nslots = layout_.num_gpu_slots();
@@ -146,10 +118,22 @@ void GpuNonbonded::launch(const float* x, const float* y, const float* z, bool e
         const int c = gpu_to_cpu_[g];
         d.h_xq.p[g] = c < 0 ? make_float4(kFarAway, kFarAway, kFarAway, 0.0f) : make_float4(x[c], y[c], z[c], d.q[g]);
     }
-    const bool pruning = rlist_inner_ < list_.rlist;
     d.begin(kCopyUp);
     check(cudaMemcpyAsync(d.xq.p, d.h_xq.p, nslots * sizeof(float4), cudaMemcpyHostToDevice, d.stream), "copy x up");
     d.end(kCopyUp);
+    check(cudaEventRecord(d.x_ready, d.stream), "cudaEventRecord");
+    enqueue_step(energy, forces_to_host);
+}
+
+void GpuNonbonded::launch_resident(bool energy) {
+    collect_times();
+    enqueue_step(energy, /*forces_to_host=*/false);
+}
+
+void GpuNonbonded::enqueue_step(bool energy, bool forces_to_host) {
+    Device& d = *dev_;
+    const int nslots = layout_.num_gpu_slots();
+    const bool pruning = rlist_inner_ < list_.rlist;
     check(cudaMemsetAsync(d.f.p, 0, nslots * sizeof(float3), d.stream), "zero f");
     if (energy) check(cudaMemsetAsync(d.energies.p, 0, 3 * sizeof(double), d.stream), "zero energies");
     // After a search (and every step without rolling parts) the whole list is pruned first.
@@ -171,7 +155,8 @@ void GpuNonbonded::launch(const float* x, const float* y, const float* z, bool e
     check(gpu::launch_nonbonded(a, d.stream), "nonbonded kernel");
     d.end(kForces);
     d.begin(kCopyDown);
-    check(cudaMemcpyAsync(d.h_f.p, d.f.p, nslots * sizeof(float3), cudaMemcpyDeviceToHost, d.stream), "copy f down");
+    if (forces_to_host)
+        check(cudaMemcpyAsync(d.h_f.p, d.f.p, nslots * sizeof(float3), cudaMemcpyDeviceToHost, d.stream), "copy f down");
     if (energy)
         check(cudaMemcpyAsync(d.h_energies.p, d.energies.p, 3 * sizeof(double), cudaMemcpyDeviceToHost, d.stream),
               "copy energies down");
@@ -184,6 +169,19 @@ void GpuNonbonded::launch(const float* x, const float* y, const float* z, bool e
     }
     energy_ = energy;
     ++steps_since_search_;
+}
+
+GpuNonbondedEnergies GpuNonbonded::finish_energies() {
+    Device& d = *dev_;
+    GpuNonbondedEnergies e;
+    if (!energy_) return e;  // nothing to wait for: the forces stay on the device
+    const auto t0 = std::chrono::steady_clock::now();
+    check(cudaEventSynchronize(d.timers.stop(kCopyDown)), "waiting for the energies");
+    cpu_wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    e.lj = d.h_energies.p[0];
+    e.coulomb = d.h_energies.p[1];
+    e.pairs_in_cutoff = d.h_energies.p[2];
+    return e;
 }
 
 GpuNonbondedEnergies GpuNonbonded::finish(float* fx, float* fy, float* fz) {

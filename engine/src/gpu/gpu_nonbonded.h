@@ -39,9 +39,23 @@ public:
     // After a search: the 8x4 outer list on `grid`, slot order[slot] = atom or -1.
     void set_list(const ClusterGrid& grid, const PairList& outer, const std::vector<int>& order);
     // Starts x up (sorted CPU slots), pruning and the force kernel; returns at once.
-    void launch(const float* x, const float* y, const float* z, bool energy);
+    // forces_to_host false: the forces stay on the device (--update gpu).
+    void launch(const float* x, const float* y, const float* z, bool energy, bool forces_to_host = true);
+    // The same on the positions already on the device (the GPU update moved them).
+    void launch_resident(bool energy);
     // Waits for the step's forces and ADDS them to fx/fy/fz (sorted CPU slots).
     GpuNonbondedEnergies finish(float* fx, float* fy, float* fz);
+    // With the forces left on the device: the energies (an energy step waits for them).
+    GpuNonbondedEnergies finish_energies();
+
+    // The device side, for the tasks that share its positions and forces
+    // (gpu_nonbonded_device.h; CUDA builds only).
+    struct Device;
+    Device& device() { return *dev_; }
+    const gpu::SuperClusterLayout& layout() const { return layout_; }
+    int num_slots() const { return layout_.num_gpu_slots(); }
+    // Per GPU slot: the sorted CPU slot, or -1 for an empty one.
+    const std::vector<int>& gpu_to_cpu() const { return gpu_to_cpu_; }
 
     // CUDA-event seconds per kernel and copy, and the CPU's waiting time, summed
     // since the last reset.
@@ -51,8 +65,8 @@ public:
     const gpu::GpuPairList& pair_list() const { return list_; }
 
 private:
-    struct Device;  // CUDA buffers, stream and events (gpu_nonbonded.cpp)
     void prune_part(int part);
+    void enqueue_step(bool energy, bool forces_to_host);
     void collect_times();
 
     const System& system_;

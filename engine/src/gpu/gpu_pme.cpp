@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "gpu/cuda_buffers.h"
+#include "gpu/gpu_nonbonded_device.h"
+#include "gpu/gpu_pme_device.h"
 #include "gpu/pme_gpu.cuh"
 #include "mdcore/units.h"
 #include "pme/bspline.h"
@@ -24,38 +26,8 @@ void check_fft(cufftResult status, const char* what) {
     if (status != CUFFT_SUCCESS) throw std::runtime_error(std::string("cuFFT: ") + what + " failed (" + std::to_string(status) + ")");
 }
 
-enum Stage { kCopyUp, kSpread, kFft, kSolve, kGather, kCopyDown, kNumStages };
-constexpr const char* kStageNames[kNumStages] = {"pme_copy_up", "pme_spread", "pme_fft_r2c", "pme_solve", "pme_gather_c2r",
-                                                 "pme_copy_f_down"};
-
 }  // namespace
 
-struct GpuPme::Device {
-    cudaStream_t stream = nullptr;
-    cufftHandle forward = 0, backward = 0;
-    bool plans = false;
-    gpu::StageTimers<kNumStages> timers{kStageNames};
-    gpu::PmeGeometry geometry{};
-    float beta = 0, volume = 0, prefactor = 0;
-    gpu::DeviceBuffer<float> bmod[3];
-    gpu::DeviceBuffer<float> real;  // charges, then the potential
-    gpu::DeviceBuffer<cufftComplex> complex;
-    gpu::DeviceBuffer<float4> xq;
-    gpu::DeviceBuffer<float> th, dth;
-    gpu::DeviceBuffer<int> base;
-    gpu::DeviceBuffer<float3> f;
-    gpu::DeviceBuffer<double> energy;
-    gpu::PinnedBuffer<float4> h_xq;
-    gpu::PinnedBuffer<float3> h_f;
-    gpu::PinnedBuffer<double> h_energy;
-    ~Device() {
-        if (plans) {
-            cufftDestroy(forward);
-            cufftDestroy(backward);
-        }
-        if (stream) cudaStreamDestroy(stream);
-    }
-};
 
 GpuPme::GpuPme(const Box& box, std::array<int, 3> grid, int order, double beta, double epsilon_r,
                const GpuDevice& device, int threads)
@@ -66,6 +38,7 @@ GpuPme::GpuPme(const Box& box, std::array<int, 3> grid, int order, double beta, 
     Device& d = *dev_;
     check(cudaSetDevice(device.id), "cudaSetDevice");
     check(cudaStreamCreateWithFlags(&d.stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    check(cudaEventCreateWithFlags(&d.forces_ready, cudaEventDisableTiming), "cudaEventCreate");
     d.geometry = {{grid[0], grid[1], grid[2]}, grid[2] / 2 + 1,
                   {static_cast<float>(box.lengths[0]), static_cast<float>(box.lengths[1]), static_cast<float>(box.lengths[2])},
                   order};
@@ -93,9 +66,8 @@ GpuPme::~GpuPme() {
     if (dev_ && dev_->stream) cudaStreamSynchronize(dev_->stream);
 }
 
-void GpuPme::launch(std::size_t n, const float* x, const float* y, const float* z, const double* q) {
+void GpuPme::reserve(std::size_t n) {
     Device& d = *dev_;
-    d.timers.collect(kernel_seconds_);
     n_ = n;
     const int p = d.geometry.order;
     d.xq.reserve(n);
@@ -105,13 +77,53 @@ void GpuPme::launch(std::size_t n, const float* x, const float* y, const float* 
     d.base.reserve(n * 3);
     d.f.reserve(n);
     d.h_f.reserve(n);
+}
+
+void GpuPme::launch(std::size_t n, const float* x, const float* y, const float* z, const double* q) {
+    Device& d = *dev_;
+    d.timers.collect(kernel_seconds_);
+    reserve(n);
 #pragma omp parallel for num_threads(threads_) schedule(static)
     for (std::size_t i = 0; i < n; ++i) d.h_xq.p[i] = make_float4(x[i], y[i], z[i], static_cast<float>(q[i]));
-    const gpu::PmeAtoms atoms{d.xq.p, static_cast<int>(n), d.th.p, d.dth.p, d.base.p};
-    const std::size_t nreal = static_cast<std::size_t>(d.geometry.n[0]) * d.geometry.n[1] * d.geometry.n[2];
-    d.timers.begin(kCopyUp, d.stream);
+    d.timers.begin(kPmeCopyUp, d.stream);
     check(cudaMemcpyAsync(d.xq.p, d.h_xq.p, n * sizeof(float4), cudaMemcpyHostToDevice, d.stream), "copy x up");
-    d.timers.end(kCopyUp, d.stream);
+    d.timers.end(kPmeCopyUp, d.stream);
+    enqueue_mesh(d.xq.p, d.prefactor);
+    d.timers.begin(kPmeCopyDown, d.stream);
+    check(cudaMemcpyAsync(d.h_f.p, d.f.p, n * sizeof(float3), cudaMemcpyDeviceToHost, d.stream), "copy f down");
+    check(cudaMemcpyAsync(d.h_energy.p, d.energy.p, sizeof(double), cudaMemcpyDeviceToHost, d.stream), "copy energy");
+    d.timers.end(kPmeCopyDown, d.stream);
+}
+
+void GpuPme::launch_resident(GpuNonbonded& nb, bool energy) {
+    Device& d = *dev_;
+    d.timers.collect(kernel_seconds_);
+    reserve(static_cast<std::size_t>(nb.num_slots()));
+    // The nonbonded task's positions of this step, in its slots; their charges are
+    // scaled by sqrt(kCoulomb / epsilon_r), so the mesh needs no prefactor of its own.
+    check(cudaStreamWaitEvent(d.stream, nb.device().x_ready, 0), "cudaStreamWaitEvent");
+    enqueue_mesh(nb.device().xq.p, 1.0f);
+    check(cudaEventRecord(d.forces_ready, d.stream), "cudaEventRecord");
+    d.timers.begin(kPmeCopyDown, d.stream);
+    if (energy)
+        check(cudaMemcpyAsync(d.h_energy.p, d.energy.p, sizeof(double), cudaMemcpyDeviceToHost, d.stream), "copy energy");
+    d.timers.end(kPmeCopyDown, d.stream);
+    energy_ = energy;
+}
+
+double GpuPme::finish_energy() {
+    Device& d = *dev_;
+    if (!energy_) return 0.0;  // the forces stay on the device; no energy asked for
+    const auto t0 = std::chrono::steady_clock::now();
+    check(cudaEventSynchronize(d.timers.stop(kPmeCopyDown)), "waiting for the PME energy");
+    cpu_wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return d.h_energy.p[0];
+}
+
+void GpuPme::enqueue_mesh(const void* positions, float prefactor) {
+    Device& d = *dev_;
+    const gpu::PmeAtoms atoms{static_cast<const float4*>(positions), static_cast<int>(n_), d.th.p, d.dth.p, d.base.p};
+    const std::size_t nreal = static_cast<std::size_t>(d.geometry.n[0]) * d.geometry.n[1] * d.geometry.n[2];
     d.timers.begin(kSpread, d.stream);
     check(cudaMemsetAsync(d.real.p, 0, nreal * sizeof(float), d.stream), "zero grid");
     check(gpu::launch_pme_spread(d.geometry, atoms, d.real.p, d.stream), "PME spread");
@@ -121,7 +133,7 @@ void GpuPme::launch(std::size_t n, const float* x, const float* y, const float* 
     d.timers.end(kFft, d.stream);
     d.timers.begin(kSolve, d.stream);
     check(cudaMemsetAsync(d.energy.p, 0, sizeof(double), d.stream), "zero energy");
-    const gpu::PmeSolveArgs solve{d.complex.p, {d.bmod[0].p, d.bmod[1].p, d.bmod[2].p}, d.beta, d.volume, d.prefactor,
+    const gpu::PmeSolveArgs solve{d.complex.p, {d.bmod[0].p, d.bmod[1].p, d.bmod[2].p}, d.beta, d.volume, prefactor,
                                   d.energy.p};
     check(gpu::launch_pme_solve(d.geometry, solve, d.stream), "PME solve");
     d.timers.end(kSolve, d.stream);
@@ -129,16 +141,12 @@ void GpuPme::launch(std::size_t n, const float* x, const float* y, const float* 
     check_fft(cufftExecC2R(d.backward, d.complex.p, d.real.p), "c2r");
     check(gpu::launch_pme_gather(d.geometry, atoms, d.real.p, d.f.p, d.stream), "PME gather");
     d.timers.end(kGather, d.stream);
-    d.timers.begin(kCopyDown, d.stream);
-    check(cudaMemcpyAsync(d.h_f.p, d.f.p, n * sizeof(float3), cudaMemcpyDeviceToHost, d.stream), "copy f down");
-    check(cudaMemcpyAsync(d.h_energy.p, d.energy.p, sizeof(double), cudaMemcpyDeviceToHost, d.stream), "copy energy");
-    d.timers.end(kCopyDown, d.stream);
 }
 
 double GpuPme::finish(float* fx, float* fy, float* fz) {
     Device& d = *dev_;
     const auto t0 = std::chrono::steady_clock::now();
-    check(cudaEventSynchronize(d.timers.stop(kCopyDown)), "waiting for the PME forces");
+    check(cudaEventSynchronize(d.timers.stop(kPmeCopyDown)), "waiting for the PME forces");
     cpu_wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 #pragma omp parallel for num_threads(threads_) schedule(static)
     for (std::size_t i = 0; i < n_; ++i) {

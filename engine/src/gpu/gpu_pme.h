@@ -14,6 +14,8 @@
 
 namespace mdcore {
 
+class GpuNonbonded;
+
 class GpuPme {
 public:
     // Throws std::invalid_argument for an order outside 4..6 or a grid dimension below 2 x order.
@@ -28,6 +30,15 @@ public:
     void launch(std::size_t n, const float* x, const float* y, const float* z, const double* q);
     // Waits, ADDS the mesh forces to fx/fy/fz and returns the reciprocal energy (kJ/mol).
     double finish(float* fx, float* fy, float* fz);
+    // --update gpu: the mesh on the nonbonded task's device positions (its slots,
+    // once they are this step's), forces left on the device in those slots for the
+    // update; returns at once. finish_energy() waits on energy steps only.
+    void launch_resident(GpuNonbonded& nb, bool energy);
+    double finish_energy();
+
+    // The device side, for the GPU update (gpu_pme_device.h; CUDA builds only).
+    struct Device;
+    Device& device() { return *dev_; }
 
     // CUDA-event seconds per stage ("pme_spread", "pme_fft", ...), and the CPU's waiting time.
     const std::map<std::string, double>& kernel_seconds() const { return kernel_seconds_; }
@@ -35,9 +46,11 @@ public:
     void reset_times();
 
 private:
-    struct Device;  // buffers, stream, cuFFT plans, events (gpu_pme.cpp)
+    void reserve(std::size_t n);
+    void enqueue_mesh(const void* positions, float prefactor);  // spread .. gather on float4 positions
     std::unique_ptr<Device> dev_;
     std::size_t n_ = 0;
+    bool energy_ = false;
     int threads_ = 1;
     std::map<std::string, double> kernel_seconds_;
     double cpu_wait_seconds_ = 0.0;

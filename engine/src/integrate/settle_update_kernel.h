@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "integrate/settle_math.h"
 #include "integrate/settle_update.h"
 
 namespace mdcore {
@@ -56,69 +57,10 @@ void gather_block(const SettleUpdateArgs& a, const int* io, const int* ib, const
     }
 }
 
-inline double rsqrt(double v) { return 1.0 / std::sqrt(v); }
-inline bool finite(double v) { return std::fabs(v) <= 1.7976931348623157e308; }  // false for inf and NaN
-
-// SETTLE for one molecule (settle.cpp's settle_one, branch-free): b0, c0 the
-// reference O->H bonds, ua, ub, uc the unconstrained positions, all relative to
-// the reference O; writes the constrained ones; false when there is no solution.
-inline bool settle_lane(const SettleGeometry& g, const double* b0, const double* c0, const double* ua, const double* ub,
+// SETTLE for one molecule (settle.cpp's settle_one, branch-free; settle_math.h).
+__attribute__((always_inline)) inline bool settle_lane(const SettleGeometry& g, const double* b0, const double* c0, const double* ua, const double* ub,
                         const double* uc, double* na, double* nb, double* nc) {
-    double com[3], a1[3], b1[3], c1[3];
-    for (int d = 0; d < 3; ++d) com[d] = g.inv_m_total * (g.m_o * ua[d] + g.m_h * (ub[d] + uc[d]));
-    for (int d = 0; d < 3; ++d) {
-        a1[d] = ua[d] - com[d];
-        b1[d] = ub[d] - com[d];
-        c1[d] = uc[d] - com[d];
-    }
-    // Frame: Z normal to the reference plane, X normal to Z and the new O direction.
-    double ez[3] = {b0[1] * c0[2] - b0[2] * c0[1], b0[2] * c0[0] - b0[0] * c0[2], b0[0] * c0[1] - b0[1] * c0[0]};
-    const double nz = rsqrt(ez[0] * ez[0] + ez[1] * ez[1] + ez[2] * ez[2]);
-    for (double& e : ez) e *= nz;
-    double ex[3] = {a1[1] * ez[2] - a1[2] * ez[1], a1[2] * ez[0] - a1[0] * ez[2], a1[0] * ez[1] - a1[1] * ez[0]};
-    const double xx = ex[0] * ex[0] + ex[1] * ex[1] + ex[2] * ex[2];
-    const bool on_normal = !(xx > 1e-30 * (a1[0] * a1[0] + a1[1] * a1[1] + a1[2] * a1[2]));
-    for (int d = 0; d < 3; ++d) ex[d] = on_normal ? b0[d] : ex[d];
-    const double nx = rsqrt(ex[0] * ex[0] + ex[1] * ex[1] + ex[2] * ex[2]);
-    for (double& e : ex) e *= nx;
-    const double ey[3] = {ez[1] * ex[2] - ez[2] * ex[1], ez[2] * ex[0] - ez[0] * ex[2], ez[0] * ex[1] - ez[1] * ex[0]};
-    auto along = [](const double* e, const double* v) { return e[0] * v[0] + e[1] * v[1] + e[2] * v[2]; };
-    const double xb0 = along(ex, b0), yb0 = along(ey, b0), xc0 = along(ex, c0), yc0 = along(ey, c0);
-    const double za1 = along(ez, a1);
-    const double xb1 = along(ex, b1), yb1 = along(ey, b1), zb1 = along(ez, b1);
-    const double xc1 = along(ex, c1), yc1 = along(ey, c1), zc1 = along(ez, c1);
-
-    const double sinphi = za1 / g.ra;
-    const double cos2phi = 1.0 - sinphi * sinphi;
-    const double cosphi = std::sqrt(cos2phi > 0.0 ? cos2phi : 1.0);
-    const double sinpsi = (zb1 - zc1) / (2.0 * g.rc * cosphi);
-    const double cos2psi = 1.0 - sinpsi * sinpsi;
-    const double cospsi = std::sqrt(cos2psi > 0.0 ? cos2psi : 1.0);
-    const double ya2 = g.ra * cosphi, xb2 = -g.rc * cospsi;
-    const double t1 = -g.rb * cosphi, t2 = g.rc * sinpsi * sinphi;
-    const double yb2 = t1 - t2, yc2 = t1 + t2;
-    // In-plane rotation: alpha sin + beta cos = gamma (no torque about the reference bonds).
-    const double alpha = xb2 * (xb0 - xc0) + yb0 * yb2 + yc0 * yc2;
-    const double beta = xb2 * (yc0 - yb0) + xb0 * yb2 + xc0 * yc2;
-    const double gamma = xb0 * yb1 - xb1 * yb0 + xc0 * yc1 - xc1 * yc0;
-    const double al2be2 = alpha * alpha + beta * beta;
-    const double disc = al2be2 - gamma * gamma;
-    const double sinthe = (alpha * gamma - beta * std::sqrt(disc >= 0.0 ? disc : 0.0)) / al2be2;
-    const double cos2the = 1.0 - sinthe * sinthe;
-    const double costhe = std::sqrt(cos2the >= 0.0 ? cos2the : 0.0);
-
-    const double a3[3] = {-ya2 * sinthe, ya2 * costhe, za1};
-    const double b3[3] = {xb2 * costhe - yb2 * sinthe, xb2 * sinthe + yb2 * costhe, zb1};
-    const double c3[3] = {-xb2 * costhe - yc2 * sinthe, -xb2 * sinthe + yc2 * costhe, zc1};
-    double sum = 0.0;
-    for (int d = 0; d < 3; ++d) {
-        na[d] = com[d] + a3[0] * ex[d] + a3[1] * ey[d] + a3[2] * ez[d];
-        nb[d] = com[d] + b3[0] * ex[d] + b3[1] * ey[d] + b3[2] * ez[d];
-        nc[d] = com[d] + c3[0] * ex[d] + c3[1] * ey[d] + c3[2] * ez[d];
-        sum += na[d] + nb[d] + nc[d];
-    }
-    // '&' rather than '&&': no branches, so the loop stays vectorisable.
-    return (cos2phi > 0.0) & (cos2psi > 0.0) & (disc >= 0.0) & (al2be2 > 0.0) & (cos2the >= 0.0) & finite(sum);
+    return settle_math::settle_solve<double>(g, b0, c0, ua, ub, uc, na, nb, nc);
 }
 
 // Leap-frog, then SETTLE in the canonical frame, all lanes at once. Every

@@ -74,7 +74,7 @@ const std::array<TunableInfo, 17> kTunables{{
      [](RunConfig& c, const TunableValue& v) { c.pme = as<Offload>(v); },
      [](const EffectiveConfig& e) { return TunableValue{e.pme_offload}; }},
     {Tunable::UpdateOffload, "update_offload", "--update", TunableKind::Choice, "cpu|gpu", 0, 0, true, kOffloadNames,
-     "cpu", "where leap-frog and SETTLE run (gpu: needs --nb gpu, not implemented yet)",
+     "cpu", "where leap-frog and SETTLE run (gpu: needs --nb gpu, and --pme gpu on a charged system; the state stays on the GPU)",
      [](RunConfig& c, const TunableValue& v) { c.update = as<Offload>(v); },
      [](const EffectiveConfig& e) { return TunableValue{e.update}; }},
     {Tunable::GpuId, "gpu_id", "--gpu-id", TunableKind::Integer, "N", 0, 63, true, {},
