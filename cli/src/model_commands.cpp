@@ -377,7 +377,7 @@ void add_compare(CLI::App& app, int& exit_code) {
     add_value(*cmd, "--hardware", opts->hardware, "A,B[,...]: hardware ids of the database, node types, or 'this'")
         ->required();
     add_value(*cmd, "--db", opts->db, "Trial database (read-only)")->capture_default_str();
-    add_value(*cmd, "--systems", opts->systems, "KIND:NATOMS,... (default: every system measured on them)");
+    add_value(*cmd, "--systems", opts->systems, "KIND:NATOMS,... (default: every system measured on them, a user's --gro/--top box included)");
     add_value(*cmd, "--price", opts->price, "A=X,...: price per machine (ns/day per 1,000 units)");
     add_value(*cmd, "--watts", opts->watts, "A=W,...: power per machine (ns/day per kW)");
     add_value(*cmd, "--plot", opts->plot, "Write an SVG plot of ns/day by system size");

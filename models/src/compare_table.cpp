@@ -12,8 +12,9 @@ namespace mdtune::models {
 
 namespace {
 
+// A generated system by kind and size (any seed); a user's box by its file digest.
 std::string system_key(const std::string& hardware_id, const SystemDescriptor& s) {
-    return hardware_id + "|" + s.kind_name() + ":" + std::to_string(s.natoms);
+    return hardware_id + "|" + (s.from_files() ? s.canonical() : s.kind_name() + ":" + std::to_string(s.natoms));
 }
 
 // The best Ok trial of each (machine, system), longest measurement first.
@@ -49,11 +50,15 @@ std::vector<SystemDescriptor> systems_to_compare(const CompareRequest& request, 
     std::vector<SystemDescriptor> systems = request.systems;
     if (systems.empty()) {
         std::set<std::pair<mdcore::SystemKind, long>> seen;
+        std::map<std::string, SystemDescriptor> boxes;  // users' boxes, by digest: measured cells only
         for (const db::StoredTrial& t : trials)
-            for (const auto& [n, h] : r.machines)
-                if (t.hardware_id == h.id && !t.system.from_files())  // generated sizes only
-                    seen.insert({t.system.kind, t.system.natoms});
+            for (const auto& [n, h] : r.machines) {
+                if (t.hardware_id != h.id) continue;
+                if (t.system.from_files()) boxes.emplace(t.system.files_digest, t.system);
+                else seen.insert({t.system.kind, t.system.natoms});
+            }
         for (const auto& [k, n] : seen) systems.push_back({k, n, 1});
+        for (const auto& [digest, box] : boxes) systems.push_back(box);
         if (systems.empty())
             for (long n : {3000L, 6000L, 12000L, 24000L, 48000L}) systems.push_back({mdcore::SystemKind::Water, n, 1});
     }
@@ -98,7 +103,7 @@ CompareResult compare_hardware(const CompareRequest& request) {
                 c.measured = true;
                 c.ns_per_day = c.lo = c.hi = m->second.result.ns_per_day;
                 c.config = m->second.config.canonical();
-            } else {
+            } else if (!sys.from_files()) {  // a user's box without its files: no features to predict from
                 if (!tried_model) {
                     loaded = latest_model(store, request.kind);
                     tried_model = true;

@@ -17,13 +17,19 @@ const std::vector<CostTask>& tasks() {
         {"nonbonded",
          {"lj_pairs_4x4/lane/thread", "lj_pairs_4x8/lane/thread", "lj_pairs_8x4/lane/thread", "lj_pairs_1x1/lane/thread",
           "coul_pairs_4x4/lane/thread", "coul_pairs_4x8/lane/thread", "coul_pairs_8x4/lane/thread",
-          "coul_pairs_1x1/lane/thread", "pairs/lane", "atoms/threads", "atoms", "1"}},
+          "coul_pairs_1x1/lane/thread", "pairs/lane", "atoms/threads", "atoms", "1",
+          // --nb gpu: the CPU launches (every mode) and, unless the update is on the
+          // GPU too, stages x and waits, with --pme gpu also for the mesh
+          "gpu_pairs", "gpu_atoms", "gpu_nonbonded", "gpu_mesh_spread", "gpu_mesh_GlogG"}},
         {"pme_spread", {"spread/threads", "spread", "grid/threads", "grid", "1"}},
         {"pme_fft", {"GlogG/threads", "GlogG", "1"}},
         {"pme_solve", {"grid/threads", "grid", "1"}},
         {"pme_gather", {"spread/threads", "spread", "1"}},
-        {"constraints", {"settles/threads", "settles", "1"}},
-        {"update", {"atoms/threads", "atoms", "1"}},
+        // --update gpu: the CPU waits for the whole GPU step in the update's task
+        // (constraints when there are SETTLEs, else update)
+        {"constraints", {"settles/threads", "settles", "1", "gpu_step_pairs", "gpu_step_atoms", "gpu_step_spread",
+                         "gpu_step_GlogG", "gpu_step"}},
+        {"update", {"atoms/threads", "atoms", "1", "gpu_step_pairs", "gpu_step_atoms", "gpu_step"}},
         // Communication of a decomposed run lands in "other": halo and PP<->PME volumes, reductions.
         {"other", {"atoms/threads", "atoms", "threads", "1", "halo_atoms/pp_rank", "pme_atoms/pme_rank", "log2_ranks"}},
     };
@@ -99,6 +105,10 @@ Eigen::VectorXd cost_terms(std::size_t t, const Features& f) {
     // the mesh's ranks') threads together; one rank: the run's threads.
     const double T = f.pp_workers(), P = f.pme_workers(), w = f.simd_width, N = f.natoms;
     const double q = f.pme ? 1.0 : 0.0, lj = 1.0 - q;
+    // A task on the GPU has no CPU work terms; the CPU's time for it is the launch
+    // and the wait, in the task that waits (nonbonded in modes B and C, the update in E).
+    const double nb_cpu = 1.0 - f.nb_gpu, mesh_cpu = q * (1.0 - f.pme_gpu), upd_cpu = 1.0 - f.update_gpu;
+    const double waits_nb = f.nb_gpu * upd_cpu, mesh_waited_nb = f.pme_gpu * upd_cpu;
     const std::string_view name = tasks().at(t).name;
     Eigen::VectorXd x(static_cast<Eigen::Index>(tasks()[t].terms.size()));
     if (name == "search") {
@@ -109,20 +119,26 @@ Eigen::VectorXd cost_terms(std::size_t t, const Features& f) {
     } else if (name == "nonbonded") {
         const double per_lane = f.pair_work / (T * w);
         const auto shape = [&](int i, int j) { return f.cluster_i == i && f.cluster_j == j ? per_lane : 0.0; };
-        x << lj * shape(4, 4), lj * shape(4, 8), lj * shape(8, 4), lj * shape(1, 1), q * shape(4, 4), q * shape(4, 8),
-            q * shape(8, 4), q * shape(1, 1), f.pair_work / w, N / T, N, 1.0;
+        x << nb_cpu * lj * shape(4, 4), nb_cpu * lj * shape(4, 8), nb_cpu * lj * shape(8, 4), nb_cpu * lj * shape(1, 1),
+            nb_cpu * q * shape(4, 4), nb_cpu * q * shape(4, 8), nb_cpu * q * shape(8, 4), nb_cpu * q * shape(1, 1),
+            nb_cpu * f.pair_work / w, nb_cpu * N / T, nb_cpu * N, nb_cpu, waits_nb * f.pair_work, waits_nb * N, f.nb_gpu,
+            mesh_waited_nb * f.spread_work, mesh_waited_nb * f.fft_work;
     } else if (name == "pme_spread") {
-        x << q * f.spread_work / P, q * f.spread_work, q * f.solve_work / P, q * f.solve_work, q;
+        x << mesh_cpu * f.spread_work / P, mesh_cpu * f.spread_work, mesh_cpu * f.solve_work / P, mesh_cpu * f.solve_work,
+            mesh_cpu;
     } else if (name == "pme_fft") {
-        x << q * f.fft_work / P, q * f.fft_work, q;
+        x << mesh_cpu * f.fft_work / P, mesh_cpu * f.fft_work, mesh_cpu;
     } else if (name == "pme_solve") {
-        x << q * f.solve_work / P, q * f.solve_work, q;
+        x << mesh_cpu * f.solve_work / P, mesh_cpu * f.solve_work, mesh_cpu;
     } else if (name == "pme_gather") {
-        x << q * f.spread_work / P, q * f.spread_work, q;
+        x << mesh_cpu * f.spread_work / P, mesh_cpu * f.spread_work, mesh_cpu;
     } else if (name == "constraints") {
-        x << f.constraints / T, f.constraints, f.constraints > 0 ? 1.0 : 0.0;
+        const double settled = f.constraints > 0 ? 1.0 : 0.0, gpu = f.update_gpu * settled;
+        x << upd_cpu * f.constraints / T, upd_cpu * f.constraints, upd_cpu * settled, gpu * f.pair_work, gpu * N,
+            gpu * q * f.spread_work, gpu * q * f.fft_work, gpu;
     } else if (name == "update") {
-        x << N / T, N, 1.0;
+        const double gpu = f.update_gpu * (f.constraints > 0 ? 0.0 : 1.0);
+        x << upd_cpu * N / T, upd_cpu * N, upd_cpu, gpu * f.pair_work, gpu * N, gpu;
     } else {  // other
         x << N / T, N, f.threads, 1.0, N / f.pp_ranks * f.halo_fraction, f.pp_pme_atoms, std::log2(f.ranks);
     }
@@ -170,9 +186,9 @@ CostFit fit_cost(const std::vector<const Sample*>& samples) {
 
 namespace {
 
-// "cost-v3:" and per task its name and terms: "nonbonded(pairs,...);...".
+// "cost-v4:" and per task its name and terms: "nonbonded(pairs,...);...".
 std::string cost_feature_set() {
-    std::string s = "cost-v3:";
+    std::string s = "cost-v4:";
     for (const CostTask& t : tasks()) {
         s += std::string(t.name) + "(";
         for (std::size_t k = 0; k < t.terms.size(); ++k) s += (k ? "," : "") + t.terms[k];

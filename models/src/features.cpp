@@ -57,6 +57,11 @@ Features compute_features(const HardwareFeatures& hw, const SystemFeatures& sys,
     f.dd = eff.dd;
     f.halo_fraction = dd_halo_fraction(sys.box, eff.dd, eff.dd_comm_distance);
     f.pp_pme_atoms = f.npme > 0 ? f.natoms * f.charged_fraction / f.npme : 0.0;
+    f.nb_gpu = eff.nb == mdcore::Offload::Gpu ? 1.0 : 0.0;
+    f.pme_gpu = eff.pme && eff.pme_offload == mdcore::Offload::Gpu ? 1.0 : 0.0;
+    f.update_gpu = eff.update == mdcore::Offload::Gpu ? 1.0 : 0.0;
+    f.gpu_multiprocessors = f.nb_gpu > 0 ? hw.gpu_multiprocessors : 0.0;
+    f.gpu_bandwidth_gbs = f.nb_gpu > 0 ? hw.gpu_memory_bandwidth_gbs : 0.0;
 
     // Half lists: each pair once. mdcore prunes only when the inner radius is
     // below the outer one; otherwise the kernels run on the searched list.

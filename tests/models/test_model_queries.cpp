@@ -143,6 +143,36 @@ TEST_F(ModelQueries, CompareTakesMeasuredPointsFromTrialsAndPredictsTheRest) {
     EXPECT_THROW(models::compare_hardware(request), InputError);
 }
 
+// A user's box (a sweep of --gro/--top files) measured on the machines is a row of
+// its own, told apart from generated boxes of its size by its file digest; without
+// its files there is nothing to predict from, so unmeasured cells stay empty.
+TEST_F(ModelQueries, CompareShowsAUsersBoxMeasuredOnTheMachines) {
+    fill();
+    db::StoredTrial box;
+    {
+        db::Store store(db());
+        box = store.trials().front();
+        box.id = 0;
+        box.system = *parse_file_system_id("gro:natoms=24153:files=12f64f67d3226309");
+        box.result.ns_per_day = 599.0;
+        store.insert_trial(box);
+    }
+    models::CompareRequest request;
+    request.db = db();
+    request.hardware = {"hw-test"};
+    const models::CompareResult r = models::compare_hardware(request);
+    const auto cell = std::find_if(r.cells.begin(), r.cells.end(), [](const models::CompareCell& c) {
+        return c.system.from_files();
+    });
+    ASSERT_NE(cell, r.cells.end());
+    EXPECT_TRUE(cell->measured);
+    EXPECT_EQ(cell->system.natoms, 24153);
+    EXPECT_DOUBLE_EQ(cell->ns_per_day, 599.0);
+    // Generated boxes keep their rows; none of them took the box's value.
+    for (const models::CompareCell& c : r.cells)
+        if (!c.system.from_files()) EXPECT_NE(c.ns_per_day, 599.0);
+}
+
 TEST(ModelLookup, SystemsAreCheckedAndNamedAsTyped) {
     EXPECT_EQ(models::checked_system("water", 3000, "3000").natoms, 3000);
     try {

@@ -17,7 +17,8 @@ namespace mdtune::models {
 struct CompareRequest {
     std::string db;                                     // must exist; opened read-only
     std::vector<std::string> hardware;                  // as named by the user (id, prefix, node type, "this")
-    std::vector<SystemDescriptor> systems;              // empty: every system measured on them, else water sizes
+    std::vector<SystemDescriptor> systems;              // empty: every system measured on them (users' boxes:
+                                                        // measured cells only), else water sizes
     std::vector<std::pair<std::string, double>> price;  // (hardware name or id, price)
     std::vector<std::pair<std::string, double>> watts;  // (hardware name or id, watts)
     std::optional<ModelKind> kind;                      // model for unmeasured points; nullopt: latest of any kind

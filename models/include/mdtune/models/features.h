@@ -1,7 +1,8 @@
 #pragma once
 // What the models see of a (hardware, system, config) point: the raw settings
 // (atoms, density, cut-offs, list lifetime, cluster shape, PME grid, threads,
-// SIMD width, cores, cache) and per-task work terms derived from them (pair work,
+// SIMD width, cores, cache, which tasks run on the GPU and the GPU's size) and
+// per-task work terms derived from them (pair work,
 // search, pruning, spread/gather, FFT). The same code computes them for measured
 // trials (from the effective settings mdcore recorded) and for hypothetical
 // configs (from mdcore's resolve_config on the system's summary), so a
@@ -98,6 +99,9 @@ struct Features {
     std::array<int, 3> dd{1, 1, 1};  // PP cells per dimension
     double halo_fraction = 0;  // halo atoms per home atom of a PP rank (eighth shell, comm distance)
     double pp_pme_atoms = 0;   // charged atoms each PME-only rank receives per step (npme > 0)
+    // Offload (1 where the task runs on the GPU: modes B, C, E) and the GPU it runs on.
+    double nb_gpu = 0, pme_gpu = 0, update_gpu = 0;
+    double gpu_multiprocessors = 0, gpu_bandwidth_gbs = 0;
     // work terms (counts per step)
     bool pruned = false;      // dynamic pruning active (nstprune < nstlist and rlist_inner < rlist)
     double pair_work = 0;     // atom pairs the kernels evaluate (pruned inner list, or the searched one)
