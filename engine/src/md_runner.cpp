@@ -236,9 +236,11 @@ ForceEnergies MdRunner::compute_nonbonded(EnergyOutput energy) {
         const bool forces_to_host = !gpu_update_;
         gpu_nb_->launch(nonbonded_.x().data(), nonbonded_.y().data(), nonbonded_.z().data(), energy == EnergyOutput::Yes,
                         forces_to_host);
-        std::fill(state_.fx.begin(), state_.fx.end(), 0.0f);
-        std::fill(state_.fy.begin(), state_.fy.end(), 0.0f);
-        std::fill(state_.fz.begin(), state_.fz.end(), 0.0f);
+        if (forces_to_host) {  // the GPU's forces are added to these in finish_nonbonded()
+            std::fill(state_.fx.begin(), state_.fx.end(), 0.0f);
+            std::fill(state_.fy.begin(), state_.fy.end(), 0.0f);
+            std::fill(state_.fz.begin(), state_.fz.end(), 0.0f);
+        }
         ForceEnergies e;
         e.coulomb_sr = self_energy_;
         return e;

@@ -66,23 +66,24 @@ GpuPme::~GpuPme() {
     if (dev_ && dev_->stream) cudaStreamSynchronize(dev_->stream);
 }
 
-void GpuPme::reserve(std::size_t n) {
+void GpuPme::reserve(std::size_t n, bool staged) {
     Device& d = *dev_;
     n_ = n;
     const int p = d.geometry.order;
-    d.xq.reserve(n);
-    d.h_xq.reserve(n);
     d.th.reserve(n * 3 * p);
     d.dth.reserve(n * 3 * p);
     d.base.reserve(n * 3);
     d.f.reserve(n);
+    if (!staged) return;  // positions and forces stay on the device
+    d.xq.reserve(n);
+    d.h_xq.reserve(n);
     d.h_f.reserve(n);
 }
 
 void GpuPme::launch(std::size_t n, const float* x, const float* y, const float* z, const double* q) {
     Device& d = *dev_;
     d.timers.collect(kernel_seconds_);
-    reserve(n);
+    reserve(n, /*staged=*/true);
 #pragma omp parallel for num_threads(threads_) schedule(static)
     for (std::size_t i = 0; i < n; ++i) d.h_xq.p[i] = make_float4(x[i], y[i], z[i], static_cast<float>(q[i]));
     d.timers.begin(kPmeCopyUp, d.stream);
@@ -98,7 +99,7 @@ void GpuPme::launch(std::size_t n, const float* x, const float* y, const float* 
 void GpuPme::launch_resident(GpuNonbonded& nb, bool energy) {
     Device& d = *dev_;
     d.timers.collect(kernel_seconds_);
-    reserve(static_cast<std::size_t>(nb.num_slots()));
+    reserve(static_cast<std::size_t>(nb.num_slots()), /*staged=*/false);
     // The nonbonded task's positions of this step, in its slots; their charges are
     // scaled by sqrt(kCoulomb / epsilon_r), so the mesh needs no prefactor of its own.
     check(cudaStreamWaitEvent(d.stream, nb.device().x_ready, 0), "cudaStreamWaitEvent");

@@ -46,7 +46,8 @@ public:
     void reset_times();
 
 private:
-    void reserve(std::size_t n);
+    // Buffers for n atoms; staged: also the host copies of x, q and f (not with --update gpu).
+    void reserve(std::size_t n, bool staged);
     void enqueue_mesh(const void* positions, float prefactor);  // spread .. gather on float4 positions
     std::unique_ptr<Device> dev_;
     std::size_t n_ = 0;
