@@ -58,7 +58,7 @@ def main(argv):
     # that round: the comparison a drifting machine cannot skew.
     first = results[configs[0]]
     for c in configs[1:]:
-        for k in ("step", "nonbonded"):
+        for k in ("step", "nonbonded", "constraints"):
             ratios = [t[k] / f[k] for t, f in zip(results[c], first) if f.get(k)]
             if ratios:
                 print(f"{k} ratio to the first config, per round: " + " ".join(f"{x:.3f}" for x in ratios) +

@@ -140,6 +140,7 @@ TEST(SettleUpdate, MatchesReferenceAtEverySimdLevelAndThreadCount) {
     const double ke_ref = reference_update(l, ref);
     const SettleParameters p = settle_parameters(l.sys);
 
+    SortedState first;  // the first level's result, 1 thread
     for (SimdLevel level : available_simd_levels())
         for (int threads : {1, 2}) {
             SCOPED_TRACE(std::string(to_string(level)) + ", threads " + std::to_string(threads));
@@ -147,16 +148,28 @@ TEST(SettleUpdate, MatchesReferenceAtEverySimdLevelAndThreadCount) {
             AlignedVector<float> fx(s.size(), 7.0f), fy(s.size(), 7.0f), fz(s.size(), 7.0f);
             const double ke = leapfrog_settle_update(p, list, s, {fx.data(), fy.data(), fz.data()},
                                                      l.sys.box.lengths.data(), l.sys.dt, kLambda, level, threads);
-            // The same operations in the same order without FMA: bit-identical at every level.
+            // SETTLE solves in float and only its correction (~1e-3 nm) is added in
+            // double: against the all-double reference, positions agree to float
+            // rounding of ~0.1 nm vectors, velocities to that over dt.
             const double dx = std::max({max_abs_diff(s.x, ref.x), max_abs_diff(s.y, ref.y), max_abs_diff(s.z, ref.z)});
             const double dv =
                 std::max({max_abs_diff(s.vx, ref.vx), max_abs_diff(s.vy, ref.vy), max_abs_diff(s.vz, ref.vz)});
-            EXPECT_EQ(dx, 0.0);  // nm
-            EXPECT_EQ(dv, 0.0);  // nm/ps
-            EXPECT_LT(std::abs(ke - ke_ref), 1e-12 * ke_ref);  // summed per molecule, not per slot
-            // Distances between nearest images: exact; between stored images: the split molecules.
+            EXPECT_LT(dx, 1e-7);  // nm
+            EXPECT_LT(dv, 1e-7 / l.sys.dt);  // nm/ps
+            EXPECT_LT(std::abs(ke - ke_ref), 1e-6 * ke_ref);
+            // The same float and double operations in the same order without FMA:
+            // every level and thread count gives the same bits.
+            if (first.size() == 0) {
+                first = s;
+            } else {
+                EXPECT_EQ(std::max({max_abs_diff(s.x, first.x), max_abs_diff(s.y, first.y), max_abs_diff(s.z, first.z),
+                                    max_abs_diff(s.vx, first.vx), max_abs_diff(s.vy, first.vy),
+                                    max_abs_diff(s.vz, first.vz)}),
+                          0.0);
+            }
+            // Distances between nearest images: float SETTLE's accuracy; between stored images: the split molecules.
             const double* box = l.sys.box.lengths.data();
-            EXPECT_LT(settle_max_deviation(p, list.molecules, s.x.data(), s.y.data(), s.z.data(), box), 1e-12);
+            EXPECT_LT(settle_max_deviation(p, list.molecules, s.x.data(), s.y.data(), s.z.data(), box), 1e-6);
             EXPECT_GT(settle_max_deviation(p, list.molecules, s.x.data(), s.y.data(), s.z.data()), 1.0);
             for (std::size_t slot = 0; slot < s.size(); ++slot) {
                 if (l.order[slot] < 0) ASSERT_EQ(s.x[slot], l.state.x[slot]);  // padding: not moved
@@ -237,7 +250,7 @@ TEST(SettleUpdate, RunnerForcesAndKineticEnergyFollowTheFusedUpdate) {
     const std::vector<Vec3> refreshed = md.forces_in_input_order();
     for (std::size_t a = 0; a < fused.size(); ++a)
         for (int d = 0; d < 3; ++d) ASSERT_EQ(fused[a][d], refreshed[a][d]) << "atom " << a;
-    EXPECT_LT(md.max_constraint_deviation(), 1e-12);
+    EXPECT_LT(md.max_constraint_deviation(), 1e-6);  // SETTLE solves in float
 }
 
 }  // namespace

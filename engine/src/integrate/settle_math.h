@@ -1,6 +1,6 @@
 #pragma once
 // The SETTLE algebra of one molecule (Miyamoto & Kollman 1992) for any real type,
-// __host__ __device__: the CPU's fused leap-frog + SETTLE kernel uses it in double
+// __host__ __device__: the CPU's fused leap-frog + SETTLE kernel uses it in float
 // (settle_update_kernel.h, written so the loop over molecules vectorises), the GPU
 // update in float (update_gpu.cu). Branch-free: every condition is a select.
 // Included by g++ and nvcc.
