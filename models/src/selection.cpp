@@ -1,4 +1,4 @@
-// `auto`: cross-validated regret decides.
+// `auto`: cross-validated regret on unseen systems and machines decides.
 #include "mdtune/models/selection.h"
 
 #include <algorithm>
@@ -15,13 +15,14 @@ void require_enough_samples(const std::vector<Sample>& samples, const std::strin
                      " (run `mdtune sweep SPACE.toml --db " + source + "` first)");
 }
 
-KindSummary summarise(const Selection& s, ModelKind kind) {
+KindSummary summarise(const Selection& s, ModelKind kind, std::optional<std::vector<Grouping>> only) {
     KindSummary k;
     std::vector<double> regrets;
     double ape_sum = 0, cover_sum = 0;
     std::size_t n = 0;
     for (const CvResult& cv : s.cv) {
         if (cv.kind != kind) continue;
+        if (only && std::find(only->begin(), only->end(), cv.grouping) == only->end()) continue;
         ape_sum += cv.overall.mape * static_cast<double>(cv.overall.n);
         cover_sum += cv.overall.coverage * static_cast<double>(cv.overall.n);
         n += cv.overall.n;
@@ -33,6 +34,60 @@ KindSummary summarise(const Selection& s, ModelKind kind) {
     k.regret_max = regrets.empty() ? 0.0 : *std::max_element(regrets.begin(), regrets.end());
     k.systems = regrets.size();
     return k;
+}
+
+ModelKind choose_kind(const Selection& sel, const std::vector<ModelKind>& kinds, std::string* reason) {
+    // What `predict` is asked: a system (or machine) not in the training data,
+    // with tunable values that were (candidates outside them are marked
+    // extrapolated and ranked last). So the size and hardware groupings decide.
+    // Pooled with them, the tunable grouping would outvote them by its group
+    // count (one per tunable value, each scored on every system); it breaks ties
+    // instead, and decides alone only when it is the one grouping there is.
+    std::vector<Grouping> primary, present;
+    for (const CvResult& cv : sel.cv)
+        if (std::find(present.begin(), present.end(), cv.grouping) == present.end()) present.push_back(cv.grouping);
+    for (Grouping g : present)
+        if (g != Grouping::ByTunable) primary.push_back(g);
+    const bool tunable = std::find(present.begin(), present.end(), Grouping::ByTunable) != present.end();
+    if (primary.empty() && tunable) primary.push_back(Grouping::ByTunable);
+    if (primary.empty()) {
+        if (reason) *reason = "one system size and one machine: nothing to cross-validate on, using the cost model";
+        return ModelKind::Cost;
+    }
+    const std::vector<Grouping> tie_break{Grouping::ByTunable};
+    // Lowest median regret; within 0.1 percentage point the lower worst regret,
+    // then the tunable grouping's median regret, then the lower MAPE (regret ties
+    // are common: several models find the best).
+    auto close = [](double a, double b) { return std::abs(a - b) <= 1e-3; };
+    std::optional<ModelKind> best;
+    KindSummary bs, bt;
+    for (ModelKind k : kinds) {
+        const KindSummary s = summarise(sel, k, primary);
+        if (s.systems == 0 && s.mape == 0) continue;
+        const KindSummary t = tunable ? summarise(sel, k, tie_break) : KindSummary{};
+        const bool better =
+            !best || s.regret_median < bs.regret_median - 1e-3 ||
+            (close(s.regret_median, bs.regret_median) &&
+             (s.regret_max < bs.regret_max - 1e-3 ||
+              (close(s.regret_max, bs.regret_max) &&
+               (t.regret_median < bt.regret_median - 1e-3 ||
+                (close(t.regret_median, bt.regret_median) && s.mape < bs.mape)))));
+        if (better) {
+            best = k;
+            bs = s;
+            bt = t;
+        }
+    }
+    if (reason) {
+        std::string names;
+        for (Grouping g : primary) names += (names.empty() ? "" : " and ") + std::string(to_string(g));
+        char line[320];
+        std::snprintf(line, sizeof line,
+                      "lowest cross-validated median regret holding out %s (%.2f %%, worst %.2f %%, MAPE %.1f %%)",
+                      names.c_str(), 100 * bs.regret_median, 100 * bs.regret_max, 100 * bs.mape);
+        *reason = line;
+    }
+    return best.value_or(ModelKind::Cost);
 }
 
 Selection select_model(const std::vector<Sample>& samples, std::optional<ModelKind> only) {
@@ -56,32 +111,7 @@ Selection select_model(const std::vector<Sample>& samples, std::optional<ModelKi
         sel.reason = "requested with --model " + std::string(to_string(*only));
         return sel;
     }
-    if (groupings.empty()) {
-        sel.chosen = ModelKind::Cost;
-        sel.reason = "one system size and one machine: nothing to cross-validate on, using the cost model";
-        return sel;
-    }
-    // Lowest median regret; within 0.1 percentage point, the lower worst regret,
-    // then the lower MAPE (regret ties are common: several models find the best).
-    std::optional<ModelKind> best;
-    KindSummary bs;
-    for (ModelKind k : kinds) {
-        const KindSummary s = summarise(sel, k);
-        if (s.systems == 0 && s.mape == 0) continue;
-        const bool better = !best || s.regret_median < bs.regret_median - 1e-3 ||
-                            (std::abs(s.regret_median - bs.regret_median) <= 1e-3 &&
-                             (s.regret_max < bs.regret_max - 1e-3 ||
-                              (std::abs(s.regret_max - bs.regret_max) <= 1e-3 && s.mape < bs.mape)));
-        if (better) {
-            best = k;
-            bs = s;
-        }
-    }
-    sel.chosen = best.value_or(ModelKind::Cost);
-    char line[256];
-    std::snprintf(line, sizeof line, "lowest cross-validated median regret (%.2f %%, worst %.2f %%, MAPE %.1f %%)",
-                  100 * bs.regret_median, 100 * bs.regret_max, 100 * bs.mape);
-    sel.reason = line;
+    sel.chosen = choose_kind(sel, kinds, &sel.reason);
     return sel;
 }
 

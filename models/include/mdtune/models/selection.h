@@ -2,7 +2,8 @@
 // Choosing and fitting a model from a database's samples: grouped CV of each
 // candidate kind (by size, by hardware when there are several machines, and by
 // held-out tunable values when a tunable takes several),
-// `auto` picking the kind with the lowest cross-validated median regret.
+// `auto` picking the kind with the lowest cross-validated median regret on
+// held-out sizes and machines (choose_kind).
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,11 +30,19 @@ struct Selection {
 // any grouping there is nothing to validate on and `auto` takes the cost model.
 Selection select_model(const std::vector<Sample>& samples, std::optional<ModelKind> only);
 
-// Summary numbers of one kind over the groupings it was validated with.
+// Summary numbers of one kind over the groupings it was validated with (all of
+// them, or those in `only`), every held-out group's regrets pooled.
 struct KindSummary {
     double mape = 0, coverage = 0, regret_median = 0, regret_max = 0;
     std::size_t systems = 0;
 };
-KindSummary summarise(const Selection& s, ModelKind kind);
+KindSummary summarise(const Selection& s, ModelKind kind, std::optional<std::vector<Grouping>> only = std::nullopt);
+
+// `auto`'s rule over s.cv: the lowest median regret over the size and hardware
+// groupings present (the tunable grouping when it is the only one); within 0.1
+// percentage point the lower worst regret there, then the lower median regret
+// of the tunable grouping, then the lower MAPE. Writes the one-line reason.
+// No grouping at all: the cost model.
+ModelKind choose_kind(const Selection& s, const std::vector<ModelKind>& kinds, std::string* reason);
 
 }  // namespace mdtune::models
