@@ -24,7 +24,9 @@
 #   MDT_GATE_IDENTICAL   N back-to-back runs of one build                     [9]
 #   MDT_GATE_SLOW_PAIRS  S normal/slow pairs                                  [3]
 #   MDT_GATE_SUITES      suites to run (comma list)                           [bench_update]
-#   MDT_GATE_FILTER      benchmarks to run                                    [threads:1]
+#   MDT_GATE_FILTER      benchmarks to run: the 1-thread ones but BM_UpdateCold, whose
+#                        64 MiB flush per iteration makes one `bench run` take ~7 min
+#                                                     [(LeapFrog|Settle|Update/).*threads:1]
 #   MDT_GATE_RUN_ARGS    extra `mdtune bench run` arguments for wall time (e.g. --runs 9) []
 #   MDT_GATE_BUILD       the normal build directory (must hold mdtune and the suites) [build]
 #   MDT_GATE_SLOW_BUILD  the slowed build directory, configured and built here when
@@ -39,7 +41,7 @@ case "${1:-}" in -h|--help) help_text; exit 0 ;; "") ;; *) help_text >&2; exit 2
 identical=${MDT_GATE_IDENTICAL:-9}
 pairs=${MDT_GATE_SLOW_PAIRS:-3}
 suites=${MDT_GATE_SUITES:-bench_update}
-filter=${MDT_GATE_FILTER:-threads:1}
+filter=${MDT_GATE_FILTER:-(LeapFrog|Settle|Update/).*threads:1}
 build=${MDT_GATE_BUILD:-build}
 slow_build=${MDT_GATE_SLOW_BUILD:-build-slow5}
 with_instructions=${MDT_GATE_INSTRUCTIONS:-1}
