@@ -305,9 +305,7 @@ TEST(Settle, FreeRigidWaterConservesDistancesAndEnergy) {
 TEST(SettleMath, FloatSolutionFollowsTheDoubleReference) {
     const SettleParameters p;
     const SettleGeometry g = settle_geometry(p);
-    struct {
-        float m_o, m_h, inv_m_total, ra, rb, rc;
-    } gf{float(g.m_o), float(g.m_h), float(g.inv_m_total), float(g.ra), float(g.rb), float(g.rc)};
+    const settle_math::Shape<float> gf = settle_math::shape_as<float>(g);
     Waters w = make_waters(500, 300.0, 11);
     const std::vector<double> xr = w.x, yr = w.y, zr = w.z;
     drift(w, kDt);

@@ -52,8 +52,7 @@ GpuUpdate::GpuUpdate(GpuNonbonded& nb, GpuPme* pme, const SettleParameters& sett
     Device& d = *dev_;
     check(cudaEventCreateWithFlags(&d.done, cudaEventDisableTiming), "cudaEventCreate");
     const SettleGeometry g = settle_geometry(settle);
-    d.shape = {static_cast<float>(g.m_o), static_cast<float>(g.m_h), static_cast<float>(g.inv_m_total),
-               static_cast<float>(g.ra),  static_cast<float>(g.rb),  static_cast<float>(g.rc)};
+    d.shape = settle_math::shape_as<float>(g);
     for (int k = 0; k < 3; ++k) d.box[k] = static_cast<float>(box.lengths[k]);
     d.twice_ke.reserve(1);
     d.unsolved.reserve(1);

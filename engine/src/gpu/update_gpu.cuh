@@ -4,12 +4,12 @@
 // nonbonded task's slot order. Plain structs filled by gpu_update.cpp.
 #include <cuda_runtime_api.h>
 
+#include "integrate/settle_math.h"
+
 namespace mdcore::gpu {
 
-// SETTLE's canonical triangle in float (settle_math.h reads these fields).
-struct SettleShapeF {
-    float m_o, m_h, inv_m_total, ra, rb, rc;
-};
+// SETTLE's canonical triangle in float.
+using SettleShapeF = settle_math::Shape<float>;
 
 struct UpdateArgs {
     float4* xq;            // per slot: x, y, z (updated in place) and the scaled charge (kept)

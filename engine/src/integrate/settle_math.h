@@ -39,6 +39,17 @@ MDT_HOST_DEVICE inline bool finite(Real v) {
     return (v < Real(0) ? -v : v) <= std::numeric_limits<Real>::max();
 }
 
+// SETTLE's canonical triangle (SettleGeometry's fields) in Real: what settle_solve reads.
+template <class Real>
+struct Shape {
+    Real m_o, m_h, inv_m_total, ra, rb, rc;
+};
+// The triangle of `g` (a SettleGeometry or another Shape) rounded to Real.
+template <class Real, class Geometry>
+MDT_HOST_DEVICE inline Shape<Real> shape_as(const Geometry& g) {
+    return {Real(g.m_o), Real(g.m_h), Real(g.inv_m_total), Real(g.ra), Real(g.rb), Real(g.rc)};
+}
+
 // SETTLE for one molecule. `g` has the canonical triangle (m_o, m_h, inv_m_total,
 // ra, rb, rc; SettleGeometry or a float copy); b0, c0 are the reference O->H bonds,
 // ua, ub, uc the unconstrained positions, all relative to the reference O. Writes

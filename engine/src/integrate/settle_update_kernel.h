@@ -26,7 +26,6 @@ constexpr int kLanes = 16;  // one AVX-512 register of floats, two of doubles
 // added back in double, so float rounding touches the correction, not the state.
 struct alignas(64) Block {
     double o[3][kLanes], b[3][kLanes], c[3][kLanes];     // x(t) in; x(t+dt) out
-    double sb[3][kLanes], sc[3][kLanes];                 // periodic shifts of H1, H2 from O's image
     double vo[3][kLanes], vb[3][kLanes], vc[3][kLanes];  // v(t-dt/2) in, v(t+dt/2) out
     double fo[3][kLanes], fb[3][kLanes], fc[3][kLanes];  // forces
     float b0[3][kLanes], c0[3][kLanes];                  // reference O->H bonds (float, for the solve)
@@ -34,11 +33,6 @@ struct alignas(64) Block {
                                                          // SETTLE's corrections out
     int ok[kLanes];                                      // 1 when solved
     double ke[kLanes];                                   // 2 KE of the molecule
-};
-
-// SETTLE's geometry in float, converted once per call.
-struct GeometryF {
-    float m_o, m_h, inv_m_total, ra, rb, rc;
 };
 
 // box * round(d * (1/box)) with round() as a truncating conversion (to int:
@@ -50,8 +44,7 @@ inline double image_shift(double d, double box, double inv_box) {
     return box * static_cast<double>(static_cast<int>(r + (r >= 0.0 ? 0.5 : -0.5)));
 }
 
-void gather_block(const SettleUpdateArgs& a, const double* inv_box, const int* io, const int* ib, const int* ic,
-                  Block& k) {
+void gather_block(const SettleUpdateArgs& a, const int* io, const int* ib, const int* ic, Block& k) {
     const SortedState& s = *a.state;
     const double* x[3] = {s.x.data(), s.y.data(), s.z.data()};
     const double* v[3] = {s.vx.data(), s.vy.data(), s.vz.data()};
@@ -74,25 +67,14 @@ void gather_block(const SettleUpdateArgs& a, const double* inv_box, const int* i
             _mm512_store_pd(&k.fb[d][h], _mm512_cvtps_pd(_mm256_i32gather_ps(f[d], jb, 4)));
             _mm512_store_pd(&k.fc[d][h], _mm512_cvtps_pd(_mm256_i32gather_ps(f[d], jc, 4)));
         }
-    for (int d = 0; d < 3; ++d) {
-        const double box = a.box[d], ib_d = inv_box[d];
-#pragma omp simd
-        for (int l = 0; l < kLanes; ++l) {
-            k.sb[d][l] = image_shift(k.b[d][l] - k.o[d][l], box, ib_d);
-            k.sc[d][l] = image_shift(k.c[d][l] - k.o[d][l], box, ib_d);
-        }
-    }
 #else
     for (int d = 0; d < 3; ++d) {
-        const double box = a.box[d], ib_d = inv_box[d];
 #pragma omp simd
         for (int l = 0; l < kLanes; ++l) {
             const double xo = x[d][io[l]], xb = x[d][ib[l]], xc = x[d][ic[l]];
             k.o[d][l] = xo;
             k.b[d][l] = xb;
             k.c[d][l] = xc;
-            k.sb[d][l] = image_shift(xb - xo, box, ib_d);
-            k.sc[d][l] = image_shift(xc - xo, box, ib_d);
             k.vo[d][l] = v[d][io[l]];
             k.vb[d][l] = v[d][ib[l]];
             k.vc[d][l] = v[d][ic[l]];
@@ -106,7 +88,8 @@ void gather_block(const SettleUpdateArgs& a, const double* inv_box, const int* i
 
 // Leap-frog in double: v(t+dt/2) and the unconstrained x(t+dt) in place, and
 // SETTLE's inputs relative to the reference O (each H at the image nearest it).
-void leapfrog_block(const SettleGeometry& g, double dt, double lambda, Block& k) {
+void leapfrog_block(const SettleGeometry& g, double dt, double lambda, const double* box, const double* inv_box,
+                    Block& k) {
     const double ao = (1.0 / g.m_o) * dt, ah = (1.0 / g.m_h) * dt;
     for (int d = 0; d < 3; ++d)
 #pragma omp simd
@@ -116,11 +99,14 @@ void leapfrog_block(const SettleGeometry& g, double dt, double lambda, Block& k)
             const double vc = lambda * k.vc[d][l] + ah * k.fc[d][l];
             const double o0 = k.o[d][l], b0 = k.b[d][l], c0 = k.c[d][l];
             const double xo = o0 + vo * dt, xb = b0 + vb * dt, xc = c0 + vc * dt;
-            k.b0[d][l] = static_cast<float>((b0 - o0) - k.sb[d][l]);
-            k.c0[d][l] = static_cast<float>((c0 - o0) - k.sc[d][l]);
+            // The periodic shifts of H1, H2 from O's image.
+            const double sb = image_shift(b0 - o0, box[d], inv_box[d]);
+            const double sc = image_shift(c0 - o0, box[d], inv_box[d]);
+            k.b0[d][l] = static_cast<float>((b0 - o0) - sb);
+            k.c0[d][l] = static_cast<float>((c0 - o0) - sc);
             k.ua[d][l] = static_cast<float>(xo - o0);
-            k.ub[d][l] = static_cast<float>((xb - o0) - k.sb[d][l]);
-            k.uc[d][l] = static_cast<float>((xc - o0) - k.sc[d][l]);
+            k.ub[d][l] = static_cast<float>((xb - o0) - sb);
+            k.uc[d][l] = static_cast<float>((xc - o0) - sc);
             k.vo[d][l] = vo;
             k.vb[d][l] = vb;
             k.vc[d][l] = vc;
@@ -132,7 +118,7 @@ void leapfrog_block(const SettleGeometry& g, double dt, double lambda, Block& k)
 
 // SETTLE in the canonical frame (settle_math.h), all lanes at once in float;
 // replaces ua/ub/uc by the corrections n - u.
-void solve_block(const GeometryF& g, Block& k) {
+void solve_block(const settle_math::Shape<float>& g, Block& k) {
     for (int l = 0; l < kLanes; ++l) {
         float b0[3], c0[3], ua[3], ub[3], uc[3], na[3], nb[3], nc[3];
         for (int d = 0; d < 3; ++d) {
@@ -197,8 +183,7 @@ double settle_update_range(const SettleUpdateArgs& a, int begin, int end, int* f
     double ke = 0.0;
     *first_bad = -1;
     const SettleGeometry& g = a.geometry;
-    const GeometryF gf{static_cast<float>(g.m_o), static_cast<float>(g.m_h), static_cast<float>(g.inv_m_total),
-                       static_cast<float>(g.ra),  static_cast<float>(g.rb),  static_cast<float>(g.rc)};
+    const settle_math::Shape<float> gf = settle_math::shape_as<float>(g);  // converted once per call
     const double inv_box[3] = {1.0 / a.box[0], 1.0 / a.box[1], 1.0 / a.box[2]};
     Block k;
     for (int m0 = begin; m0 < end; m0 += kLanes) {
@@ -210,8 +195,8 @@ double settle_update_range(const SettleUpdateArgs& a, int begin, int end, int* f
             ib[l] = t.h1;
             ic[l] = t.h2;
         }
-        gather_block(a, inv_box, io, ib, ic, k);
-        leapfrog_block(g, a.dt, a.lambda, k);
+        gather_block(a, io, ib, ic, k);
+        leapfrog_block(g, a.dt, a.lambda, a.box, inv_box, k);
         solve_block(gf, k);
         correct_block(g, a.dt, k);
         scatter_block(a, io, ib, ic, count, k);
