@@ -154,8 +154,13 @@ TEST_P(DdStepZero, EnergiesForcesAndPairCountMatchOneRank) {
             const double e1 = ref["energies"]["start"][term], eN = got["energies"]["start"][term];
             EXPECT_NEAR(eN, e1, 2e-6 * std::abs(e1) + 1e-6) << term;
         }
-        // Exact: every pair within rc is computed once, on exactly one rank.
-        EXPECT_EQ(got["pairlist"]["pairs_in_cutoff"].get<double>(), ref["pairlist"]["pairs_in_cutoff"].get<double>())
+        // Every pair within rc is computed once, on exactly one rank. Not to the
+        // pair: one rank moves an i-cluster by minus the periodic shift, a domain
+        // sees the halo atom already moved, so a pair within a float rounding of
+        // rc may fall on either side (water_wide: 1 of 2.9 million; allowed: 6). A
+        // cluster pair missed or counted twice is ~14 pairs within rc on average.
+        const double pairs = ref["pairlist"]["pairs_in_cutoff"].get<double>();
+        EXPECT_NEAR(got["pairlist"]["pairs_in_cutoff"].get<double>(), pairs, 2e-6 * pairs)
             << got["pairlist"].dump() << "\nagainst one rank's " << ref["pairlist"].dump();
         const auto f = read_forces(dir / (tag + ".f"));
         ASSERT_EQ(f.size(), ref_f.size());

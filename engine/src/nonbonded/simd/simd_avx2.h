@@ -29,6 +29,15 @@ struct Avx2 {
         if constexpr (M == 4) return _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
         else return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
     }
+    // Register r of an i-cluster's pair layout: lane l holds p[(8 r + l) / M] (N <= 8
+    // atoms, one masked load and one permute).
+    template <int N, int M> static F load_i(const float* p, int r) {
+        static_assert(N <= 8 && (M == 4 || M == 8));
+        const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        const F atoms = _mm256_maskload_ps(p, _mm256_cmpgt_epi32(_mm256_set1_epi32(N), lane));
+        const __m256i atom = _mm256_srli_epi32(_mm256_add_epi32(lane, _mm256_set1_epi32(8 * r)), M == 4 ? 2 : 3);
+        return _mm256_permutevar8x32_ps(atoms, atom);
+    }
     static F add(F a, F b) { return _mm256_add_ps(a, b); }
     static F sub(F a, F b) { return _mm256_sub_ps(a, b); }
     static F mul(F a, F b) { return _mm256_mul_ps(a, b); }

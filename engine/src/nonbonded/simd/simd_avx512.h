@@ -29,6 +29,15 @@ struct Avx512 {
         if constexpr (M == 4) return _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
         else return _mm512_broadcast_i32x8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
     }
+    // Register r of an i-cluster's pair layout: lane l holds p[(16 r + l) / M], so
+    // the N atoms (N <= 16) take one masked load and one permute, not 16 inserts.
+    template <int N, int M> static F load_i(const float* p, int r) {
+        static_assert(N <= 16 && (M == 4 || M == 8));
+        const F atoms = _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << N) - 1), p);
+        const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        const __m512i atom = _mm512_srli_epi32(_mm512_add_epi32(lane, _mm512_set1_epi32(16 * r)), M == 4 ? 2 : 3);
+        return _mm512_permutexvar_ps(atom, atoms);
+    }
     static F add(F a, F b) { return _mm512_add_ps(a, b); }
     static F sub(F a, F b) { return _mm512_sub_ps(a, b); }
     static F mul(F a, F b) { return _mm512_mul_ps(a, b); }

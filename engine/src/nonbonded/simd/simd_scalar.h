@@ -23,6 +23,8 @@ struct Scalar {
     // Lanes of register r hold pairs r*W .. r*W+W-1; with W <= M this is a plain load.
     template <int M> static F load_j(const float* p) { return *p; }
     template <int M> static I load_j_int(const std::int32_t* p) { return *p; }
+    // Register (pair) r of an i-cluster's pair layout: i-atom r / M.
+    template <int N, int M> static F load_i(const float* p, int r) { return p[r / M]; }
     static F add(F a, F b) { return a + b; }
     static F sub(F a, F b) { return a - b; }
     static F mul(F a, F b) { return a * b; }
