@@ -75,20 +75,37 @@ std::optional<LoadedModel> latest_model(const db::Store& store, std::optional<Mo
 }
 
 std::string cv_headline(const db::StoredModel& row) {
+    // The groupings `auto` decides on (choose_kind): new sizes and machines. The
+    // tunable grouping scores predictions for values no training trial had, which
+    // predict ranks last anyway; pooled in, a linear model's extrapolation there
+    // turned the headline into "MAPE 867903 %". It is quoted alone only when it is
+    // all there is.
     try {
         const auto cv = nlohmann::json::parse(row.cv_json);
-        std::vector<double> regrets;
-        double ape = 0;
-        std::size_t n = 0;
+        struct Pool {
+            std::vector<double> regrets;
+            double ape = 0;
+            std::size_t n = 0;
+            std::vector<std::string> groupings;
+        } primary, tunable;
         for (const auto& r : cv.at("results")) {
             if (r.at("kind") != row.kind) continue;
+            const std::string grouping = r.value("grouping", "");
+            Pool& p = grouping == to_string(Grouping::ByTunable) ? tunable : primary;
             const auto& o = r.at("overall");
-            ape += o.at("mape").get<double>() * o.at("n").get<double>();
-            n += o.at("n").get<std::size_t>();
-            for (const auto& x : o.at("regrets")) regrets.push_back(x.at("regret").get<double>());
+            p.ape += o.at("mape").get<double>() * o.at("n").get<double>();
+            p.n += o.at("n").get<std::size_t>();
+            for (const auto& x : o.at("regrets")) p.regrets.push_back(x.at("regret").get<double>());
+            if (!grouping.empty() && std::find(p.groupings.begin(), p.groupings.end(), grouping) == p.groupings.end())
+                p.groupings.push_back(grouping);
         }
-        if (!n) return "not cross-validated";
-        return "CV median regret " + pct(median_of(regrets)) + ", MAPE " + pct(ape / static_cast<double>(n));
+        const Pool& p = primary.n ? primary : tunable;
+        if (!p.n) return "not cross-validated";
+        std::string held_out;
+        for (const auto& g : p.groupings) held_out += (held_out.empty() ? "" : " and ") + g;
+        const double worst = p.regrets.empty() ? 0.0 : *std::max_element(p.regrets.begin(), p.regrets.end());
+        return "CV" + (held_out.empty() ? std::string() : " holding out " + held_out) + ": median regret " +
+               pct(median_of(p.regrets)) + ", worst " + pct(worst) + ", MAPE " + pct(p.ape / static_cast<double>(p.n));
     } catch (const std::exception&) {
         return "no CV scores";
     }

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <nlohmann/json.hpp>
+#include <vector>
 
 #include "synthetic_db_test.h"
 #include "mdtune/models/compare_table.h"
@@ -21,6 +23,32 @@ class ModelQueries : public test::SyntheticDbTest {
 protected:
     models::FitResult fit_cost() { return models::fit_and_store({db(), models::ModelKind::Cost, {}}); }
 };
+
+// predict's header line quotes the groupings auto decides on; a tunable
+// grouping's extrapolation (ridge: MAPE in the thousands of percent) stays out
+// of it unless it is the only one.
+TEST(CvHeadline, QuotesTheDecidingGroupingsNotTheTunableOne) {
+    auto result = [](const char* kind, const char* grouping, double mape, std::vector<double> regrets) {
+        nlohmann::json r = nlohmann::json::array();
+        for (double x : regrets) r.push_back({{"regret", x}});
+        return nlohmann::json{{"kind", kind}, {"grouping", grouping},
+                              {"overall", {{"mape", mape}, {"n", 10}, {"regrets", r}}}};
+    };
+    db::StoredModel row;
+    row.kind = "ridge";
+    row.cv_json = nlohmann::json{{"results",
+                                  {result("ridge", "size", 0.087, {0.0, 0.02, 0.149}),
+                                   result("ridge", "tunable", 8679.03, {0.018, 1.374}),
+                                   result("knn", "size", 0.5, {0.9})}}}
+                      .dump();
+    EXPECT_EQ(models::cv_headline(row), "CV holding out size: median regret 2.0 %, worst 14.9 %, MAPE 8.7 %");
+    row.cv_json = nlohmann::json{{"results", {result("ridge", "tunable", 0.2, {0.01, 0.03})}}}.dump();
+    EXPECT_EQ(models::cv_headline(row), "CV holding out tunable: median regret 2.0 %, worst 3.0 %, MAPE 20.0 %");
+    row.cv_json = nlohmann::json{{"results", nlohmann::json::array()}}.dump();
+    EXPECT_EQ(models::cv_headline(row), "not cross-validated");
+    row.cv_json = "{";
+    EXPECT_EQ(models::cv_headline(row), "no CV scores");
+}
 
 TEST_F(ModelQueries, FitStoresTheModelAndScoresHeldOutSizesWithoutFittingThem) {
     fill();

@@ -36,7 +36,8 @@ struct LoadedModel {
 // The newest stored model (of `kind` when given), or nothing.
 std::optional<LoadedModel> latest_model(const db::Store& store, std::optional<ModelKind> kind);
 
-// One line on how a stored model cross-validated ("CV median regret 4.0 %, MAPE 10.1 %").
+// One line on how a stored model cross-validated on the groupings that chose it
+// ("CV holding out size: median regret 4.0 %, worst 9.5 %, MAPE 10.1 %").
 std::string cv_headline(const db::StoredModel& row);
 
 }  // namespace mdtune::models
