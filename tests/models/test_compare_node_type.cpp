@@ -2,11 +2,11 @@
 // hardware are compared under the node types their fingerprints recorded, and a
 // node type names the hardware on the command line.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 
 #include "../common/run_command.h"
+#include "../common/temp_dir_test.h"
 #include "mdtune/core/hardware.h"
 #include "mdtune/db/store.h"
 
@@ -33,9 +33,10 @@ void add_node(db::Store& store, const std::string& id, const std::string& node_t
     store.insert_trial(t);
 }
 
-TEST(CompareNodeType, NodeTypesLabelTheRowsAndNameTheHardware) {
-    const fs::path db = fs::temp_directory_path() / ("mdtune_compare_node_" + std::to_string(getpid()) + ".db");
-    fs::remove(db);
+class CompareNodeType : public mdtest::TempDirTest {};  // removed afterwards, with SQLite's -wal and -shm
+
+TEST_F(CompareNodeType, NodeTypesLabelTheRowsAndNameTheHardware) {
+    const fs::path db = path("compare.db");
     {
         db::Store store(db.string());
         add_node(store, "hw-aaaa000000000001", "features: icelake+ib", 40.0);
@@ -51,7 +52,6 @@ TEST(CompareNodeType, NodeTypesLabelTheRowsAndNameTheHardware) {
     EXPECT_NE(r.output.find("55.00"), std::string::npos) << r.output;
     r = mdtest::run_command(base + " --hardware 'features: sapphire'");
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    fs::remove(db);
 }
 
 }  // namespace

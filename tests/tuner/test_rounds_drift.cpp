@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <unistd.h>
 
+#include "../common/temp_dir_test.h"
 #include "mdtune/tuner/runner.h"
 #include "mdtune/tuner/sweep.h"
 #include "mdtune/tuner/verdict.h"
@@ -84,15 +84,9 @@ tuner::SweepContext context() {
     return ctx;
 }
 
-std::string temp_db() {
-    const auto dir = std::filesystem::temp_directory_path() / ("mdtune_test_drift_" + std::to_string(getpid()));
-    std::filesystem::create_directories(dir);
-    const auto path = dir / "drift.db";
-    std::filesystem::remove(path);
-    return path.string();
-}
+class RoundsUnderDrift : public mdtest::TempDirTest {};  // the database lives in a directory removed afterwards
 
-TEST(RoundsUnderDrift, BackToBackRepeatsBreakTheRanking) {
+TEST_F(RoundsUnderDrift, BackToBackRepeatsBreakTheRanking) {
     const tuner::SearchSpace s = space();
     auto replay = tuner::make_replay_runner(recorded(s));
     TwoStateMachine machine(*replay, kPeriod, 1.25);
@@ -104,11 +98,11 @@ TEST(RoundsUnderDrift, BackToBackRepeatsBreakTheRanking) {
     EXPECT_GT(median["nstlist=10"], median["nstlist=20"]) << "the drift did not break the back-to-back ranking";
 }
 
-TEST(RoundsUnderDrift, InterleavedRoundsKeepTheRanking) {
+TEST_F(RoundsUnderDrift, InterleavedRoundsKeepTheRanking) {
     const tuner::SearchSpace s = space();
     auto replay = tuner::make_replay_runner(recorded(s));
     TwoStateMachine machine(*replay, kPeriod, 1.25);
-    db::Store store(temp_db());
+    db::Store store(path("drift.db"));
     auto strategy = tuner::make_exhaustive(s, context().caps);
     const tuner::SweepSummary summary =
         tuner::run_sweep(s, store, machine, *strategy, context(), "drift", nullptr, {});

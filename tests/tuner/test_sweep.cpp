@@ -4,19 +4,14 @@
 
 #include <filesystem>
 
+#include "../common/temp_dir_test.h"
 #include "mdtune/tuner/runner.h"
 #include "mdtune/tuner/sweep.h"
 
 namespace mdtune {
 namespace {
 
-std::filesystem::path temp_db(const std::string& name) {
-    const auto dir = std::filesystem::temp_directory_path() / ("mdtune_test_sweep_" + std::to_string(getpid()));
-    std::filesystem::create_directories(dir);
-    const auto path = dir / name;
-    std::filesystem::remove(path);
-    return path;
-}
+class Sweep : public mdtest::TempDirTest {};  // the databases live in a directory removed afterwards
 
 tuner::SearchSpace tiny_space() {
     return tuner::parse_space(R"(
@@ -45,8 +40,8 @@ tuner::SweepContext context() {
     return ctx;
 }
 
-TEST(Sweep, InProcessSweepRecordsEveryTrialAndResumes) {
-    const auto path = temp_db("inproc.db");
+TEST_F(Sweep, InProcessSweepRecordsEveryTrialAndResumes) {
+    const std::filesystem::path path = this->path("inproc.db");
     const tuner::SearchSpace space = tiny_space();
     db::Store store(path.string());
     auto runner = tuner::make_in_process_runner();
@@ -68,7 +63,7 @@ TEST(Sweep, InProcessSweepRecordsEveryTrialAndResumes) {
     EXPECT_EQ(store.trials().size(), 5u);
 }
 
-TEST(Sweep, ReplayRunnerReproducesRecordedMediansAndInvalidIsNeverBest) {
+TEST_F(Sweep, ReplayRunnerReproducesRecordedMediansAndInvalidIsNeverBest) {
     const tuner::SearchSpace space = tiny_space();
     std::vector<tuner::Observation> recorded;
     double ms = 1.0;
@@ -88,7 +83,7 @@ TEST(Sweep, ReplayRunnerReproducesRecordedMediansAndInvalidIsNeverBest) {
     baseline.result.ms_median = baseline.result.ms_min = baseline.result.ms_max = 5.0;
     recorded.push_back(baseline);
     auto runner = tuner::make_replay_runner(recorded);
-    const auto path = temp_db("replay.db");
+    const std::filesystem::path path = this->path("replay.db");
     db::Store store(path.string());
     auto strategy = tuner::make_exhaustive(space, context().caps);
     const tuner::SweepSummary s = tuner::run_sweep(space, store, *runner, *strategy, context(), "replay", nullptr, {});
@@ -101,7 +96,7 @@ TEST(Sweep, ReplayRunnerReproducesRecordedMediansAndInvalidIsNeverBest) {
     EXPECT_TRUE(saw_invalid);
 }
 
-TEST(Sweep, MeasureKeepsMedianAndSpreadOfRepeats) {
+TEST_F(Sweep, MeasureKeepsMedianAndSpreadOfRepeats) {
     tuner::SearchSpace space = tiny_space();
     space.measure.repeats = 3;
     auto runner = tuner::make_in_process_runner();
