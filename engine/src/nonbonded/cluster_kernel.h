@@ -50,6 +50,42 @@ constexpr int j_force_copies() {
     return S::width >= 2 * M ? 2 : 1;
 }
 
+// An i-cluster's coordinates in pair layout (lane p: i-atom p / M), loaded with one
+// permuted load per register (GCC built the per-pair copy from 32 scalar inserts
+// per array), and the same minus the shift of the j-entries at hand. The search
+// emits an i-entry's j-entries in runs of one shift (per neighbour column and z
+// image), so the shift moves the i-cluster once per run, as in GROMACS and our CUDA
+// kernel, instead of every j-cluster: three adds and broadcasts less per entry.
+template <class S, int N, int M>
+struct IClusterCoords {
+    static constexpr int W = S::width;
+    static constexpr int P = N * M;
+    static constexpr int R = P / W;
+    alignas(64) float x[P], y[P], z[P];     // as stored
+    alignas(64) float sx[P], sy[P], sz[P];  // minus shift_table[shift]
+    int shift = -1;
+
+    void load(const float* xs, const float* ys, const float* zs, int i0) {
+        for (int r = 0; r < R; ++r) {
+            S::store(x + r * W, S::template load_i<N, M>(xs + i0, r));
+            S::store(y + r * W, S::template load_i<N, M>(ys + i0, r));
+            S::store(z + r * W, S::template load_i<N, M>(zs + i0, r));
+        }
+        shift = -1;
+    }
+    // Before each j-entry: moves the cluster when the entry's shift is not the last one's.
+    void use_shift(int index, const float (*shift_table)[3]) {
+        if (index == shift) return;
+        shift = index;
+        const float* s = shift_table[index];
+        for (int r = 0; r < R; ++r) {
+            S::store(sx + r * W, S::sub(S::load(x + r * W), S::set1(s[0])));
+            S::store(sy + r * W, S::sub(S::load(y + r * W), S::set1(s[1])));
+            S::store(sz + r * W, S::sub(S::load(z + r * W), S::set1(s[2])));
+        }
+    }
+};
+
 template <class S, int N, int M, LjCombination Comb, CoulombType Coul, EnergyOutput Energy>
 void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput& out) {
     using F = typename S::F;
@@ -66,8 +102,8 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
     using LjSets = LjRegisterSets<N, M, W>;
     constexpr int kCopies = j_force_copies<S, M>();
 
-    alignas(64) float xi_p[P], yi_p[P], zi_p[P], c6i_p[P], c12i_p[P], qi_p[P];
-    alignas(64) float xs_p[P], ys_p[P], zs_p[P];  // i-coordinates minus the current j-entry's shift
+    IClusterCoords<S, N, M> ic;
+    alignas(64) float c6i_p[P], c12i_p[P], qi_p[P];
     alignas(64) std::int32_t ti_p[P];
     alignas(64) float tmp[P];
     const PairList& list = *in.list;
@@ -106,9 +142,9 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
         // Lanes of register r cover j offsets (r*W) % M .. when W <= M.
         constexpr int step = W <= M ? W : 0;
         const int jo = step == 0 ? 0 : (r * step) % M;
-        const F dx = S::sub(S::load(xs_p + r * W), S::template load_j<M>(a.x + j0 + jo));
-        const F dy = S::sub(S::load(ys_p + r * W), S::template load_j<M>(a.y + j0 + jo));
-        const F dz = S::sub(S::load(zs_p + r * W), S::template load_j<M>(a.z + j0 + jo));
+        const F dx = S::sub(S::load(ic.sx + r * W), S::template load_j<M>(a.x + j0 + jo));
+        const F dy = S::sub(S::load(ic.sy + r * W), S::template load_j<M>(a.y + j0 + jo));
+        const F dz = S::sub(S::load(ic.sz + r * W), S::template load_j<M>(a.z + j0 + jo));
         const F r2 = S::fma(dx, dx, S::fma(dy, dy, S::mul(dz, dz)));
         // Within the cut-off and computed: interacting, or excluded with Ewald (erf correction).
         B wco = S::lt(r2, rc2);
@@ -222,17 +258,6 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
         }
     };
 
-    // The search emits an i-entry's j-entries in runs of one shift (per neighbour
-    // column and z image), so the shift moves the i-cluster once per run, as in
-    // GROMACS, instead of every j-cluster: three adds and broadcasts less per entry.
-    auto shift_i_cluster = [&](const float* s) __attribute__((always_inline)) {
-        for (int r = 0; r < R; ++r) {
-            S::store(xs_p + r * W, S::sub(S::load(xi_p + r * W), S::set1(s[0])));
-            S::store(ys_p + r * W, S::sub(S::load(yi_p + r * W), S::set1(s[1])));
-            S::store(zs_p + r * W, S::sub(S::load(zi_p + r * W), S::set1(s[2])));
-        }
-    };
-
     auto j_loop = [&]<unsigned kLjRegs>(const IEntry& ei) __attribute__((always_inline)) {
         const Arrays a{in.x,         in.y,        in.z,    in.q,     in.c6s, in.c12s, in.c6_table,
                        in.c12_table, in.type,     in.shift, out.fx,  out.fy, out.fz};
@@ -240,13 +265,9 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
         const int e_end = ei.j_end;
         F ax[R], ay[R], az[R];
         for (int r = 0; r < R; ++r) ax[r] = ay[r] = az[r] = S::zero();
-        int shift = -1;
         for (int e = ei.j_begin; e < e_end; ++e) {
             const JEntry& je = js[e];
-            if (je.shift != shift) {
-                shift = je.shift;
-                shift_i_cluster(a.shift[shift]);
-            }
+            ic.use_shift(je.shift, a.shift);
             if (je.mask == kFullMask && je.excluded == 0)
                 entry.template operator()<false, kLjRegs>(a, je, ax, ay, az);
             else
@@ -262,12 +283,9 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
     for (int ie = i_begin; ie < i_end; ++ie) {
         const IEntry& ei = list.i[ie];
         const int i0 = ei.ci * N;
-        // The i-data in pair layout, a permuted load per register (GCC built the
-        // plain per-pair copy from 32 scalar inserts per array: ~5 % of the kernel).
+        // The i-data in pair layout, a permuted load per register (IClusterCoords).
+        ic.load(in.x, in.y, in.z, i0);
         for (int r = 0; r < R; ++r) {
-            S::store(xi_p + r * W, S::template load_i<N, M>(in.x + i0, r));
-            S::store(yi_p + r * W, S::template load_i<N, M>(in.y + i0, r));
-            S::store(zi_p + r * W, S::template load_i<N, M>(in.z + i0, r));
             if constexpr (Comb == LjCombination::Geometric) {
                 S::store(c6i_p + r * W, S::template load_i<N, M>(in.c6s + i0, r));
                 S::store(c12i_p + r * W, S::template load_i<N, M>(in.c12s + i0, r));
@@ -334,8 +352,7 @@ void prune_kernel(const PruneInput& in, int i_begin, int i_end, unsigned char* k
     constexpr int P = N * M;
     constexpr int R = P / W;
     constexpr std::uint32_t kFullMask = P == 32 ? 0xffffffffu : (1u << P) - 1;
-    alignas(64) float xi_p[P], yi_p[P], zi_p[P];
-    alignas(64) float xs_p[P], ys_p[P], zs_p[P];  // minus the current shift, as in cluster_kernel
+    IClusterCoords<S, N, M> ic;
     const PairList& list = *in.list;
     // Local copies: `keep` is written through a char pointer, which may alias
     // anything, so fields read through references would be reloaded per entry.
@@ -345,25 +362,12 @@ void prune_kernel(const PruneInput& in, int i_begin, int i_end, unsigned char* k
     for (int ie = i_begin; ie < i_end; ++ie) {
         const IEntry& ei = list.i[ie];
         const int i0 = ei.ci * N;
-        for (int r = 0; r < R; ++r) {
-            S::store(xi_p + r * W, S::template load_i<N, M>(c.x + i0, r));
-            S::store(yi_p + r * W, S::template load_i<N, M>(c.y + i0, r));
-            S::store(zi_p + r * W, S::template load_i<N, M>(c.z + i0, r));
-        }
+        ic.load(c.x, c.y, c.z, i0);
         const int e_end = ei.j_end;
-        int shift = -1;
         for (int e = ei.j_begin; e < e_end; ++e) {
             const JEntry& je = js[e];
             const int j0 = je.cj * M;
-            if (je.shift != shift) {
-                shift = je.shift;
-                const float* s = c.shift[shift];
-                for (int r = 0; r < R; ++r) {
-                    S::store(xs_p + r * W, S::sub(S::load(xi_p + r * W), S::set1(s[0])));
-                    S::store(ys_p + r * W, S::sub(S::load(yi_p + r * W), S::set1(s[1])));
-                    S::store(zs_p + r * W, S::sub(S::load(zi_p + r * W), S::set1(s[2])));
-                }
-            }
+            ic.use_shift(je.shift, c.shift);
             // Full entries (the common case) need no mask; one popcount per entry.
             const std::uint32_t bits = je.mask | je.excluded;
             const bool full = bits == kFullMask;
@@ -371,9 +375,9 @@ void prune_kernel(const PruneInput& in, int i_begin, int i_end, unsigned char* k
             for (int r = 0; r < R; ++r) {
                 constexpr int step = W <= M ? W : 0;
                 const int jo = step == 0 ? 0 : (r * step) % M;
-                const F dx = S::sub(S::load(xs_p + r * W), S::template load_j<M>(c.x + j0 + jo));
-                const F dy = S::sub(S::load(ys_p + r * W), S::template load_j<M>(c.y + j0 + jo));
-                const F dz = S::sub(S::load(zs_p + r * W), S::template load_j<M>(c.z + j0 + jo));
+                const F dx = S::sub(S::load(ic.sx + r * W), S::template load_j<M>(c.x + j0 + jo));
+                const F dy = S::sub(S::load(ic.sy + r * W), S::template load_j<M>(c.y + j0 + jo));
+                const F dz = S::sub(S::load(ic.sz + r * W), S::template load_j<M>(c.z + j0 + jo));
                 const F r2 = S::fma(dx, dx, S::fma(dy, dy, S::mul(dz, dz)));
                 B on = S::lt(r2, r2max);
                 if (!full) on = S::land(on, S::mask_from_bits(bits, r));
