@@ -2,8 +2,12 @@
 // The PME mesh kernels' bodies, included by pme_mesh_<level>.cpp only. Loops run over
 // fixed-size arrays (lanes of atoms, the order's z-run) so the compiler vectorises them
 // at the including file's SIMD level; the arithmetic and its order do not depend on it.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#if defined(__AVX2__) || defined(__AVX512F__)
+#include <immintrin.h>  // gather_at's hardware gathers
+#endif
 
 #include "pme/pme_mesh_kernels.h"
 
@@ -14,15 +18,15 @@ namespace {
 
 constexpr int kSplineLanes = static_cast<int>(kPmeStencilLanes);
 
-// One atom's stencil, read out of its block.
+// One atom's stencil weights (spreading needs no derivatives), read out of its block.
 template <int P>
 struct AtomWeights {
     int base[3];
-    float th[3][P], dth[3][P];
+    float th[3][P];
 };
 
 template <int P>
-AtomWeights<P> atom_weights(const PmeMeshStencils& st, std::size_t i, bool derivatives) {
+AtomWeights<P> atom_weights(const PmeMeshStencils& st, std::size_t i) {
     AtomWeights<P> w;
     const std::size_t lane = i % kPmeStencilLanes, block = i / kPmeStencilLanes;
     const int* base = st.base + block * 3 * kPmeStencilLanes + lane;
@@ -30,8 +34,6 @@ AtomWeights<P> atom_weights(const PmeMeshStencils& st, std::size_t i, bool deriv
     for (int d = 0; d < 3; ++d) {
         w.base[d] = base[d * kPmeStencilLanes];
         for (int j = 0; j < P; ++j) w.th[d][j] = st.th[first + (d * P + j) * kPmeStencilLanes];
-        if (derivatives)
-            for (int j = 0; j < P; ++j) w.dth[d][j] = st.dth[first + (d * P + j) * kPmeStencilLanes];
     }
     return w;
 }
@@ -47,8 +49,6 @@ Run4 load_run(const float* p) {
 }
 
 void store_run(float* p, Run4 v) { std::memcpy(p, &v, sizeof v); }
-
-float sum_run(Run4 v) { return (v[0] + v[1]) + (v[2] + v[3]); }
 
 // The recursion of bspline() (bspline.cpp) in float over kSplineLanes atoms.
 template <int P>
@@ -117,7 +117,7 @@ void spread_fixed(const PmeSlab& slab, const int* atoms, std::size_t count, cons
     for (std::size_t k = 0; k < count; ++k) {
         const int i = atoms[k];
         if (q[i] == 0.0) continue;
-        const AtomWeights<P> aw = atom_weights<P>(st, i, false);
+        const AtomWeights<P> aw = atom_weights<P>(st, i);
         const int* b = aw.base;
         const float *tx = aw.th[0], *ty = aw.th[1], *tz = aw.th[2];
         float tz_up[P];
@@ -150,7 +150,7 @@ void spread_fixed<4>(const PmeSlab& slab, const int* atoms, std::size_t count, c
     for (std::size_t k = 0; k < count; ++k) {
         const int i = atoms[k];
         if (q[i] == 0.0) continue;
-        const AtomWeights<4> aw = atom_weights<4>(stencils, i, false);
+        const AtomWeights<4> aw = atom_weights<4>(stencils, i);
         const int* b = aw.base;
         const float *tx = aw.th[0], *ty = aw.th[1], *tz = aw.th[2];
         const Run4 tz_up = {tz[3], tz[2], tz[1], tz[0]};
@@ -167,100 +167,97 @@ void spread_fixed<4>(const PmeSlab& slab, const int* atoms, std::size_t count, c
     }
 }
 
-// grad phi as three P-vectors summed over the (x, y) rows, reduced with the z weights
-// at the end: one vector multiply-add per row and component.
+// At the narrower levels GCC warns that returning a 64-byte vector changes the
+// ABI; these functions have internal linkage and are inlined, so no ABI is crossed.
+#pragma GCC diagnostic ignored "-Wpsabi"
+typedef float Lanes __attribute__((vector_size(4 * kSplineLanes)));
+typedef int LaneInts __attribute__((vector_size(4 * kSplineLanes)));
+static_assert(kSplineLanes == 16, "Lanes is one AVX-512 register, two AVX2 ones");
+
+Lanes load_lanes(const float* p) {
+    Lanes v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+LaneInts load_lane_ints(const int* p) {
+    LaneInts v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+Lanes gather_at(const float* base, LaneInts idx) {
+#if defined(__AVX512F__)
+    return reinterpret_cast<Lanes>(_mm512_i32gather_ps(reinterpret_cast<__m512i>(idx), base, 4));
+#elif defined(__AVX2__)
+    const __m256i lo = _mm256_setr_epi32(idx[0], idx[1], idx[2], idx[3], idx[4], idx[5], idx[6], idx[7]);
+    const __m256i hi = _mm256_setr_epi32(idx[8], idx[9], idx[10], idx[11], idx[12], idx[13], idx[14], idx[15]);
+    const __m256 a = _mm256_i32gather_ps(base, lo, 4), b = _mm256_i32gather_ps(base, hi, 4);
+    Lanes v;
+    std::memcpy(&v, &a, sizeof a);
+    std::memcpy(reinterpret_cast<char*>(&v) + sizeof a, &b, sizeof b);
+    return v;
+#else
+    Lanes v;
+    for (int l = 0; l < kSplineLanes; ++l) v[l] = base[idx[l]];
+    return v;
+#endif
+}
+
 template <int P>
-void gather_fixed(const PmeGatherInput& in, std::size_t begin, std::size_t end, const double* q,
+void gather_lanes(const PmeGatherInput& in, std::size_t block, std::size_t begin, std::size_t end, const double* q,
                   const PmeMeshStencils& st, float* fx, float* fy, float* fz) {
+    constexpr int kL = kSplineLanes;
     const int nx = in.dims[0], ny = in.dims[1], nz = in.dims[2];
-    for (std::size_t i = begin; i < end; ++i) {
-        if (q[i] == 0.0) continue;
-        const AtomWeights<P> aw = atom_weights<P>(st, i, true);
-        const int* b = aw.base;
-        const float *tx = aw.th[0], *ty = aw.th[1], *tz = aw.th[2];
-        const float *dtx = aw.dth[0], *dty = aw.dth[1], *dtz = aw.dth[2];
-        int xrow[P], yrow[P], zpt[P];
-        for (int j = 0; j < P; ++j) {
-            const int x = b[0] - j, y = b[1] - j;
-            xrow[j] = x < 0 ? x + nx : x;
-            yrow[j] = y < 0 ? y + ny : y;
-        }
-        const int z0 = b[2] - (P - 1);  // the run's lowest point
-        const bool contiguous = z0 >= 0;
-        for (int c = 0; c < P; ++c) zpt[c] = z0 + c < 0 ? z0 + c + nz : z0 + c;
-        float vx[P] = {}, vy[P] = {}, vz[P] = {};
-        for (int a = 0; a < P; ++a) {
-            const float* plane = in.phi + static_cast<std::size_t>(xrow[a]) * ny * nz;
-            for (int yb = 0; yb < P; ++yb) {
-                const float* line = plane + static_cast<std::size_t>(yrow[yb]) * nz;
-                float ph[P];
-                if (contiguous)
-                    for (int c = 0; c < P; ++c) ph[c] = line[z0 + c];
-                else
-                    for (int c = 0; c < P; ++c) ph[c] = line[zpt[c]];
-                const float wx = dtx[a] * ty[yb], wy = tx[a] * dty[yb], wz = tx[a] * ty[yb];
-                for (int c = 0; c < P; ++c) {
-                    vx[c] += wx * ph[c];
-                    vy[c] += wy * ph[c];
-                    vz[c] += wz * ph[c];
-                }
+    const int* base = st.base + block * 3 * kL;
+    const float* th = st.th + block * 3 * P * kL;  // weight j of dimension d: th[(d P + j) kL + lane]
+    const float* dth = st.dth + block * 3 * P * kL;
+    const LaneInts bx = load_lane_ints(base), by = load_lane_ints(base + kL), bz = load_lane_ints(base + 2 * kL);
+    LaneInts xrow[P], yrow[P], zpt[P];  // grid offsets of the x planes and y lines, the z points
+    Lanes tx[P], ty[P], dtx[P], dty[P], tz_up[P], dtz_up[P];
+    for (int j = 0; j < P; ++j) {
+        const LaneInts x = bx - j, y = by - j;
+        xrow[j] = (x < 0 ? x + nx : x) * (ny * nz);
+        yrow[j] = (y < 0 ? y + ny : y) * nz;
+        const LaneInts z = bz - (P - 1) + j;  // point z0 + j has weight index P - 1 - j
+        zpt[j] = z < 0 ? z + nz : z;
+        tx[j] = load_lanes(th + j * kL);
+        ty[j] = load_lanes(th + (P + j) * kL);
+        tz_up[j] = load_lanes(th + (2 * P + P - 1 - j) * kL);
+        dtx[j] = load_lanes(dth + j * kL);
+        dty[j] = load_lanes(dth + (P + j) * kL);
+        dtz_up[j] = load_lanes(dth + (2 * P + P - 1 - j) * kL);
+    }
+    Lanes gx = {}, gy = {}, gz = {};
+    for (int a = 0; a < P; ++a)
+        for (int b = 0; b < P; ++b) {
+            const LaneInts line = xrow[a] + yrow[b];
+            Lanes s0 = {}, s1 = {};  // sum_c tz phi, sum_c dtz phi
+            for (int c = 0; c < P; ++c) {
+                const Lanes ph = gather_at(in.phi, line + zpt[c]);
+                s0 += tz_up[c] * ph;
+                s1 += dtz_up[c] * ph;
             }
+            gx += (dtx[a] * ty[b]) * s0;
+            gy += (tx[a] * dty[b]) * s0;
+            gz += (tx[a] * ty[b]) * s1;
         }
-        float gx = 0, gy = 0, gz = 0;
-        for (int c = 0; c < P; ++c) {  // point z0 + c has weight index P-1-c
-            gx += tz[P - 1 - c] * vx[c];
-            gy += tz[P - 1 - c] * vy[c];
-            gz += dtz[P - 1 - c] * vz[c];
-        }
+    for (std::size_t i = begin; i < end; ++i) {
+        const std::size_t l = i - block * kL;
         const double qi = q[i];
-        fx[i] -= static_cast<float>(qi * in.scale[0] * gx);
-        fy[i] -= static_cast<float>(qi * in.scale[1] * gy);
-        fz[i] -= static_cast<float>(qi * in.scale[2] * gz);
+        if (qi == 0.0) continue;
+        fx[i] -= static_cast<float>(qi * in.scale[0] * gx[l]);
+        fy[i] -= static_cast<float>(qi * in.scale[1] * gy[l]);
+        fz[i] -= static_cast<float>(qi * in.scale[2] * gz[l]);
     }
 }
 
-// Order 4: per x-row a the y-contractions A[a] = sum_b ty[b] phi[a][b][.] and
-// B[a] = sum_b dty[b] phi[a][b][.] as z-runs (four independent chains), then
-// grad = (sum_a dtx A, sum_a tx B, sum_a tx A) dotted with the z weights.
-template <>
-void gather_fixed<4>(const PmeGatherInput& in, std::size_t begin, std::size_t end, const double* q,
-                     const PmeMeshStencils& st, float* fx, float* fy, float* fz) {
-    const int nx = in.dims[0], ny = in.dims[1], nz = in.dims[2];
-    for (std::size_t i = begin; i < end; ++i) {
-        if (q[i] == 0.0) continue;
-        const AtomWeights<4> aw = atom_weights<4>(st, i, true);
-        const int* b = aw.base;
-        const float *tx = aw.th[0], *ty = aw.th[1], *tz = aw.th[2];
-        const float *dtx = aw.dth[0], *dty = aw.dth[1], *dtz = aw.dth[2];
-        int yrow[4];
-        for (int j = 0; j < 4; ++j) yrow[j] = b[1] - j < 0 ? b[1] - j + ny : b[1] - j;
-        const int z0 = b[2] - 3;  // the run's lowest point
-        int zpt[4];
-        for (int c = 0; c < 4; ++c) zpt[c] = z0 + c < 0 ? z0 + c + nz : z0 + c;
-        Run4 A[4], B[4];
-        for (int a = 0; a < 4; ++a) {
-            const int x = b[0] - a < 0 ? b[0] - a + nx : b[0] - a;
-            const float* plane = in.phi + static_cast<std::size_t>(x) * ny * nz;
-            Run4 sa = {0, 0, 0, 0}, sb = {0, 0, 0, 0};
-            for (int yb = 0; yb < 4; ++yb) {
-                const float* line = plane + static_cast<std::size_t>(yrow[yb]) * nz;
-                const Run4 run = z0 >= 0 ? load_run(line + z0) : Run4{line[zpt[0]], line[zpt[1]], line[zpt[2]], line[zpt[3]]};
-                sa += ty[yb] * run;
-                sb += dty[yb] * run;
-            }
-            A[a] = sa;
-            B[a] = sb;
-        }
-        const Run4 tz_up = {tz[3], tz[2], tz[1], tz[0]};
-        const Run4 dtz_up = {dtz[3], dtz[2], dtz[1], dtz[0]};
-        const Run4 sx = (dtx[0] * A[0] + dtx[1] * A[1]) + (dtx[2] * A[2] + dtx[3] * A[3]);
-        const Run4 sy = (tx[0] * B[0] + tx[1] * B[1]) + (tx[2] * B[2] + tx[3] * B[3]);
-        const Run4 sz = (tx[0] * A[0] + tx[1] * A[1]) + (tx[2] * A[2] + tx[3] * A[3]);
-        const double qi = q[i];
-        fx[i] -= static_cast<float>(qi * in.scale[0] * sum_run(sx * tz_up));
-        fy[i] -= static_cast<float>(qi * in.scale[1] * sum_run(sy * tz_up));
-        fz[i] -= static_cast<float>(qi * in.scale[2] * sum_run(sz * dtz_up));
-    }
+template <int P>
+void gather_blocks(const PmeGatherInput& in, std::size_t begin, std::size_t end, const double* q,
+                   const PmeMeshStencils& st, float* fx, float* fy, float* fz) {
+    constexpr std::size_t kL = kSplineLanes;
+    for (std::size_t b = begin / kL; b * kL < end; ++b)
+        gather_lanes<P>(in, b, std::max(begin, b * kL), std::min(end, (b + 1) * kL), q, st, fx, fy, fz);
 }
 
 void mesh_splines(const PmeSplineInput& in, std::size_t begin, std::size_t end, const PmeMeshStencils& st) {
@@ -283,9 +280,9 @@ void mesh_spread(const PmeSlab& slab, int order, const int* atoms, std::size_t c
 void mesh_gather(const PmeGatherInput& in, std::size_t begin, std::size_t end, const double* q,
                  const PmeMeshStencils& st, float* fx, float* fy, float* fz) {
     switch (in.order) {
-        case 4: gather_fixed<4>(in, begin, end, q, st, fx, fy, fz); break;
-        case 5: gather_fixed<5>(in, begin, end, q, st, fx, fy, fz); break;
-        default: gather_fixed<6>(in, begin, end, q, st, fx, fy, fz); break;
+        case 4: gather_blocks<4>(in, begin, end, q, st, fx, fy, fz); break;
+        case 5: gather_blocks<5>(in, begin, end, q, st, fx, fy, fz); break;
+        default: gather_blocks<6>(in, begin, end, q, st, fx, fy, fz); break;
     }
 }
 
