@@ -197,6 +197,8 @@ TEST(PmeSetup, GridSizesAreFftFriendly) {
     EXPECT_EQ(g.nz, 40);  // 36.7 -> 40 (37, 38, 39 have factors 37, 19, 13)
     EXPECT_THROW(Pme(box, PmeGrid{7, 16, 16}, 4, 3.0, 1.0, 1), std::invalid_argument);
     EXPECT_THROW(Pme(box, PmeGrid{16, 16, 16}, 3, 3.0, 1.0, 1), std::invalid_argument);
+    // Refused before anything is allocated: the gather's lane offsets are 32-bit.
+    EXPECT_THROW(Pme(box, PmeGrid{1300, 1300, 1300}, 4, 3.0, 1.0, 1), std::invalid_argument);
 }
 
 // Reciprocal energy and forces against the direct sum at the GROMACS-default

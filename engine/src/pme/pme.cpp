@@ -5,6 +5,7 @@
 #include "pme/pme.h"
 
 #include <chrono>
+#include <climits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -45,6 +46,10 @@ void pme_check_parameters(const Box& box, PmeGrid grid, int order, double beta, 
     for (int n : {grid.nx, grid.ny, grid.nz})
         if (n < 2 * order)
             throw std::invalid_argument("Pme: grid dimension " + std::to_string(n) + " below 2*order = " + std::to_string(2 * order));
+    // The mesh gather indexes the grid with 32-bit lane offsets (hardware gathers).
+    if (static_cast<long long>(grid.nx) * grid.ny * grid.nz > INT_MAX)
+        throw std::invalid_argument("Pme: grid " + std::to_string(grid.nx) + "x" + std::to_string(grid.ny) + "x" +
+                                    std::to_string(grid.nz) + " has more than 2^31 points");
     for (double l : box.lengths)
         if (!(l > 0)) throw std::invalid_argument("Pme: box lengths must be positive");
     if (!(beta > 0)) throw std::invalid_argument("Pme: beta must be positive");

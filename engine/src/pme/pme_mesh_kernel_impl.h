@@ -169,6 +169,7 @@ void spread_fixed<4>(const PmeSlab& slab, const int* atoms, std::size_t count, c
 
 // At the narrower levels GCC warns that returning a 64-byte vector changes the
 // ABI; these functions have internal linkage and are inlined, so no ABI is crossed.
+#pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
 typedef float Lanes __attribute__((vector_size(4 * kSplineLanes)));
 typedef int LaneInts __attribute__((vector_size(4 * kSplineLanes)));
@@ -259,6 +260,8 @@ void gather_blocks(const PmeGatherInput& in, std::size_t begin, std::size_t end,
     for (std::size_t b = begin / kL; b * kL < end; ++b)
         gather_lanes<P>(in, b, std::max(begin, b * kL), std::min(end, (b + 1) * kL), q, st, fx, fy, fz);
 }
+
+#pragma GCC diagnostic pop
 
 void mesh_splines(const PmeSplineInput& in, std::size_t begin, std::size_t end, const PmeMeshStencils& st) {
     switch (in.order) {
