@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "mdcore/units.h"
+#include "nonbonded/force_buffer_sum.h"
 
 namespace mdcore {
 
@@ -65,7 +67,13 @@ void NonbondedForce::set_order(const std::vector<int>& order) {
         type_[s] = t;
         q_[s] = static_cast<float>(system_.charge[a] * q_scale);
     }
-    for (auto& f : thread_f_) f.assign(3 * kernels_->j_force_copies * n, 0.0f);
+    if (n % static_cast<std::size_t>(cluster_j_size(shape_)) != 0)
+        throw std::logic_error("NonbondedForce: the sorted order is not whole j-clusters");
+    thread_f_pointers_.clear();
+    for (auto& f : thread_f_) {
+        f.assign(3 * kernels_->j_force_copies * n, 0.0f);
+        thread_f_pointers_.push_back(f.data());
+    }
 }
 
 NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput energy, float* fx, float* fy,
@@ -116,6 +124,9 @@ NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput ene
     const std::size_t dim = copies * n;  // buffer floats per dimension
     std::vector<KernelOutput>& outs = thread_out_;
     outs.assign(nt, KernelOutput{});
+    const std::size_t m = static_cast<std::size_t>(cluster_j_size(shape_));
+    const std::size_t clusters = n / m;  // the grid pads every column to whole clusters
+    const ForceBufferSet buffers{thread_f_pointers_.data(), nt, dim, copies, static_cast<int>(m)};
 #pragma omp parallel num_threads(nt)
     {
         const int t = omp_get_thread_num();
@@ -134,23 +145,9 @@ NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput ene
             shares_.record(t, 0.0, seconds);
         timed_barrier(waits_, t);
         // Sum the thread buffers (and with copies all copies in a cluster's
-        // block, KernelOutput) over this thread's slot range.
-        const std::size_t begin = n * t / nt, end = n * (t + 1) / nt;
-        const std::size_t m = static_cast<std::size_t>(cluster_j_size(shape_));
-        for (std::size_t s = begin; s < end; ++s) {
-            const std::size_t b = force_buffer_index(s, m, copies);
-            float sx = 0, sy = 0, sz = 0;
-            for (int u = 0; u < nt; ++u)
-                for (int k = 0; k < copies; ++k) {
-                    const float* g = thread_f_[u].data() + b + k * m;
-                    sx += g[0];
-                    sy += g[dim];
-                    sz += g[2 * dim];
-                }
-            fx[s] = sx;
-            fy[s] = sy;
-            fz[s] = sz;
-        }
+        // block, KernelOutput) over this thread's range of j-clusters.
+        const std::size_t begin = clusters * t / nt, end = clusters * (t + 1) / nt;
+        sum_force_buffers(buffers, begin, end, fx, fy, fz);
         timed_region_end(waits_, t);
     }
     shares_.rebalance();

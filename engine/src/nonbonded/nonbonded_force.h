@@ -68,6 +68,7 @@ private:
     std::vector<std::uint8_t> type_has_lj_;
     float shift_[kNumShifts][3];
     std::vector<AlignedVector<float>> thread_f_;  // per thread: 3 x j_force_copies x padded slots
+    std::vector<const float*> thread_f_pointers_;  // their data, for sum_force_buffers
     std::vector<int> thread_bounds_;              // per call: each thread's block of i-entries
     ThreadShares shares_;                         // of the j-entries, with each call's kernel times
     std::vector<KernelOutput> thread_out_;        // per call: each thread's energies and force buffers
