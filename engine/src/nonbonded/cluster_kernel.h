@@ -62,7 +62,9 @@ struct IClusterCoords {
     static constexpr int P = N * M;
     static constexpr int R = P / W;
     alignas(64) float x[P], y[P], z[P];     // as stored
-    alignas(64) float sx[P], sy[P], sz[P];  // minus shift_table[shift]
+    // Zeroed once per kernel call only so that GCC, which cannot see that
+    // use_shift() always runs first, does not warn of uninitialised reads.
+    alignas(64) float sx[P]{}, sy[P]{}, sz[P]{};  // minus shift_table[shift]
     int shift = -1;
 
     void load(const float* xs, const float* ys, const float* zs, int i0) {
