@@ -12,6 +12,7 @@
 #include <cmath>
 #include <algorithm>
 #include <vector>
+#include <string>
 #include <utility>
 
 #include "md_runner.h"
@@ -262,6 +263,47 @@ TEST(PairList, ZonePureClustersListEveryPairExceptThoseOfZonesSharingABit) {
             ASSERT_TRUE(listed.count(p)) << to_string(shape) << " misses " << p.first << "-" << p.second;
         }
         EXPECT_GT(expected, 0);
+    }
+}
+
+// build() bins atoms in the previous build's order (nearly sorted columns): the
+// grid must come out the same as a first build's, after moves, after a build of
+// other atoms (a renumbered or resized System) and with the atoms in any order.
+TEST(PairList, GridOrderDoesNotDependOnThePreviousBuild) {
+    System sys = argon(900);
+    System moved = sys;
+    for (std::size_t a = 0; a < moved.natoms(); ++a)
+        for (int d = 0; d < 3; ++d) moved.positions[a][d] += 0.05 * std::sin(3.0 * a + d);
+    const System other = argon(500);
+    for (ClusterShape shape : {ClusterShape::k4x8, ClusterShape::k8x4, ClusterShape::k4x4, ClusterShape::k1x1}) {
+        SCOPED_TRACE(std::string(to_string(shape)));
+        const int ci = cluster_i_size(shape), cj = cluster_j_size(shape);
+        ClusterGrid fresh;
+        fresh.build(moved.box, moved.positions, ci, cj, 2);
+        ClusterGrid reused;
+        reused.build(sys.box, sys.positions, ci, cj, 2);
+        reused.build(moved.box, moved.positions, ci, cj, 1);
+        EXPECT_EQ(reused.order(), fresh.order());
+        EXPECT_EQ(reused.slot_of(), fresh.slot_of());
+        ClusterGrid after_other;
+        after_other.build(other.box, other.positions, ci, cj, 2);
+        after_other.build(moved.box, moved.positions, ci, cj, 2);
+        EXPECT_EQ(after_other.order(), fresh.order());
+        // Every atom again, the first half moved a second time.
+        System again = moved;
+        for (std::size_t a = 0; a < again.natoms() / 2; ++a) again.positions[a][2] += 0.3;
+        ClusterGrid fresh_again;
+        fresh_again.build(again.box, again.positions, ci, cj, 2);
+        reused.build(again.box, again.positions, ci, cj, 2);
+        EXPECT_EQ(reused.order(), fresh_again.order());
+        const auto& bf = fresh_again.i_boxes();
+        const auto& br = reused.i_boxes();
+        ASSERT_EQ(bf.size(), br.size());
+        for (std::size_t c = 0; c < bf.size(); ++c)
+            for (int d = 0; d < 3; ++d) {
+                EXPECT_EQ(bf[c].lo[d], br[c].lo[d]);
+                EXPECT_EQ(bf[c].hi[d], br[c].hi[d]);
+            }
     }
 }
 

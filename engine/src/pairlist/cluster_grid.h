@@ -94,6 +94,11 @@ private:
     // Work buffers kept between builds (no allocation per search).
     std::vector<float> wrapped_;  // 3 per atom
     std::vector<int> column_of_, column_start_, by_column_, fill_;
+    std::vector<int> visit_;
+    std::vector<std::uint8_t> seen_;
+
+    // The order build() bins atoms in: the previous build's, or atom order.
+    const std::vector<int>& visiting_order(int natoms);
 };
 
 }  // namespace mdcore
