@@ -2,12 +2,46 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
+#include "integrate/leapfrog.h"
 #include "mdcore/engine.h"
 #include "test_systems.h"
 
 namespace mdcore {
 namespace {
+
+// The vectorised update (8 slots a pass, a scalar tail) against leapfrog_atom slot
+// by slot, with the float copies of every slot, for sizes with and without a tail.
+TEST(Integrator, LeapfrogUpdateMatchesThePerAtomStepOnEverySlot) {
+    for (std::size_t n : {std::size_t{5}, std::size_t{16}, std::size_t{37}}) {
+        for (int threads : {1, 2}) {
+            SortedState s;
+            s.resize(n);
+            for (std::size_t i = 0; i < n; ++i) {
+                const double u = static_cast<double>(i);
+                s.set_atom(i, {0.1 * u, 1.0 - 0.05 * u, 0.3 + 0.01 * u}, {0.2 - 0.01 * u, 0.03 * u, -0.1},
+                           i % 3 == 0 ? 0.0 : 1.0 + u);  // every third a padding slot (mass 0)
+                s.fx[i] = static_cast<float>(10.0 - u);
+                s.fy[i] = static_cast<float>(0.5 * u);
+                s.fz[i] = -3.0f;
+            }
+            SortedState want = s;
+            double want_ke = 0.0;
+            for (std::size_t i = 0; i < n; ++i) want_ke += leapfrog_atom(want, i, 0.002, 0.99);
+            std::vector<float> fx(n, -1.0f), fy(n, -1.0f), fz(n, -1.0f);
+            const double ke = leapfrog_update(s, 0.002, 0.99, threads, {fx.data(), fy.data(), fz.data()});
+            EXPECT_NEAR(ke, want_ke, 1e-12 * want_ke) << n << " slots, " << threads << " threads";
+            for (std::size_t i = 0; i < n; ++i) {
+                EXPECT_EQ(s.x[i], want.x[i]);
+                EXPECT_EQ(s.vz[i], want.vz[i]);
+                EXPECT_EQ(fx[i], static_cast<float>(want.x[i])) << "slot " << i;
+                EXPECT_EQ(fy[i], static_cast<float>(want.y[i])) << "slot " << i;
+                EXPECT_EQ(fz[i], static_cast<float>(want.z[i])) << "slot " << i;
+            }
+        }
+    }
+}
 
 TEST(Integrator, NveDriftBelowDefaultTolerance) {
     // Liquid argon (Rahman's state point), default buffer and list settings, 2000
