@@ -131,6 +131,7 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
         const std::int32_t* type;
         const float (*shift)[3];
         float *fx, *fy, *fz;
+        std::uint16_t* touched;
     };
 
     // One register of one cluster pair: pairs r*W .. r*W+W-1. Masked entries (some
@@ -262,7 +263,7 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
 
     auto j_loop = [&]<unsigned kLjRegs>(const IEntry& ei) __attribute__((always_inline)) {
         const Arrays a{in.x,         in.y,        in.z,    in.q,     in.c6s, in.c12s, in.c6_table,
-                       in.c12_table, in.type,     in.shift, out.fx,  out.fy, out.fz};
+                       in.c12_table, in.type,     in.shift, out.fx,  out.fy, out.fz, out.touched};
         const JEntry* const js = list.j.data();
         const int e_end = ei.j_end;
         F ax[R], ay[R], az[R];
@@ -270,6 +271,7 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
         for (int e = ei.j_begin; e < e_end; ++e) {
             const JEntry& je = js[e];
             ic.use_shift(je.shift, a.shift);
+            if constexpr (kernel_flags_blocks(Coul)) a.touched[je.cj >> kTouchedBlockShift] = 1;
             if (je.mask == kFullMask && je.excluded == 0)
                 entry.template operator()<false, kLjRegs>(a, je, ax, ay, az);
             else
@@ -285,6 +287,8 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
     for (int ie = i_begin; ie < i_end; ++ie) {
         const IEntry& ei = list.i[ie];
         const int i0 = ei.ci * N;
+        if constexpr (kernel_flags_blocks(Coul))  // the i-forces' blocks
+            for (int c = i0 / M; c <= (i0 + N - 1) / M; ++c) out.touched[c >> kTouchedBlockShift] = 1;
         // The i-data in pair layout, a permuted load per register (IClusterCoords).
         ic.load(in.x, in.y, in.z, i0);
         for (int r = 0; r < R; ++r) {

@@ -46,6 +46,21 @@ constexpr std::size_t force_buffer_index(std::size_t s, std::size_t m, int copie
     return copies == 1 ? s : s / m * (static_cast<std::size_t>(copies) * m) + s % m;
 }
 
+// The force buffers are tracked in blocks of 2^kTouchedBlockShift j-clusters:
+// a kernel flags each block it writes, so the buffer's owner clears and the
+// reduction reads only those (with two threads each writes about 60 % of them).
+inline constexpr int kTouchedBlockShift = 5;
+constexpr std::size_t touched_blocks(std::size_t j_clusters) {
+    return (j_clusters + (std::size_t{1} << kTouchedBlockShift) - 1) >> kTouchedBlockShift;
+}
+
+// Whether a kernel flags the blocks it writes (NonbondedForce flags every block
+// for those that do not). The Ewald kernels do not: the flags changed their
+// register-bound code and cost them 1-3 % (water-24k MD, bench_nonbonded SPC/E
+// 3,000 4x8), more than two threads save on water, where a thread's halo is most
+// of the box.
+constexpr bool kernel_flags_blocks(CoulombType coulomb) { return coulomb == CoulombType::None; }
+
 // Per-thread output: force buffers, energies and pair counts. With one copy
 // (KernelSet::j_force_copies) fx[slot]; with two, cluster c = slot / M owns
 // fx[2Mc, 2Mc + 2M): the i-forces and one copy of the j-forces in the first M
@@ -54,6 +69,11 @@ struct KernelOutput {
     float* fx;
     float* fy;
     float* fz;
+    // touched[c >> kTouchedBlockShift] = 1 for every j-cluster c whose slots the
+    // kernel writes (where kernel_flags_blocks; the kernel sets flags, never clears
+    // them). Not a char or int type: a char store may alias anything, an int one
+    // the list entries, and either would make the kernel reload them after each flag.
+    std::uint16_t* touched;
     double e_lj = 0.0;
     double e_coul = 0.0;
     double pairs_in_cutoff = 0.0;

@@ -74,6 +74,10 @@ void NonbondedForce::set_order(const std::vector<int>& order) {
         f.assign(3 * kernels_->j_force_copies * n, 0.0f);
         thread_f_pointers_.push_back(f.data());
     }
+    const std::size_t blocks = touched_blocks(n / static_cast<std::size_t>(cluster_j_size(shape_)));
+    thread_touched_.resize(num_threads_);
+    for (auto& t : thread_touched_) t.assign(blocks, 0);  // the buffers are all zero
+    thread_sum_from_.assign(num_threads_, std::vector<const float*>(num_threads_));
 }
 
 NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput energy, float* fx, float* fy,
@@ -126,16 +130,26 @@ NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput ene
     outs.assign(nt, KernelOutput{});
     const std::size_t m = static_cast<std::size_t>(cluster_j_size(shape_));
     const std::size_t clusters = n / m;  // the grid pads every column to whole clusters
-    const ForceBufferSet buffers{thread_f_pointers_.data(), nt, dim, copies, static_cast<int>(m)};
+    const std::size_t blocks = touched_blocks(clusters);
 #pragma omp parallel num_threads(nt)
     {
         const int t = omp_get_thread_num();
         float* f = thread_f_[t].data();
-        std::fill(f, f + 3 * dim, 0.0f);
+        std::uint16_t* touched = thread_touched_[t].data();
+        // Zero what the last call wrote: the rest of the buffer is zero already.
+        const std::size_t block_floats = (std::size_t{1} << kTouchedBlockShift) * m * copies;
+        for (std::size_t b = 0; b < blocks; ++b) {
+            if (touched[b] == 0) continue;
+            touched[b] = 0;
+            const std::size_t lo = b * block_floats, len = std::min(block_floats, dim - lo);
+            for (int d = 0; d < 3; ++d) std::fill_n(f + d * dim + lo, len, 0.0f);
+        }
         KernelOutput& out = outs[t];
         out.fx = f;
         out.fy = f + dim;
         out.fz = f + 2 * dim;
+        out.touched = touched;
+        if (!kernel_flags_blocks(coulomb_)) std::fill_n(touched, blocks, std::uint16_t{1});
         const double start = omp_get_wtime();
         kernel(in, bounds[t], bounds[t + 1], out);
         const double seconds = omp_get_wtime() - start;
@@ -146,8 +160,19 @@ NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput ene
         timed_barrier(waits_, t);
         // Sum the thread buffers (and with copies all copies in a cluster's
         // block, KernelOutput) over this thread's range of j-clusters.
+        // Per block, only the buffers that wrote it: skipping a zero buffer leaves
+        // every sum as it was, to the bit.
         const std::size_t begin = clusters * t / nt, end = clusters * (t + 1) / nt;
-        sum_force_buffers(buffers, begin, end, fx, fy, fz);
+        const float** from = thread_sum_from_[t].data();
+        for (std::size_t c = begin; c < end;) {
+            const std::size_t b = c >> kTouchedBlockShift;
+            const std::size_t c_end = std::min(end, (b + 1) << kTouchedBlockShift);
+            int count = 0;
+            for (int u = 0; u < nt; ++u)
+                if (thread_touched_[u][b] != 0) from[count++] = thread_f_pointers_[u];
+            sum_force_buffers({from, count, dim, copies, static_cast<int>(m)}, c, c_end, fx, fy, fz);
+            c = c_end;
+        }
         timed_region_end(waits_, t);
     }
     shares_.rebalance();

@@ -1,7 +1,8 @@
 #pragma once
 // Runs the cluster kernels over a pair list with OpenMP: each thread owns a force
 // buffer over all sorted slots and a balanced contiguous block of i-entries; the
-// buffers are then summed in parallel over slot ranges (no serial reduction).
+// buffers are then summed in parallel over slot ranges (no serial reduction),
+// each block of j-clusters over the threads that wrote it (KernelOutput::touched).
 #include <cstdint>
 #include <vector>
 
@@ -69,6 +70,10 @@ private:
     float shift_[kNumShifts][3];
     std::vector<AlignedVector<float>> thread_f_;  // per thread: 3 x j_force_copies x padded slots
     std::vector<const float*> thread_f_pointers_;  // their data, for sum_force_buffers
+    // Per thread: the blocks of its buffer the last call wrote (KernelOutput::touched);
+    // every other block of the buffer is zero.
+    std::vector<AlignedVector<std::uint16_t>> thread_touched_;
+    std::vector<std::vector<const float*>> thread_sum_from_;  // per thread: scratch for the reduction
     std::vector<int> thread_bounds_;              // per call: each thread's block of i-entries
     ThreadShares shares_;                         // of the j-entries, with each call's kernel times
     std::vector<KernelOutput> thread_out_;        // per call: each thread's energies and force buffers
