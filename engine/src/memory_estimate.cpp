@@ -22,8 +22,9 @@ constexpr double kTopologyBytesPerAtom = 56 + 72;
 // Per sorted slot: SortedState (8 doubles + 3 floats), kernel copies (6 floats +
 // type), charge, order, SETTLE reference copies, grid work arrays.
 constexpr double kRunBytesPerSlot = 76 + 28 + 12 + 24 + 24;
-// Per slot and thread: one 3-float force buffer.
-constexpr double kForceBytesPerSlotThread = 12;
+// Per slot and thread: a force buffer of 3 floats times the j-force copies (two
+// where a register holds two copies of a j-cluster: 4x8 and 8x4 on AVX-512).
+constexpr double kForceBytesPerSlotThread = 3 * 4 * 2;
 // Per slot with PME: a B-spline stencil (order up to 6, 3 dimensions).
 constexpr double kPmeStencilBytesPerSlot = 360;
 // Per outer j-entry (16 bytes): per-thread build buffers (growth up to 2x), the
@@ -64,8 +65,9 @@ MemoryEstimate estimate_run_memory(double natoms, const Box& box, bool with_topo
     MemoryEstimate e;
     e.atom_bytes = natoms * (kSystemBytesPerAtom + (with_topology ? kTopologyBytesPerAtom : 0.0)) +
                    slots * (kRunBytesPerSlot + kForceBytesPerSlotThread * threads);
-    // Columns: start, fill and j-begin ints; clusters: two float boxes, masks, columns.
-    e.grid_bytes = ncol * 12 + slots * (28.0 / ci + 28.0 / cj + 4.0 / ci) + natoms * 20;
+    // Columns: start, fill and j-begin ints; clusters: two float boxes, masks,
+    // columns; atoms: wrapped coordinates, column, slot, binning order and its check.
+    e.grid_bytes = ncol * 12 + slots * (28.0 / ci + 28.0 / cj + 4.0 / ci) + natoms * 25;
     e.pairlist_entries = pairlist_entries(natoms, box, cfg, ncol);
     e.pairlist_bytes = e.pairlist_entries * kPairlistBytesPerEntry;
     if (cfg.pme) {
