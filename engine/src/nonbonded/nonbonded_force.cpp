@@ -30,7 +30,9 @@ NonbondedForce::NonbondedForce(const System& system, ClusterShape shape, SimdLev
       kernels_(&kernel_set(level_, shape)),
       rc_(rc),
       beta_(ewald_beta),
-      thread_f_(num_threads) {
+      thread_f_(num_threads),
+      thread_touched_(num_threads),
+      thread_sum_from_(num_threads, std::vector<const float*>(num_threads)) {
     shares_.reset(num_threads, true);
     const int nt = system.lj.ntypes;
     c6_table_.resize(nt * nt);
@@ -75,9 +77,7 @@ void NonbondedForce::set_order(const std::vector<int>& order) {
         thread_f_pointers_.push_back(f.data());
     }
     const std::size_t blocks = touched_blocks(n / static_cast<std::size_t>(cluster_j_size(shape_)));
-    thread_touched_.resize(num_threads_);
     for (auto& t : thread_touched_) t.assign(blocks, 0);  // the buffers are all zero
-    thread_sum_from_.assign(num_threads_, std::vector<const float*>(num_threads_));
 }
 
 NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput energy, float* fx, float* fy,
