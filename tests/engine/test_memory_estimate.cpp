@@ -18,7 +18,15 @@
 namespace mdcore {
 namespace {
 
+// Every thread allocates from the main arena, the only one mallinfo2() reports.
+// With per-thread arenas the OpenMP workers' buffers went uncounted, and the
+// measured peak moved with how much of the search the main thread happened to
+// take (dynamic schedule): the test failed now and then under ctest -j2.
+// Set before main(), so before any thread has an arena of its own.
+const bool kOneArena = mallopt(M_ARENA_MAX, 1) == 1;
+
 double heap_bytes() {
+    EXPECT_TRUE(kOneArena) << "mallopt(M_ARENA_MAX, 1) failed";
     const struct mallinfo2 m = mallinfo2();
     return static_cast<double>(m.uordblks + m.hblkhd);
 }

@@ -114,9 +114,9 @@ void ClusterGrid::build(const Box& box, const std::vector<Vec3>& positions, int 
     }
     // Atoms enter their columns in the previous build's slot order where it holds
     // the same atoms: they moved little since, so each column arrives nearly sorted
-    // along z and its insertion sort below does little work. (In atom order the
-    // per-column sorts were half of this build.) The order is only a visiting
-    // order: the result does not depend on it.
+    // along z and its insertion sort below does little work (in atom order each
+    // column arrived shuffled). The order is only a visiting order: the result does
+    // not depend on it.
     const std::vector<int>& visit = visiting_order(natoms);
     for (int a : visit) ++column_start_[column_of_[a] + 1];
     std::partial_sum(column_start_.begin(), column_start_.end(), column_start_.begin());

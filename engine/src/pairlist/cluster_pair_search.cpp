@@ -294,6 +294,17 @@ void search_i_column(const ClusterGrid& grid, int column, int ci_begin, int ci_e
     w.count_j = nj;
 }
 
+// Frees the build buffers' capacity beyond twice the entries written this
+// search (their contents are copied into the list by now).
+void trim_to_twice_used(PairSearchThread& w) {
+    constexpr std::size_t kKeepAnyway = 4096;  // entries: small buffers stay
+    if (w.j.size() > 2 * w.count_j + kKeepAnyway) {
+        std::vector<JEntry>().swap(w.j);
+        w.j.resize(w.count_j + w.count_j / 4);
+    }
+    if (w.i.capacity() > 2 * w.i.size() + kKeepAnyway) w.i.shrink_to_fit();
+}
+
 // Where each of work.parts starts in the merged list (prefix sums of the parts'
 // sizes), and the list sized for them.
 void place_parts(PairSearchWork& work, PairList& list) {
@@ -378,6 +389,13 @@ void search_cluster_pairs(const ClusterGrid& grid, double rlist,
             std::copy(from.j.begin() + static_cast<long>(part.j_begin), from.j.begin() + static_cast<long>(part.j_end),
                       list.j.begin() + static_cast<long>(work.j_offset[k]));
         }
+        // (The loop's barrier: every part is copied.) A thread's buffers grow to
+        // the largest share it ever took; after a search in which another thread
+        // took most of the columns (dynamic schedule, a preempted thread), each
+        // thread would hold a whole list's worth. Keeping at most twice what it
+        // wrote this time bounds them together to twice the list, as the memory
+        // estimate assumes; shares that stay about even never trigger this.
+        trim_to_twice_used(w);
     }
 }
 
