@@ -56,10 +56,12 @@ slurm::JobOptions job_options(const SubmitOptions& opts) {
 }
 
 // The manifest of an earlier submission of this space, or a new one.
-slurm::SweepManifest manifest_for(const tuner::SearchSpace& space, const fs::path& folder, std::optional<long> per_task) {
+// per_task: --trials-per-task, 0 when not given. (A long, not an optional: GCC 12
+// warned of a maybe-uninitialised optional payload here.)
+slurm::SweepManifest manifest_for(const tuner::SearchSpace& space, const fs::path& folder, long per_task) {
     if (auto m = slurm::load_manifest(folder)) {
-        if (per_task && *per_task != m->trials_per_task)
-            throw InputError("--trials-per-task " + std::to_string(*per_task) + ": this space was submitted with " +
+        if (per_task > 0 && per_task != m->trials_per_task)
+            throw InputError("--trials-per-task " + std::to_string(per_task) + ": this space was submitted with " +
                              std::to_string(m->trials_per_task) + " (" + std::to_string(m->tasks) +
                              " slices); a different value would cut it differently. Leave the flag out, or remove " +
                              folder.string() + " to start over");
@@ -69,7 +71,7 @@ slurm::SweepManifest manifest_for(const tuner::SearchSpace& space, const fs::pat
     m.key = folder.filename().string();
     m.space_source = space.source;
     m.space_digest = slurm::space_digest(space.text);
-    m.trials_per_task = static_cast<int>(per_task.value_or(1));
+    m.trials_per_task = static_cast<int>(per_task > 0 ? per_task : 1);
     m.tasks = tuner::slice_count(space, m.trials_per_task);
     if (m.tasks > kMaxArrayTasks) {
         const std::size_t points = tuner::enumerate_points(space).size();
@@ -188,16 +190,12 @@ int submit(const SubmitOptions& opts) {
     if (opts.space.empty()) throw InputError("submit needs a SPACE.toml file (or --mpi)");
     if (!opts.sweep_args.empty()) throw InputError("`-- OPTIONS` are mdtune mpi sweep's, for submit --mpi only");
     const slurm::JobOptions job = job_options(opts);
-    const std::optional<long> parallel =
-        opts.array_parallel ? std::optional<long>(opts.array_parallel) : std::nullopt;
-    const std::optional<long> per_task =
-        opts.trials_per_task ? std::optional<long>(opts.trials_per_task) : std::nullopt;
     const bool dry_run = opts.dry_run;
     check_output_file("--db", opts.db);
     const tuner::SearchSpace space = tuner::load_space(opts.space);
     const std::string main_db = fs::absolute(opts.db).lexically_normal().string();
     const fs::path folder = slurm::sweep_folder(main_db, slurm::sweep_key(space));
-    slurm::SweepManifest manifest = manifest_for(space, folder, per_task);
+    slurm::SweepManifest manifest = manifest_for(space, folder, opts.trials_per_task);
 
     const SliceTally tally = tally_slices(space, folder, manifest);
     const std::vector<int>& missing = tally.missing;
@@ -221,7 +219,7 @@ int submit(const SubmitOptions& opts) {
     const std::string array_text = slurm::render_array_script(array, job);
     const std::string merge_text = slurm::render_merge_script(merge, job);
     const std::string array_flag =
-        "--array=" + slurm::array_ranges(missing) + (parallel ? "%" + std::to_string(*parallel) : "");
+        "--array=" + slurm::array_ranges(missing) + (opts.array_parallel > 0 ? "%" + std::to_string(opts.array_parallel) : "");
     const fs::path array_file = folder / "array.sh", merge_file = folder / "merge.sh";
     if (dry_run) {
         std::printf("\n# %s\n%s\n# %s\n%s\n# would run:\nsbatch --parsable %s %s\n"

@@ -47,7 +47,7 @@ public:
         progress_.planned = strategy.planned();
         for (const SystemDescriptor& s : space_.systems) {
             progress_.planned += measures_baseline(s) ? 1 : 0;
-            summary_.systems.push_back(SystemOutcome{s, std::nullopt, std::nullopt});
+            summary_.systems.push_back(SystemOutcome{s, std::nullopt, std::nullopt, std::nullopt, 0});
         }
     }
 

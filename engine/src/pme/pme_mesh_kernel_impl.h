@@ -189,7 +189,10 @@ LaneInts load_lane_ints(const int* p) {
 
 Lanes gather_at(const float* base, LaneInts idx) {
 #if defined(__AVX512F__)
-    return reinterpret_cast<Lanes>(_mm512_i32gather_ps(reinterpret_cast<__m512i>(idx), base, 4));
+    // The masked form with a zeroed source: the same vgatherdps, and GCC 12's
+    // unmasked intrinsic reads an undefined register (-Wuninitialized).
+    return reinterpret_cast<Lanes>(
+        _mm512_mask_i32gather_ps(_mm512_setzero_ps(), 0xffff, reinterpret_cast<__m512i>(idx), base, 4));
 #elif defined(__AVX2__)
     const __m256i lo = _mm256_setr_epi32(idx[0], idx[1], idx[2], idx[3], idx[4], idx[5], idx[6], idx[7]);
     const __m256i hi = _mm256_setr_epi32(idx[8], idx[9], idx[10], idx[11], idx[12], idx[13], idx[14], idx[15]);

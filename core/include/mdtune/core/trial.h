@@ -31,7 +31,9 @@ struct SystemDescriptor {
     unsigned long seed = 1;
     // A user's box: the files as given (empty when read back from a database) and
     // the digest of their contents; empty for generated systems.
-    std::string gro, top, files_digest;
+    // (Default member initialisers: {kind, natoms, seed} then names every field
+    // -Wmissing-field-initializers asks for.)
+    std::string gro{}, top{}, files_digest{};
 
     bool from_files() const { return !files_digest.empty(); }
     std::string kind_name() const;                 // "water-ions", or "gro" for a user's box

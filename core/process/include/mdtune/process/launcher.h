@@ -35,19 +35,21 @@ enum class ProcessGroup {
 
 inline constexpr std::size_t kDefaultStdoutLimit = 16u << 20;  // 16 MiB; an mdcore report is a few KiB
 
+// Every member has an initialiser, so a designated initialiser such as
+// {.timeout_s = 30} leaves nothing for -Wmissing-field-initializers.
 struct LaunchOptions {
-    std::vector<std::pair<std::string, std::string>> env;  // set on top of ours
-    std::string cwd;                                       // "" = ours
-    double timeout_s = 0;                                  // 0 = no limit
-    double grace_s = 2;                                    // SIGTERM -> SIGKILL
+    std::vector<std::pair<std::string, std::string>> env{};  // set on top of ours
+    std::string cwd{};                                       // "" = ours
+    double timeout_s = 0;                                    // 0 = no limit
+    double grace_s = 2;                                      // SIGTERM -> SIGKILL
     StdoutMode out = StdoutMode::Capture;
-    std::size_t stdout_limit = kDefaultStdoutLimit;        // Capture: bytes kept; Lines: longest line kept
-    std::function<void(const std::string&)> on_line;       // Lines
+    std::size_t stdout_limit = kDefaultStdoutLimit;  // Capture: bytes kept; Lines: longest line kept
+    std::function<void(const std::string&)> on_line{};       // Lines
     StderrMode err = StderrMode::Tail;
     std::size_t stderr_tail_bytes = 64u << 10;
-    std::string stderr_file;                               // File
+    std::string stderr_file{};                               // File
     ProcessGroup group = ProcessGroup::Own;
-    std::function<bool()> stop;                            // polled; true stops the child
+    std::function<bool()> stop{};                            // polled; true stops the child
 };
 
 struct LaunchResult {
