@@ -48,7 +48,8 @@ constexpr std::size_t force_buffer_index(std::size_t s, std::size_t m, int copie
 
 // The force buffers are tracked in blocks of 2^kTouchedBlockShift j-clusters:
 // a kernel flags each block it writes, so the buffer's owner clears and the
-// reduction reads only those (with two threads each writes about 60 % of them).
+// reduction reads only those (a thread writes its own region and the halo the
+// half list reaches from it, not the whole buffer).
 inline constexpr int kTouchedBlockShift = 5;
 constexpr std::size_t touched_blocks(std::size_t j_clusters) {
     return (j_clusters + (std::size_t{1} << kTouchedBlockShift) - 1) >> kTouchedBlockShift;
