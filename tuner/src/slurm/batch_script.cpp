@@ -91,7 +91,10 @@ std::string array_ranges(const std::vector<int>& ids) {
         while (end + 1 < ids.size() && ids[end + 1] == ids[end] + 1) ++end;
         if (!out.empty()) out += ",";
         out += std::to_string(ids[k]);
-        if (end > k) out += "-" + std::to_string(ids[end]);
+        if (end > k) {  // two appends: GCC 12 warns (-Wrestrict, a false positive) on "-" + string
+            out += '-';
+            out += std::to_string(ids[end]);
+        }
         k = end + 1;
     }
     return out;
