@@ -294,15 +294,18 @@ void search_i_column(const ClusterGrid& grid, int column, int ci_begin, int ci_e
     w.count_j = nj;
 }
 
-// Frees the build buffers' capacity beyond twice the entries written this
-// search (their contents are copied into the list by now).
+// Frees the build buffers' capacity when it exceeds three times the entries
+// written this search, down to twice them (the contents are copied into the
+// list by now). Growth doubles, so a buffer normally holds up to twice its
+// share; the gap between the two factors keeps ordinary share changes from
+// freeing and refilling megabytes (in water-24k and in.lj runs it never fires).
 void trim_to_twice_used(PairSearchThread& w) {
     constexpr std::size_t kKeepAnyway = 4096;  // entries: small buffers stay
-    if (w.j.size() > 2 * w.count_j + kKeepAnyway) {
+    if (w.j.size() > 3 * w.count_j + kKeepAnyway) {
         std::vector<JEntry>().swap(w.j);
-        w.j.resize(w.count_j + w.count_j / 4);
+        w.j.resize(2 * w.count_j);
     }
-    if (w.i.capacity() > 2 * w.i.size() + kKeepAnyway) w.i.shrink_to_fit();
+    if (w.i.capacity() > 3 * w.i.size() + kKeepAnyway) w.i.shrink_to_fit();
 }
 
 // Where each of work.parts starts in the merged list (prefix sums of the parts'
@@ -392,9 +395,9 @@ void search_cluster_pairs(const ClusterGrid& grid, double rlist,
         // (The loop's barrier: every part is copied.) A thread's buffers grow to
         // the largest share it ever took; after a search in which another thread
         // took most of the columns (dynamic schedule, a preempted thread), each
-        // thread would hold a whole list's worth. Keeping at most twice what it
-        // wrote this time bounds them together to twice the list, as the memory
-        // estimate assumes; shares that stay about even never trigger this.
+        // thread would hold a whole list's worth. Trimming a thread that holds
+        // over three times what it wrote keeps them near twice the list, as the
+        // memory estimate assumes; shares that stay about even never trigger it.
         trim_to_twice_used(w);
     }
 }
