@@ -38,21 +38,12 @@ models::HardwareFeatures target() {
     return hw;
 }
 
-// A generated system (no files).
-SystemDescriptor generated(mdcore::SystemKind kind, long natoms, unsigned long seed) {
-    SystemDescriptor d;
-    d.kind = kind;
-    d.natoms = natoms;
-    d.seed = seed;
-    return d;
-}
-
 const models::KnnModel& fitted_model() {
     static const models::KnnModel model = [] {
         const models::HardwareFeatures hw = target();
         std::vector<models::Sample> samples;
         for (long n : {1500L, 3000L, 6000L}) {
-            const SystemDescriptor d = generated(mdcore::SystemKind::Water, n, 1);
+            const SystemDescriptor d{mdcore::SystemKind::Water, n, 1};
             const models::SystemModel sys(d);
             for (const Config& c : models::CandidateGrid{}.configs(sys.features(), hw)) {
                 if (!infeasible_reason(d, c, hw.caps()).empty()) continue;
@@ -83,7 +74,7 @@ void bm_predict(benchmark::State& state, mdcore::SystemKind kind, long natoms) {
     unsigned long seed = 1000;
     std::size_t ranked = 0;
     for (auto _ : state) {
-        const models::Ranking r = models::rank_configs(model, generated(kind, natoms, ++seed), hw);
+        const models::Ranking r = models::rank_configs(model, {kind, natoms, ++seed}, hw);
         ranked = r.ranked.size();
         benchmark::DoNotOptimize(r);
     }
@@ -91,7 +82,7 @@ void bm_predict(benchmark::State& state, mdcore::SystemKind kind, long natoms) {
 }
 
 void bm_predict_stand_in(benchmark::State& state, mdcore::SystemKind kind, long natoms) {
-    const std::vector<Config> configs = candidates(generated(kind, natoms, 1));
+    const std::vector<Config> configs = candidates({kind, natoms, 1});
     std::size_t feasible = 0;
     for (auto _ : state) {
         mdcore::System sys;

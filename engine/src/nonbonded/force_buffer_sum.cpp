@@ -37,12 +37,11 @@ void sum_force_buffers(const ForceBufferSet& set, std::size_t c_begin, std::size
     const bool two = set.copies == 2;
     switch (set.m) {
         case 1: return two ? sum_all<1, 2>(set, c_begin, c_end, fx, fy, fz) : sum_all<1, 1>(set, c_begin, c_end, fx, fy, fz);
-        case 2: return two ? sum_all<2, 2>(set, c_begin, c_end, fx, fy, fz) : sum_all<2, 1>(set, c_begin, c_end, fx, fy, fz);
         case 4: return two ? sum_all<4, 2>(set, c_begin, c_end, fx, fy, fz) : sum_all<4, 1>(set, c_begin, c_end, fx, fy, fz);
         case 8: return two ? sum_all<8, 2>(set, c_begin, c_end, fx, fy, fz) : sum_all<8, 1>(set, c_begin, c_end, fx, fy, fz);
         default: break;
     }
-    // Any other cluster width (none today): the same sums slot by slot.
+    // Any other cluster width (none of the shapes today): the same sums slot by slot.
     const std::size_t m = static_cast<std::size_t>(set.m), block = m * static_cast<std::size_t>(set.copies);
     float* out[3] = {fx, fy, fz};
     for (int d = 0; d < 3; ++d)
