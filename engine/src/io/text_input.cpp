@@ -11,7 +11,7 @@
 namespace mdcore::input {
 
 void fail(const Where& where, const std::string& message) {
-    throw InputError(where.file + ":" + std::to_string(where.line) + ": " + message);
+    throw InputError(where.file + ":" + std::to_string(where.line) + ": " + message + where.context);
 }
 
 std::string_view trim(std::string_view s) {

@@ -12,9 +12,12 @@ namespace mdcore::input {
 struct Where {
     std::string file;
     int line = 0;
+    // Appended to every message, e.g. " (included from a.top:3, b.itp:7)", so that
+    // errors found after preprocessing still name the include chain.
+    std::string context = {};
 };
 
-// Throws InputError "FILE:LINE: message".
+// Throws InputError "FILE:LINE: message" followed by where.context.
 [[noreturn]] void fail(const Where& where, const std::string& message);
 
 std::string_view trim(std::string_view s);
