@@ -89,6 +89,7 @@ EnergySample energy_sample(const ForceEnergies& f, double kinetic, double thermo
     e.lj = f.lj;
     e.coulomb_sr = f.coulomb_sr;
     e.coulomb_recip = f.coulomb_recip;
+    e.bonded = f.bonded;
     e.potential = f.potential();
     e.kinetic = kinetic;
     e.total = e.potential + e.kinetic;
@@ -362,6 +363,16 @@ EffectiveConfig resolve_config(const SystemSummary& system, const RunConfig& con
     if (eff.ranks > 1 && (eff.nb == Offload::Gpu || eff.pme_offload == Offload::Gpu))
         throw std::invalid_argument("--nb/--pme gpu run on one rank only (no GPU path under domain decomposition yet); got " +
                                     std::to_string(eff.ranks) + " ranks");
+    // Molecular systems (bonded interactions, LINCS) run on one rank and on the CPU
+    // until domain decomposition and the GPU path learn to carry them.
+    if (system.bonded_interactions > 0 || system.distance_constraints > 0) {
+        if (eff.ranks > 1)
+            throw std::invalid_argument("this system has bonded interactions or LINCS constraints, which run on one "
+                                        "MPI rank only so far; got " + std::to_string(eff.ranks) + " ranks");
+        if (eff.nb == Offload::Gpu || eff.pme_offload == Offload::Gpu || eff.update == Offload::Gpu)
+            throw std::invalid_argument("this system has bonded interactions or LINCS constraints, which run on the "
+                                        "CPU only so far: use --nb cpu --pme cpu --update cpu");
+    }
     if (config.nstlist < 0) throw std::invalid_argument("--nstlist must be positive");
     if (config.nstprune < 0) throw std::invalid_argument("--nstprune must be positive");
     eff.nstlist = config.nstlist > 0 ? config.nstlist : kDefaultNstlist;
@@ -376,7 +387,7 @@ EffectiveConfig resolve_config(const SystemSummary& system, const RunConfig& con
     // Mode E: the update reads every force on the device, so the mesh must be there too.
     if (eff.update == Offload::Gpu && eff.pme && eff.pme_offload != Offload::Gpu)
         throw std::invalid_argument("--update gpu needs --pme gpu on a charged system (the GPU update reads every force on the GPU)");
-    eff.constraints = static_cast<int>(system.settles);
+    eff.constraints = static_cast<int>(system.settles + system.distance_constraints);
     const EffectiveConfig before_radii = eff;
     resolve_pair_list_radii(system, config, eff, true);
     if (eff.ranks > 1 && !decomposition_fits(system, config, eff)) {
@@ -461,6 +472,8 @@ void run_steps(Md& md, System& system, const RunControl& control, RunReport& rep
         ForceEnergies fe = timer.time(Task::Nonbonded, [&] { return md.compute_nonbonded(eo); });
         fe.coulomb_recip = md.compute_pme(eo);  // overlaps a GPU nonbonded task
         pme_times.add_new(md, timer);
+        if constexpr (requires { md.compute_bonded(eo); })
+            fe.bonded = timer.time(Task::Bonded, [&] { return md.compute_bonded(eo); });
         timer.time(Task::Nonbonded, [&] { md.finish_nonbonded(fe); });
         samples.add_lists(md, energy_step ? fe.pairs_in_cutoff : -1.0);
         if (const std::string bad = non_finite_forces(md, fe); !bad.empty()) {
@@ -547,6 +560,7 @@ ForceResult forces_of(Md& md, const EffectiveConfig& cfg) {
     r.lj = e.lj;
     r.coulomb_sr = e.coulomb_sr;
     r.coulomb_recip = e.coulomb_recip;
+    r.bonded = e.bonded;
     r.potential = e.potential();
     r.config = cfg;
     return r;

@@ -91,6 +91,14 @@ MdRunner::MdRunner(System& system, const EffectiveConfig& config)
     }
     waits_.reset(config.threads);
     nonbonded_.set_thread_waits(&waits_);
+    if (system.bonded.has_forces()) bonded_ = std::make_unique<BondedForce>(system.bonded, config.threads);
+    if (!system.bonded.constraints.empty()) {
+        std::vector<double> inv_mass(system.natoms());
+        for (std::size_t a = 0; a < inv_mass.size(); ++a) inv_mass[a] = system.mass[a] > 0 ? 1.0 / system.mass[a] : 0.0;
+        lincs_ = std::make_unique<Lincs>(system.bonded.constraints, inv_mass,
+                                         LincsSettings{system.lincs_order, system.lincs_iter, system.lincs_warnangle},
+                                         config.threads);
+    }
     if (config.pme) {
         // Constant terms (GROMACS convention): the self energy goes with the
         // short-range Coulomb, the neutralising background with the mesh.
@@ -174,6 +182,11 @@ void MdRunner::search() {
     build_settle_update_list(order_, grid_.slot_of(), settle_role_, system_.settles, settle_list_,
                              config_.threads);
     nonbonded_.set_order(order_);
+    if (bonded_ || lincs_) {
+        const std::vector<int>& slot_of = grid_.slot_of();
+        if (bonded_) bonded_->set_slots(slot_of);
+        if (lincs_) lincs_->set_slots(slot_of);
+    }
     floats_current_ = false;
     search_cluster_pairs(grid_, config_.rlist, system_.exclusions, config_.threads, search_work_, outer_);
     if (list_filter_) list_filter_(grid_, outer_);
@@ -299,9 +312,16 @@ double MdRunner::compute_pme(EnergyOutput energy) {
     return e + charged_energy_;
 }
 
+BondedEnergies MdRunner::compute_bonded(EnergyOutput energy) {
+    if (!bonded_) return {};
+    return bonded_->compute(state_.x.data(), state_.y.data(), state_.z.data(), system_.box, state_.fx.data(),
+                            state_.fy.data(), state_.fz.data(), energy == EnergyOutput::Yes);
+}
+
 ForceEnergies MdRunner::compute_forces(EnergyOutput energy) {
     ForceEnergies e = compute_nonbonded(energy);
     e.coulomb_recip = compute_pme(energy);  // overlaps the GPU nonbonded task
+    e.bonded = compute_bonded(energy);
     finish_nonbonded(e);
     return e;
 }
@@ -316,6 +336,12 @@ double MdRunner::update(double dt, double lambda) {
         return twice_ke_;
     }
 #endif
+    if (lincs_) {  // LINCS needs the positions the constraint directions are taken from
+        for (int d = 0; d < 3; ++d) {
+            const AlignedVector<double>& from = d == 0 ? state_.x : d == 1 ? state_.y : state_.z;
+            x_before_update_[d].assign(from.begin(), from.end());
+        }
+    }
     if (system_.settles.empty()) {
         // Writes every slot's float copy, padding included.
         twice_ke_ = leapfrog_update(state_, dt, lambda, config_.threads, float_coordinates());
@@ -330,6 +356,16 @@ double MdRunner::update(double dt, double lambda) {
         floats_current_ = sized;  // every slot's copy, padding included
     }
     twice_ke_valid_ = true;
+    if (lincs_) {
+        lincs_result_ = lincs_->apply({x_before_update_[0].data(), x_before_update_[1].data(), x_before_update_[2].data()},
+                                      {state_.x.data(), state_.y.data(), state_.z.data()},
+                                      {state_.vx.data(), state_.vy.data(), state_.vz.data()}, state_.inv_mass.data(),
+                                      system_.box.lengths, 1.0 / dt, true);
+        // The corrections moved constrained atoms and changed their velocities.
+        floats_current_ = false;
+        twice_ke_valid_ = false;
+        return twice_kinetic_energy();
+    }
     return twice_ke_;
 }
 
@@ -343,8 +379,11 @@ double MdRunner::twice_kinetic_energy() {
 
 double MdRunner::max_constraint_deviation() const {
     // On nearest-image bond vectors: molecules may straddle the box.
-    return settle_max_deviation(settle_params_, settle_list_.molecules, state_.x.data(), state_.y.data(),
-                                state_.z.data(), system_.box.lengths.data());
+    const double settle = system_.settles.empty()
+                              ? 0.0
+                              : settle_max_deviation(settle_params_, settle_list_.molecules, state_.x.data(),
+                                                     state_.y.data(), state_.z.data(), system_.box.lengths.data());
+    return std::max(settle, lincs_ ? lincs_result_.max_relative_deviation : 0.0);
 }
 
 bool MdRunner::forces_finite() const {

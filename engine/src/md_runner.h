@@ -6,6 +6,8 @@
 #include <functional>
 #include <memory>
 
+#include "bonded/bonded_force.h"
+#include "constraints/lincs.h"
 #include "gpu/gpu_device.h"
 #include "gpu/gpu_nonbonded.h"
 #include "gpu/gpu_pme.h"
@@ -29,7 +31,8 @@ struct ForceEnergies {
     double coulomb_sr = 0.0;     // real space + exclusion corrections + self term
     double coulomb_recip = 0.0;  // mesh + net-charge background
     double pairs_in_cutoff = 0.0;
-    double potential() const { return lj + coulomb_sr + coulomb_recip; }
+    BondedEnergies bonded;       // bonds, angles, dihedrals, 1-4 pairs, CMAP, restraints
+    double potential() const { return lj + coulomb_sr + coulomb_recip + bonded.total(); }
 };
 
 class MdRunner {
@@ -66,10 +69,14 @@ public:
     // With --pme gpu it launches the GPU PME and returns the constant net-charge
     // term only: finish_nonbonded() adds the mesh forces and energy.
     double compute_pme(EnergyOutput energy);
-    // Both of the above.
+    // Adds the bonded forces (bonds, angles, dihedrals, 1-4 pairs, ...); zero
+    // energies for a system without them.
+    BondedEnergies compute_bonded(EnergyOutput energy);
+    // All of the above.
     ForceEnergies compute_forces(EnergyOutput energy);
     // Leap-frog with velocity scaling lambda, then SETTLE, fused in one pass that
-    // also refreshes the kernels' float coordinates; returns 2 * kinetic energy.
+    // also refreshes the kernels' float coordinates, then LINCS on the distance
+    // constraints; returns 2 * kinetic energy.
     double update(double dt, double lambda);
     // 2 * kinetic energy of the current velocities: the last update's sum while
     // nothing else touched the state, else computed.
@@ -108,6 +115,8 @@ public:
     void sync_state_from_gpu();
     const GpuDevice& gpu_device() const { return gpu_device_; }
     double max_constraint_deviation() const;
+    // The last LINCS step's result (deviations, rotation warnings); empty without LINCS.
+    const LincsResult& lincs_result() const { return lincs_result_; }
     // Barrier waits per thread of the nonbonded, PME spread/gather and SETTLE tasks.
     ThreadWaits& thread_waits() { return waits_; }
     // The nonbonded task, PME's spread and gather, and the update split their work
@@ -132,6 +141,10 @@ private:
     PairSearchWork search_work_;
     NonbondedForce nonbonded_;
     std::unique_ptr<Pme> pme_;
+    std::unique_ptr<BondedForce> bonded_;  // null without bonded interactions
+    std::unique_ptr<Lincs> lincs_;         // null without distance constraints
+    LincsResult lincs_result_;
+    std::array<AlignedVector<double>, 3> x_before_update_;  // LINCS' reference positions (slot order)
     GpuDevice gpu_device_;
     std::unique_ptr<GpuNonbonded, void (*)(GpuNonbonded*)> gpu_nb_;
     std::unique_ptr<GpuPme, void (*)(GpuPme*)> gpu_pme_;

@@ -18,6 +18,9 @@ auto put_into(nlohmann::json& j) {
 nlohmann::json energies(const EnergySample& e) {
     nlohmann::json j = nlohmann::json::object();
     report_fields::energies(e, put_into(j));
+    nlohmann::json terms = nlohmann::json::object();
+    for (const auto& [name, value] : gromacs_energy_terms(e)) terms[name] = value;
+    j["gromacs_terms"] = terms;
     return j;
 }
 
@@ -103,6 +106,7 @@ std::string run_report_to_json(const RunReport& r, int indent) {
                     {"compute_capability", r.gpu.compute_capability},
                     {"kernel_seconds", r.gpu.kernel_seconds},
                     {"cpu_wait_seconds", r.gpu.cpu_wait_seconds}};
+    if (!r.setting_sources.empty()) j["setting_sources"] = r.setting_sources;
     return j.dump(indent);
 }
 
@@ -172,6 +176,14 @@ std::string run_report_to_text(const RunReport& r) {
                       name, e.lj, e.coulomb_sr, e.coulomb_recip, e.potential, e.kinetic, e.total, e.conserved,
                       e.temperature);
         o << line;
+        if (e.bonded.total() != 0.0) {  // a molecular system: every term under GROMACS' name, as gmx energy shows them
+            std::string terms = "         ";
+            for (const auto& [term, value] : gromacs_energy_terms(e)) {
+                std::snprintf(line, sizeof line, "  %s %.4f", term, value);
+                terms += line;
+            }
+            o << terms << "\n";
+        }
     }
     std::snprintf(line, sizeof line, "drift    %.3g +- %.2g kJ/mol/ps per atom (tolerance %g)\n",
                   r.drift_per_atom_per_ps, r.drift_stderr_per_atom_per_ps, c.drift_tolerance);
@@ -187,8 +199,35 @@ std::string run_report_to_text(const RunReport& r) {
         if (!p.dlb.empty()) o << "dlb      " << p.dlb << "\n";
         if (!p.shm_copy.empty()) o << "mpi shm  " << p.shm_copy << "\n";
     }
+    if (!r.setting_sources.empty()) {
+        // Only what did not come from mdcore's defaults: the rest is as documented.
+        std::string given;
+        for (const auto& [name, source] : r.setting_sources)
+            if (source.rfind("default", 0) != 0 || source.find('(') != std::string::npos)
+                given += "  " + name + " " + source;
+        if (!given.empty()) o << "sources " << given << "\n";
+    }
     if (r.status != "ok") o << "status   " << r.status << ": " << r.error << "\n";
     return o.str();
+}
+
+std::vector<std::pair<const char*, double>> gromacs_energy_terms(const EnergySample& e) {
+    const BondedEnergies& b = e.bonded;
+    std::vector<std::pair<const char*, double>> terms;
+    const std::pair<const char*, double> bonded[] = {
+        {"Bond", b.bond},         {"G96Bond", b.g96_bond},          {"Angle", b.angle},
+        {"G96Angle", b.g96_angle}, {"U-B", b.urey_bradley},          {"Proper Dih.", b.proper_dihedral},
+        {"Ryckaert-Bell.", b.rb},  {"Improper Dih.", b.improper},    {"Per. Imp. Dih.", b.periodic_improper},
+        {"CMAP Dih.", b.cmap},     {"LJ-14", b.lj14},                {"Coulomb-14", b.coulomb14},
+    };
+    for (const auto& t : bonded)
+        if (t.second != 0.0) terms.push_back(t);
+    terms.emplace_back("LJ (SR)", e.lj);
+    terms.emplace_back("Coulomb (SR)", e.coulomb_sr);
+    terms.emplace_back("Coul. recip.", e.coulomb_recip);
+    if (b.position_restraint != 0.0) terms.emplace_back("Position Rest.", b.position_restraint);
+    terms.emplace_back("Potential", e.potential);
+    return terms;
 }
 
 }  // namespace mdcore

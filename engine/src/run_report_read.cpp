@@ -159,6 +159,15 @@ EnergySample read_energies(const Block& b) {
     return e;
 }
 
+std::map<std::string, std::string> read_strings(const Block& b) {
+    std::map<std::string, std::string> out;
+    for (const auto& [name, text] : b.raw().items()) {
+        if (!text.is_string()) throw RunReportError(b.field(name.c_str()), "expected a string, got " + text.dump());
+        out[name] = text.get<std::string>();
+    }
+    return out;
+}
+
 std::map<std::string, double> read_timings(const Block& b) {
     std::map<std::string, double> out;
     for (const auto& [task, seconds] : b.raw().items()) {
@@ -215,6 +224,7 @@ RunReport run_report_from_json(std::string_view text) {
     gpu.read("compute_capability", r.gpu.compute_capability);
     r.gpu.kernel_seconds = read_timings(gpu.child("kernel_seconds"));
     gpu.read("cpu_wait_seconds", r.gpu.cpu_wait_seconds);
+    r.setting_sources = read_strings(top.child("setting_sources"));  // absent before it existed
     return r;
 }
 

@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "../common/run_command.h"
+#include "../common/temp_dir_test.h"
 
 namespace {
 
@@ -198,6 +201,105 @@ TEST(Cli, StepsZeroEvaluatesOnly) {
     const auto j = nlohmann::json::parse(r.output);
     EXPECT_LT(j["energies"]["start"]["lj"].get<double>(), 0.0);
     EXPECT_EQ(j["energies"]["start"]["lj"], j["energies"]["end"]["lj"]);
+}
+
+// --mdp: the .mdp's settings where no flag gives them, the report saying where each
+// came from, one warning line for the keys that change nothing, refusals exit 2.
+class MdpCli : public mdtest::TempDirTest {
+protected:
+    const std::string box_ = std::string(MDT_TEST_DATA_DIR) + "/gromacs/water-3nm/";
+    std::string files() const { return "run --gro " + box_ + "conf.gro --top " + box_ + "topol.top --threads 1 "; }
+    nlohmann::json report(const std::string& name) const {
+        std::ifstream in(path(name));
+        std::stringstream text;
+        text << in.rdbuf();
+        return nlohmann::json::parse(text.str());
+    }
+};
+
+TEST_F(MdpCli, SettingsComeFromTheMdpAndTheReportSaysWhere) {
+    const std::string mdp = box_ + "rerun.mdp";  // GROMACS' single point: nsteps 0, a 32^3 grid
+    const Result r = run_mdcore(files() + "--mdp " + mdp + " --json " + path("r.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("mdp: ignoring keys that do not change the physics: nstenergy, nstfout\n"), std::string::npos)
+        << r.output;
+    const auto j = report("r.json");
+    EXPECT_EQ(j["steps"], 0);
+    EXPECT_EQ(j["config"]["pme_grid"], nlohmann::json::array({32, 32, 32}));
+    const auto& sources = j.at("setting_sources");
+    EXPECT_EQ(sources["steps"], "mdp:" + mdp + ":2");
+    EXPECT_EQ(sources["dt"], "mdp:" + mdp + ":3");
+    EXPECT_EQ(sources["rc"], "mdp:" + mdp + ":6");
+    EXPECT_EQ(sources["pme_grid"], "mdp:" + mdp + ":14");
+    EXPECT_EQ(sources["constraints"], "mdp:" + mdp + ":20");
+    EXPECT_EQ(sources["temperature"], "default");
+    EXPECT_EQ(sources["cluster"], "default");
+    EXPECT_EQ(sources["threads"], "flag --threads");
+}
+
+TEST_F(MdpCli, FlagsWinOverTheMdp) {
+    const std::string mdp = box_ + "rerun.mdp";
+    const Result r = run_mdcore(files() + "--mdp " + mdp + " --steps 4 --pme-grid 28x28x28 --json " + path("r.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto j = report("r.json");
+    EXPECT_EQ(j["steps"], 4);
+    EXPECT_EQ(j["config"]["pme_grid"], nlohmann::json::array({28, 28, 28}));
+    EXPECT_EQ(j["setting_sources"]["steps"], "flag --steps");
+    EXPECT_EQ(j["setting_sources"]["pme_grid"], "flag --pme-grid");
+    EXPECT_EQ(j["setting_sources"]["dt"], "mdp:" + mdp + ":3");
+}
+
+// nstlist is recorded, not applied: GROMACS takes it as a minimum, mdcore picks its own.
+TEST_F(MdpCli, NstlistAndCouplingIntervalsAreRecordedNotApplied) {
+    const std::string mdp = write("nvt.mdp",
+                                  "integrator = md\ndt = 0.002\nnsteps = 20\nnstlist = 10\ntcoupl = V-rescale\n"
+                                  "tc-grps = System\ntau-t = 0.5\nref-t = 310\nnsttcouple = 10\nld-seed = 7\nnstcalcenergy = 100\n");
+    const Result r = run_mdcore(files() + "--mdp " + mdp + " --json " + path("r.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(r.output.find("mdp: ignoring"), std::string::npos) << r.output;
+    const auto j = report("r.json");
+    EXPECT_EQ(j["config"]["thermostat"], "v-rescale");
+    EXPECT_EQ(j["config"]["temperature"], 310.0);
+    const auto& sources = j.at("setting_sources");
+    EXPECT_EQ(sources["thermostat"], "mdp:" + mdp + ":5");
+    EXPECT_EQ(sources["tau_t"], "mdp:" + mdp + ":7");
+    EXPECT_EQ(sources["seed"], "mdp:" + mdp + ":10");
+    EXPECT_EQ(sources["nstlist"].get<std::string>().rfind("default (mdp:" + mdp + ":4 nstlist = 10 not applied", 0), 0u)
+        << sources["nstlist"];
+    EXPECT_EQ(sources["nsttcouple"].get<std::string>().rfind("default (mdp:" + mdp + ":9", 0), 0u);
+    // 20 steps: the .mdp's interval is lowered for 10 energy samples, and the source says so.
+    EXPECT_EQ(sources["nstcalcenergy"],
+              "mdp:" + mdp + ":11 (100, lowered to 2 for 10 energy samples in this short run)");
+}
+
+TEST_F(MdpCli, RefusedSettingsExitTwoNamingKeyValueAndLine) {
+    const std::string mdp = write("npt.mdp", "dt = 0.002\n; NPT\npcoupl = C-rescale\n");
+    const Result r = run_mdcore(files() + "--mdp " + mdp);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_EQ(r.output.rfind("mdcore: error: " + mdp + ":3: pcoupl = C-rescale: pressure coupling is not supported yet", 0), 0u)
+        << r.output;
+    EXPECT_EQ(r.output.find('\n'), r.output.size() - 1) << r.output;
+    const Result unknown = run_mdcore(files() + "--mdp " + write("u.mdp", "nstlistt = 10\n"));
+    EXPECT_EQ(unknown.exit_code, 2);
+    EXPECT_NE(unknown.output.find("u.mdp:1: nstlistt = 10: unknown .mdp key"), std::string::npos) << unknown.output;
+    const Result dir = run_mdcore(files() + "--mdp " + path(""));
+    EXPECT_EQ(dir.exit_code, 2);
+    EXPECT_NE(dir.output.find("not a regular file"), std::string::npos) << dir.output;
+    const Result generated = run_mdcore("run --system lj --natoms 500 --steps 1 --mdp " + mdp);
+    EXPECT_EQ(generated.exit_code, 2);
+    EXPECT_NE(generated.output.find("--mdp applies to a --gro/--top system"), std::string::npos) << generated.output;
+    const Result include = run_mdcore("run --system lj --natoms 500 --steps 1 --include /tmp");
+    EXPECT_EQ(include.exit_code, 2);
+    EXPECT_NE(include.output.find("--include applies to a --gro/--top system"), std::string::npos) << include.output;
+}
+
+TEST_F(MdpCli, IncludeFoldersComeBeforeTheMdps) {
+    const std::string mdp = write("inc.mdp", "nsteps = 0\ninclude = -I/usr\ndefine = -DPOSRES\n");
+    const Result r = run_mdcore(files() + "--mdp " + mdp + " --include " + path("") + " --include /tmp --json " + path("r.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto j = report("r.json");
+    EXPECT_EQ(j["setting_sources"]["include_dirs"], "flag --include, mdp:" + mdp + ":2");
+    EXPECT_EQ(j["setting_sources"]["defines"], "mdp:" + mdp + ":3");
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 
 #include "io/gromacs_io.h"
 #include "mdcore/engine.h"
+#include "reference_forces.h"
 
 #ifndef MDT_TEST_DATA_DIR
 #error "MDT_TEST_DATA_DIR is set by tests/CMakeLists.txt"
@@ -24,19 +25,7 @@ namespace mdcore::testing {
 
 inline std::string gromacs_reference_dir() { return std::string(MDT_TEST_DATA_DIR) + "/gromacs/water-3nm/"; }
 
-inline std::vector<Vec3> read_reference_forces() {
-    std::ifstream in(gromacs_reference_dir() + "forces.txt");
-    std::vector<Vec3> f;
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.empty() || line[0] == '#') continue;
-        std::istringstream s(line);
-        Vec3 v;
-        s >> v[0] >> v[1] >> v[2];
-        f.push_back(v);
-    }
-    return f;
-}
+inline std::vector<Vec3> read_reference_forces() { return read_force_file(gromacs_reference_dir() + "forces.txt"); }
 
 // Energies within the tolerances (potential 0.05 %, each term 0.1 %) and
 // forces within 1 % RMS of GROMACS'. `cfg` chooses kernels and offload; the box's

@@ -11,6 +11,7 @@
 #include <typeinfo>
 
 #include "io/gromacs_io.h"
+#include "io/mdp_reader.h"
 #include "mdtune/bench/gbench_json.h"
 #include "mdtune/mpi/rules_file.h"
 #include "mdtune/tuner/space.h"
@@ -62,6 +63,20 @@ std::string check_system(const mdcore::System& s) {
     for (const auto& ex : s.exclusions)
         for (int a : ex)
             if (a < 0 || static_cast<std::size_t>(a) >= n) return "exclusion out of range";
+    const auto in_range = [n](const auto& terms) {
+        for (const auto& t : terms)
+            for (int a : t.atoms)
+                if (a < 0 || static_cast<std::size_t>(a) >= n) return false;
+        return true;
+    };
+    const mdcore::BondedInteractions& b = s.bonded;
+    if (!in_range(b.bonds) || !in_range(b.g96_bonds) || !in_range(b.angles) || !in_range(b.g96_angles) ||
+        !in_range(b.urey_bradley) || !in_range(b.proper_dihedrals) || !in_range(b.periodic_impropers) ||
+        !in_range(b.impropers) || !in_range(b.rb_dihedrals) || !in_range(b.pairs) || !in_range(b.cmap) ||
+        !in_range(b.constraints))
+        return "bonded atom out of range";
+    for (const mdcore::CmapTorsion& c : b.cmap)
+        if (c.grid < 0 || static_cast<std::size_t>(c.grid) >= b.cmap_grids.size()) return "cmap grid out of range";
     return "";
 }
 
@@ -139,6 +154,38 @@ std::string check_rules(const std::string& input, const mdtune::mpi::RulesFile& 
     return "";
 }
 
+// An accepted .mdp, judged from its text where the format allows: every line is
+// blank, a comment or key = value, and what was mapped is in mdcore's ranges and
+// names a line of the input.
+std::string check_mdp(const std::string& input, const mdcore::MdpSettings& m) {
+    std::istringstream lines(input);
+    int count = 0;
+    for (std::string line; std::getline(lines, line);) {
+        ++count;
+        const std::string content = line.substr(0, line.find(';'));
+        if (content.find_first_not_of(" \t\r\v\f") != std::string::npos && content.find('=') == std::string::npos)
+            return "line " + std::to_string(count) + " without '=' accepted";
+    }
+    bool bad_line = false;
+    const auto line_of = [&](const auto& v) {
+        if (v && (v->line < 1 || v->line > count)) bad_line = true;
+    };
+    line_of(m.dt), line_of(m.rc), line_of(m.steps), line_of(m.pme_grid), line_of(m.pme_order), line_of(m.temperature);
+    if (bad_line) return "a value from a line the input does not have";
+    if (m.dt && !(m.dt->value > 0 && m.dt->value <= 0.01)) return "dt out of range accepted";
+    if (m.rc && !(m.rc->value > 0 && std::isfinite(m.rc->value))) return "a non-positive cut-off accepted";
+    if (m.steps && m.steps->value < 0) return "negative nsteps accepted";
+    if (m.pme_order && (m.pme_order->value < 4 || m.pme_order->value > 6)) return "a PME order mdcore lacks accepted";
+    if (m.pme_grid)
+        for (int n : m.pme_grid->value)
+            if (n <= 0) return "a PME grid size <= 0 accepted";
+    if (m.temperature && !(m.temperature->value > 0)) return "a non-positive ref-t accepted";
+    if (m.tau_t && !(m.tau_t->value > 0)) return "a non-positive tau-t accepted";
+    for (const auto& [name, value] : m.defines)
+        if (name.empty()) return "a define without a name accepted";
+    return "";
+}
+
 std::vector<std::string> words(std::initializer_list<const char*> list) { return {list.begin(), list.end()}; }
 
 }  // namespace
@@ -157,7 +204,9 @@ Target top_target(const std::string& corpus, const std::string& scratch) {
     Target t{"top", ".top",
              {load_corpus(corpus + "/top"),
               words({"[ defaults ]\n", "[ atomtypes ]\n", "[ moleculetype ]\n", "[ atoms ]\n", "[ settles ]\n",
-                     "[ exclusions ]\n", "[ system ]\n", "[ molecules ]\n", "#include \"fuzz.top\"\n",
+                     "[ exclusions ]\n", "[ system ]\n", "[ molecules ]\n", "[ bonds ]\n", "[ angles ]\n",
+                     "[ dihedrals ]\n", "[ pairs ]\n", "[ bondtypes ]\n", "[ dihedraltypes ]\n", "[ cmap ]\n",
+                     "[ cmaptypes ]\n", "[ constraints ]\n", "#include \"fuzz.top\"\n", "#undef A\n", "#else\n", "X",
                      "#include \"x.itp\"\n", "#define A\n", "#ifdef A\n", "#endif\n", "\\\n", ";", "SOL", "OW", "HW"}),
               "[ "},
              nullptr};
@@ -209,6 +258,22 @@ Target mpi_rules_target(const std::string& corpus) {
     t.run = [](const std::string& input) {
         return classify<mdtune::mpi::RulesError>(
             {"fuzz.rules"}, [&] { return check_rules(input, mdtune::mpi::parse_rules(input, "fuzz.rules")); });
+    };
+    return t;
+}
+
+Target mdp_target(const std::string& corpus) {
+    Target t{"mdp", ".mdp",
+             {load_corpus(corpus + "/mdp"),
+              words({"=", ";", "\n", " ", "-", "_", "dt", "nsteps = ", "rcoulomb = ", "rvdw = ", "pcoupl = C-rescale\n",
+                     "tcoupl = V-rescale\n", "tc-grps = System\n", "tc-grps = A B\n", "tau-t = ", "ref-t = ",
+                     "fourier-nx = ", "fourier_ny = ", "pme-order = ", "define = -D", "include = -I", "-DX=1", "yes",
+                     "no", "Potential-shift", "nstlog = 10\n", "unknown-key = 1\n", "1e999", "nan", "-1"}),
+              ""},
+             nullptr};
+    t.run = [](const std::string& input) {
+        return classify<mdcore::InputError>(
+            {"fuzz.mdp"}, [&] { return check_mdp(input, mdcore::parse_mdp_text(input, "fuzz.mdp")); });
     };
     return t;
 }

@@ -13,5 +13,6 @@ Target top_target(const std::string& corpus, const std::string& scratch);
 Target toml_space_target(const std::string& corpus);
 Target gbench_json_target(const std::string& corpus);
 Target mpi_rules_target(const std::string& corpus);
+Target mdp_target(const std::string& corpus);
 
 }  // namespace mdtest::fuzz

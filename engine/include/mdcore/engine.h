@@ -57,6 +57,7 @@ struct ForceResult {
     double lj = 0.0;
     double coulomb_sr = 0.0;
     double coulomb_recip = 0.0;
+    BondedEnergies bonded;
     double potential = 0.0;
     EffectiveConfig config;
 };

@@ -3,6 +3,8 @@
 // entry point mdcore run --gro/--top uses and mdtune reads a user's system with.
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "mdcore/system.h"
 
@@ -13,16 +15,29 @@ struct InputError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// Builds a System from a .gro and a .top. Supported .top subset: [ defaults ]
-// (nbfunc 1, comb-rule 1, 2, 3), [ atomtypes ], [ moleculetype ], [ atoms ],
-// [ settles ], [ exclusions ], [ system ], [ molecules ], ';' comments and
-// #include "file" relative to the including file. Anything else is an InputError
-// naming the file, line and directive. Atom names/count in the .gro must match
-// the topology. Fills types (one per atomtype used), charges, masses, symmetric
-// exclusions (all intramolecular pairs of a settled molecule plus [ exclusions ]),
-// settles (d_oh, d_hh from the directive), removed_dof = 3 + 3 * settles.
-// Physical settings (rc 1.0 nm, dt 0.002 ps, 300 K, ...) keep System's defaults,
-// which are mdcore run's for a file system; the caller may set them.
-System read_gromacs_system(const std::string& gro_path, const std::string& top_path);
+// Which bonds become distance constraints (the .mdp's `constraints`).
+enum class ConstraintMode { None, HBonds, AllBonds };
+
+// How a .top is read: the preprocessor's include path and defines (grompp's -I and
+// -D, the .mdp's `include` and `define`), and which bonds are constrained.
+struct TopologyOptions {
+    std::vector<std::string> include_dirs;                     // searched after the including file's folder
+    std::vector<std::pair<std::string, std::string>> defines;  // name, value ("" for a bare -DNAME)
+    ConstraintMode constraints = ConstraintMode::None;
+};
+
+// Builds a System from a .gro and a .top as grompp reads them: the preprocessor
+// (#include searched in the including file's folder, options.include_dirs, GMXLIB,
+// GMXDATA/top and /usr/share/gromacs/top; #define, #ifdef and friends), the force
+// field's type directives with grompp's matching rules, and per molecule [ atoms ],
+// [ bonds ], [ pairs ], [ angles ], [ dihedrals ], [ cmap ], [ constraints ],
+// [ position_restraints ], [ settles ] and [ exclusions ] (exclusions generated to
+// nrexcl bonds). Anything mdcore cannot simulate (virtual sites, free-energy
+// B states, other function types) is an InputError naming the file, line and
+// include chain. Atom names/count in the .gro must match the topology. Bonds
+// become LINCS constraints as options.constraints says; removed_dof counts them,
+// the SETTLEs and the centre of mass. Physical settings keep System's defaults.
+System read_gromacs_system(const std::string& gro_path, const std::string& top_path,
+                          const TopologyOptions& options = {});
 
 }  // namespace mdcore

@@ -12,6 +12,9 @@ struct PhysicalSettings {
     double drift_tolerance = 0.005;  // kJ/mol/ps per atom
     double ewald_rtol = 1e-5;        // erfc(beta rc) target; Coulomb uses Ewald/PME when any charge != 0
     double epsilon_r = 1.0;
+    // LINCS (the .mdp's lincs-order, lincs-iter, lincs-warnangle; GROMACS' defaults).
+    int lincs_order = 4, lincs_iter = 1;
+    double lincs_warnangle = 30;  // degrees
 };
 
 }  // namespace mdcore

@@ -20,6 +20,7 @@ struct EnergySample {
     double lj = 0.0;
     double coulomb_sr = 0.0;     // Ewald real space + exclusion correction + self term (GROMACS "Coulomb (SR)")
     double coulomb_recip = 0.0;  // PME mesh (+ net-charge term) (GROMACS "Coul. recip.")
+    BondedEnergies bonded;       // one field per GROMACS bonded term (mdcore/interactions.h)
     double potential = 0.0;
     double kinetic = 0.0;
     double total = 0.0;
@@ -50,7 +51,7 @@ struct EffectiveConfig {
     double pme_spacing = 0.0;  // requested spacing after scaling, nm
     double pme_scale = 1.0;
     double pme_force_error = 0.0;  // estimated RMS Coulomb force error per charged atom, kJ/mol/nm (pme_error.h)
-    int constraints = 0;       // SETTLE molecules
+    int constraints = 0;       // SETTLE molecules plus LINCS distance constraints
     // Domain decomposition (domdec/dd_layout.h): one rank is 1x1x1, npme 0.
     int ranks = 1;             // MPI ranks of the run
     std::array<int, 3> dd{1, 1, 1};
@@ -137,6 +138,9 @@ struct RunReport {
     ParallelStats parallel;
     GpuReport gpu;
     ThreadStats threads;
+    // Where each setting the run used came from: "mdp:FILE:LINE", "flag --X" or
+    // "default" (a note in parentheses may follow, e.g. an .mdp value not applied).
+    std::map<std::string, std::string> setting_sources;
 };
 
 }  // namespace mdcore
@@ -172,4 +176,8 @@ private:
 RunReport run_report_from_json(std::string_view text);
 // Human-readable summary.
 std::string run_report_to_text(const RunReport& report);
+// The sample's energies under GROMACS' term names, in the order gmx energy lists
+// them: the bonded terms this sample has (non-zero), LJ (SR), Coulomb (SR),
+// Coul. recip., Position Rest. (when non-zero) and Potential.
+std::vector<std::pair<const char*, double>> gromacs_energy_terms(const EnergySample& e);
 }  // namespace mdcore

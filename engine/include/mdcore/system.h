@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "mdcore/interactions.h"
 #include "mdcore/physical_settings.h"
 
 namespace mdcore {
@@ -70,6 +71,9 @@ struct System : PhysicalSettings {
     std::vector<std::vector<int>> exclusions;
     // Rigid 3-site molecules; each removes 3 degrees of freedom.
     std::vector<Settle> settles;
+    // Bonds, angles, dihedrals, 1-4 pairs, CMAP, restraints and distance constraints
+    // (empty for fluids and water boxes).
+    BondedInteractions bonded;
     // Names for .gro output (optional; empty means generic names are written).
     std::vector<std::string> atom_name;
     std::vector<std::string> residue_name;

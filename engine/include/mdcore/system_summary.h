@@ -35,6 +35,8 @@ struct SystemSummary : PhysicalSettings {
     std::vector<AtomClass> classes;  // ordered by (mass, type, charge)
     LjMatrix lj;
     long settles = 0;
+    long distance_constraints = 0;     // kept by LINCS
+    long bonded_interactions = 0;      // bonds, angles, dihedrals, 1-4 pairs, CMAP, restraints
     bool topology = false;             // exclusions or atom names (the memory estimate counts them)
     double update_group_radius = 0.0;  // largest update group (a settled water), nm: the DD halo
 

@@ -88,6 +88,7 @@ constexpr FlagSpec kRunFlags[] = {
     {"nacl", "MOLAR", "water-ions: NaCl concentration, mol/L (0.15)", "System"},
     {"gro", "FILE", "GROMACS coordinates (with --top)", "System"},
     {"top", "FILE", "GROMACS topology (with --gro)", "System"},
+    {"mdp", "FILE", "GROMACS run parameters (with --gro/--top): the .mdp's settings where no flag gives them", "System"},
     {"temperature", "K", "initial / reference temperature", "System"},
     {"dt", "PS", "time step", "System"},
     {"rc", "NM", "cut-off", "System"},
@@ -123,6 +124,10 @@ RunCommand::RunCommand(CLI::App& app) {
     sub_->set_help_flag("-h,--help", "print the run's flags");
     for (const FlagSpec& f : kRunFlags)
         if (std::string_view(f.group) != "Output") add(f.name, f.placeholder, f.help, f.group);
+    sub_->add_option("--include", include_dirs_, "folder searched for the topology's #include files (repeatable; before the .mdp's include)")
+        ->type_name("DIR")
+        ->group("System")
+        ->allow_extra_args(false);  // one folder per --include
     for (const TunableInfo& t : tunables())
         add(std::string(t.flag.substr(2)), std::string(t.placeholder),
             std::string(t.help) + " (default: " + std::string(t.default_doc) + ")", "Tunables");
@@ -169,37 +174,115 @@ void RunCommand::reject_extras() const {
     }
 }
 
+void RunCommand::read_mdp_file() {
+    if (!has("gro") && !has("top")) {
+        for (const char* flag : {"mdp", "include"})
+            if (has(flag)) throw UsageError(std::string("--") + flag + " applies to a --gro/--top system");
+        return;
+    }
+    const auto path = text("mdp");
+    if (!path) return;
+    try {
+        mdp_ = read_mdp(*path);
+    } catch (const InputError& e) {
+        throw UsageError(e.what());
+    }
+    if (world_rank() != 0) return;
+    if (const std::string warning = mdp_ignored_keys_warning(*mdp_); !warning.empty()) std::cerr << warning << "\n";
+    const bool constrained = mdp_->constraints && mdp_->constraints->value != ConstraintMode::None;
+    if (mdp_->continuation && !mdp_->continuation->value && constrained)
+        std::cerr << "mdp: continuation = no: mdcore starts from the .gro coordinates as they are (GROMACS would "
+                     "constrain them first)\n";
+}
+
+template <class T>
+const MdpValue<T>* RunCommand::from_mdp(const std::string& setting, const std::string& flag,
+                                        std::optional<MdpValue<T>> MdpSettings::*field) const {
+    const bool flagged = !flag.empty() && has(flag);
+    const MdpValue<T>* value = !flagged && mdp_ && (*mdp_.*field) ? &*(*mdp_.*field) : nullptr;
+    sources_[setting] = flagged ? "flag --" + flag : value ? mdp_->source(value->line) : "default";
+    return value;
+}
+
+void RunCommand::note(const std::string& setting, const std::string& flag) const {
+    sources_[setting] = has(flag) ? "flag --" + flag : "default";
+}
+
 RunConfig RunCommand::run_config() const {
     RunConfig config;
-    for (const TunableInfo& t : tunables())
-        if (const auto value = text(std::string(t.flag.substr(2)))) {
+    for (const TunableInfo& t : tunables()) {
+        const std::string flag(t.flag.substr(2));
+        note(std::string(t.name), flag);
+        if (const auto value = text(flag)) {
             try {
                 set_tunable(config, t.id, parse_tunable(t.id, *value));
             } catch (const TunableError& e) {
                 throw UsageError(e.what());
             }
         }
+    }
+    if (!mdp_) return config;
+    // PME settings change the accuracy, so the .mdp's apply (unless a flag gives them);
+    // each is checked as its flag would be, named by its line.
+    const auto apply = [&](Tunable id, const std::string& key, int line, const TunableValue& value) {
+        try {
+            check_tunable(id, value, mdp_->path + ":" + std::to_string(line) + ": " + key);
+        } catch (const TunableError& e) {
+            throw UsageError(e.what());
+        }
+        set_tunable(config, id, value);
+    };
+    if (const auto* v = from_mdp("pme_spacing", "pme-spacing", &MdpSettings::pme_spacing))
+        apply(Tunable::PmeSpacing, "fourierspacing", v->line, v->value);
+    if (const auto* v = from_mdp("pme_order", "pme-order", &MdpSettings::pme_order))
+        apply(Tunable::PmeOrder, "pme-order", v->line, long{v->value});
+    // A grid from fourier-nx/ny/nz would override a --pme-spacing: the flag wins.
+    if (has("pme-spacing") && !has("pme-grid")) {
+        sources_["pme_grid"] = "flag --pme-spacing";
+    } else if (const auto* v = from_mdp("pme_grid", "pme-grid", &MdpSettings::pme_grid)) {
+        apply(Tunable::PmeGrid, "fourier-nx/ny/nz", v->line, v->value);
+    }
+    // GROMACS' nstlist is a minimum that mdrun raises; mdcore chooses its own likewise.
+    if (mdp_->nstlist && !has("nstlist"))
+        sources_["nstlist"] = "default (" + mdp_->source(mdp_->nstlist->line) + " nstlist = " +
+                              std::to_string(mdp_->nstlist->value) +
+                              " not applied: GROMACS takes it as a minimum mdrun may raise; mdcore picks nstlist, "
+                              "--nstlist sets it)";
     return config;
 }
 
 RunControl RunCommand::run_control() const {
     RunControl control;
+    if (const auto* v = from_mdp("steps", "steps", &MdpSettings::steps)) control.steps = v->value;
     if (const auto v = integer("steps", 0, 1'000'000'000)) control.steps = *v;
+    note("warmup", "warmup");
     if (const auto v = integer("warmup", 0, 1'000'000'000)) control.warmup = *v;
+    const auto* mdp_energy = from_mdp("nstcalcenergy", "nstcalcenergy", &MdpSettings::nstcalcenergy);
     if (const auto v = integer("nstcalcenergy", 1, 1'000'000)) {
         control.nstcalcenergy = static_cast<int>(*v);
     } else {
         // At least 10 energy samples after the warm-up for the drift fit: a short run
         // (a tuner trial) otherwise has two or three, too few to tell drift from noise.
+        // The .mdp's interval takes the default's place as the upper bound.
+        const int most = mdp_energy ? mdp_energy->value : control.nstcalcenergy;
         const long measured = std::max(0L, control.steps - control.warmup);
-        control.nstcalcenergy = static_cast<int>(std::clamp(measured / 10, 1L, long{control.nstcalcenergy}));
+        control.nstcalcenergy = static_cast<int>(std::clamp(measured / 10, 1L, long{most}));
+        if (mdp_energy && control.nstcalcenergy != most && measured > 0)
+            sources_["nstcalcenergy"] += " (" + std::to_string(most) + ", lowered to " +
+                                         std::to_string(control.nstcalcenergy) + " for 10 energy samples in this short run)";
     }
+    if (const auto* v = from_mdp("tau_t", "tau-t", &MdpSettings::tau_t)) control.tau_t = v->value;
     if (const auto v = real("tau-t", 0.0, 1e6)) control.tau_t = *v;
+    if (const auto* v = from_mdp("thermostat", "thermostat", &MdpSettings::thermostat)) control.thermostat = v->value;
     if (const auto t = text("thermostat")) {
         if (*t == "none") control.thermostat = Thermostat::None;
         else if (*t == "v-rescale") control.thermostat = Thermostat::VRescale;
         else throw UsageError("--thermostat: unknown thermostat '" + *t + "' (none, v-rescale)");
     }
+    if (const auto* v = from_mdp("seed", "seed", &MdpSettings::seed)) control.seed = v->value;
+    if (mdp_ && mdp_->ld_seed_random_line && !has("seed"))
+        sources_["seed"] = "default (" + mdp_->source(*mdp_->ld_seed_random_line) +
+                           " ld-seed = -1: GROMACS draws a random seed, mdcore keeps its fixed one)";
     if (const auto v = integer("seed", 0, std::numeric_limits<long>::max())) control.seed = *v;
     if (const auto t = text("pin")) {
         const auto mode = parse_pin_mode(*t);
@@ -256,13 +339,57 @@ System RunCommand::build_water_system(SystemKind kind) const {
 }
 
 System RunCommand::build_file_system() const {
-    System sys = read_gromacs_system(*text("gro"), *text("top"));
+    // The topology reader's options: --include folders first, then the .mdp's.
+    TopologyOptions options;
+    options.include_dirs = include_dirs_;
+    sources_["include_dirs"] = include_dirs_.empty() ? "" : "flag --include";
+    sources_["defines"] = "default";
+    if (const auto* c = from_mdp("constraints", "", &MdpSettings::constraints)) options.constraints = c->value;
+    if (mdp_) {
+        options.include_dirs.insert(options.include_dirs.end(), mdp_->include_dirs.begin(), mdp_->include_dirs.end());
+        if (mdp_->include_line > 0)
+            sources_["include_dirs"] += (include_dirs_.empty() ? "" : ", ") + mdp_->source(mdp_->include_line);
+        options.defines = mdp_->defines;
+        if (mdp_->define_line > 0) sources_["defines"] = mdp_->source(mdp_->define_line);
+    }
+    if (sources_["include_dirs"].empty()) sources_["include_dirs"] = "default";
+    System sys = read_gromacs_system(*text("gro"), *text("top"), options);
+    // mdcore run's settings for a file system, then the .mdp's, then the flags'.
     sys.rc = 1.0;
     sys.dt = 0.002;
     sys.temperature = 300.0;
+    if (const auto* v = from_mdp("temperature", "temperature", &MdpSettings::temperature)) sys.temperature = v->value;
+    if (const auto* v = from_mdp("dt", "dt", &MdpSettings::dt)) sys.dt = v->value;
+    if (const auto* v = from_mdp("rc", "rc", &MdpSettings::rc)) sys.rc = v->value;
+    if (const auto* v = from_mdp("drift_tolerance", "drift-tolerance", &MdpSettings::drift_tolerance))
+        sys.drift_tolerance = v->value;
+    if (const auto* v = from_mdp("ewald_rtol", "ewald-rtol", &MdpSettings::ewald_rtol)) sys.ewald_rtol = v->value;
+    if (const auto* v = from_mdp("epsilon_r", "", &MdpSettings::epsilon_r)) sys.epsilon_r = v->value;
+    if (const auto* v = from_mdp("lincs_order", "", &MdpSettings::lincs_order)) sys.lincs_order = v->value;
+    if (const auto* v = from_mdp("lincs_iter", "", &MdpSettings::lincs_iter)) sys.lincs_iter = v->value;
+    if (const auto* v = from_mdp("lincs_warnangle", "", &MdpSettings::lincs_warnangle)) sys.lincs_warnangle = v->value;
     if (const auto t = real("temperature", 0.0, 1e5)) sys.temperature = *t;
     if (const auto dt = real("dt", 0.0, 0.01)) sys.dt = *dt;
     if (const auto rc = real("rc", 0.0, 1e3)) sys.rc = *rc;
+    if (!mdp_) return sys;
+    // Recorded for the report; only comm-mode None changes what mdcore computes.
+    const MdpSettings& mdp = *mdp_;
+    if (mdp.comm_mode) {
+        sources_["comm_mode"] = mdp.source(mdp.comm_mode->line);
+        // GROMACS counts the 3 centre-of-mass degrees of freedom when it does not remove that motion.
+        if (mdp.comm_mode->value == "None" && sys.removed_dof >= 3) sys.removed_dof -= 3;
+    }
+    if (mdp.nstcomm)
+        sources_["nstcomm"] = "default (" + mdp.source(mdp.nstcomm->line) + " nstcomm = " +
+                              std::to_string(mdp.nstcomm->value) +
+                              " recorded: mdcore removes no centre-of-mass motion during a run; its dynamics keep the momentum)";
+    if (mdp.nsttcouple)
+        sources_["nsttcouple"] = "default (" + mdp.source(mdp.nsttcouple->line) + " nsttcouple = " +
+                                 std::to_string(mdp.nsttcouple->value) + " recorded: mdcore's V-rescale couples every step)";
+    const std::string start = "no: mdcore starts from the .gro as it is; GROMACS would constrain it first";
+    if (!mdp.continuation) sources_["continuation"] = "default (" + start + ")";
+    else if (mdp.continuation->value) sources_["continuation"] = mdp.source(mdp.continuation->line);
+    else sources_["continuation"] = mdp.source(mdp.continuation->line) + " (" + start + ")";
     return sys;
 }
 
@@ -282,6 +409,11 @@ System RunCommand::build_system() const {
     for (const char* flag : {"nwater", "nacl"})
         if (has(flag) && !water) throw UsageError(std::string("--") + flag + " applies to water systems only");
     System sys = from_files ? build_file_system() : lj ? build_lj_system(*kind) : build_water_system(*kind);
+    if (!from_files) {
+        for (const char* setting : {"dt", "rc", "temperature"}) note(setting, setting);
+        note("drift_tolerance", "drift-tolerance");
+        note("ewald_rtol", "ewald-rtol");
+    }
     if (const auto tol = real("drift-tolerance", 0.0, 1e6)) sys.drift_tolerance = *tol;
     if (const auto rtol = real("ewald-rtol", 0.0, 0.1)) sys.ewald_rtol = *rtol;
     return sys;
@@ -309,6 +441,7 @@ void RunCommand::write_report(const RunReport& report) const {
 
 int RunCommand::execute() {
     reject_extras();
+    read_mdp_file();
     const RunConfig config = run_config();
     const RunControl control = run_control();
     inject_test_fault(config);
@@ -337,7 +470,8 @@ int RunCommand::execute() {
     // Under mpirun every rank runs; rank 0 writes the report and the files.
     const bool writer = world_rank() == 0;
     try {
-        const RunReport report = run(sys, config, control);
+        RunReport report = run(sys, config, control);
+        report.setting_sources = sources_;
         if (!writer) return 0;
         if (const auto path = text("out-gro")) write_gro(*path, sys, "mdcore final state");
         write_report(report);
@@ -345,7 +479,9 @@ int RunCommand::execute() {
     } catch (const RunFailed& failure) {
         // The report of a failed run still goes out (status "failed", failed_step), then exit 1.
         if (!writer) return 1;
-        write_report(failure.report());
+        RunReport report = failure.report();
+        report.setting_sources = sources_;
+        write_report(report);
         std::cerr << "mdcore: error: " << failure.what() << "\n";
         return 1;
     }

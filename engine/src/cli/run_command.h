@@ -6,7 +6,9 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "io/mdp_reader.h"
 #include "mdcore/engine.h"
 #include "mdcore/generators.h"
 #include "mdcore/tunables.h"
@@ -34,6 +36,13 @@ private:
     // Within (min, max], or [min, max] when min_inclusive.
     std::optional<double> real(const std::string& name, double min, double max, bool min_inclusive = false) const;
     void reject_extras() const;
+    void read_mdp_file();
+    // The .mdp's value of a setting when no flag gives it (flag: "" for none), and
+    // the setting's source noted either way.
+    template <class T>
+    const MdpValue<T>* from_mdp(const std::string& setting, const std::string& flag,
+                                std::optional<MdpValue<T>> MdpSettings::*field) const;
+    void note(const std::string& setting, const std::string& flag) const;
     RunConfig run_config() const;
     RunControl run_control() const;
     System build_system() const;
@@ -45,6 +54,10 @@ private:
 
     CLI::App* sub_ = nullptr;
     std::map<std::string, std::string> text_;  // flag name without -- -> value as typed
+    std::vector<std::string> include_dirs_;    // --include, in order
+    std::optional<MdpSettings> mdp_;           // --mdp
+    // RunReport::setting_sources, noted where each value is chosen (in the const builders).
+    mutable std::map<std::string, std::string> sources_;
 };
 
 }  // namespace mdcore::run_cli

@@ -1,8 +1,10 @@
 // Combines a parsed .top with a .gro into a System.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "io/gromacs_io.h"
+#include "io/molecule_bonded.h"
 #include "io/topology.h"
 #include "system/physical_limits.h"
 
@@ -32,6 +34,24 @@ AtomType make_atom_type(const TopAtomType& t, int comb_rule) {
     return a;
 }
 
+// [ nonbond_params ] replace the combination rule's LJ for their type pairs.
+void apply_nonbond_params(const Topology& top, const std::vector<int>& remap, LjMatrix& lj) {
+    for (const auto& [types, p] : top.nonbond_params) {
+        const int a = remap[types.first], b = remap[types.second];
+        if (a < 0 || b < 0) continue;
+        double c6 = p.v, c12 = p.w;
+        if (top.defaults.comb_rule != 1) {
+            const double s6 = std::pow(p.v, 6);
+            c6 = 4.0 * p.w * s6;
+            c12 = c6 * s6;
+        }
+        for (const auto& [i, j] : {std::pair{a, b}, std::pair{b, a}}) {
+            lj.c6[i * lj.ntypes + j] = c6;
+            lj.c12[i * lj.ntypes + j] = c12;
+        }
+    }
+}
+
 // Keeps only the atom types that some atom uses, in [ atomtypes ] order;
 // returns the topology-index -> System-index map (-1 when unused).
 std::vector<int> fill_atom_types(const Topology& top, System& sys) {
@@ -43,14 +63,15 @@ std::vector<int> fill_atom_types(const Topology& top, System& sys) {
     for (std::size_t i = 0; i < top.atomtypes.size(); ++i) {
         if (!used[i]) continue;
         remap[i] = static_cast<int>(sys.atom_types.size());
-        const AtomType type = make_atom_type(top.atomtypes[i], top.comb_rule);
+        const AtomType type = make_atom_type(top.atomtypes[i], top.defaults.comb_rule);
         const std::string problem = limits::lj_problem(type);
         if (!problem.empty()) fail(top.atomtypes[i].where, "atom type '" + type.name + "': " + problem);
         sys.atom_types.push_back(type);
     }
     // Comb-rule 3 (geometric sigma and epsilon) equals geometric c6 and c12.
-    sys.lj = make_lj_matrix(sys.atom_types,
-                            top.comb_rule == 2 ? CombinationRule::LorentzBerthelot : CombinationRule::Geometric);
+    sys.lj = make_lj_matrix(sys.atom_types, top.defaults.comb_rule == 2 ? CombinationRule::LorentzBerthelot
+                                                                         : CombinationRule::Geometric);
+    apply_nonbond_params(top, remap, sys.lj);
     return remap;
 }
 
@@ -74,21 +95,9 @@ void check_atom_count(const Topology& top, const std::string& top_path, const st
                                 top_path + " has " + std::to_string(total));
 }
 
-// Exclusions of one molecule (0-based local pairs): every pair of a settled
-// molecule, plus the explicit [ exclusions ].
-std::vector<std::pair<int, int>> molecule_exclusions(const MoleculeType& mol) {
-    std::vector<std::pair<int, int>> pairs = mol.exclusions;
-    if (mol.settle) {
-        const int n = static_cast<int>(mol.atoms.size());
-        for (int i = 0; i < n; ++i)
-            for (int j = i + 1; j < n; ++j) pairs.emplace_back(i, j);
-    }
-    return pairs;
-}
-
 // Appends one molecule's atoms at `offset`, checking each name against the .gro.
-void append_molecule(const MoleculeType& mol, const std::vector<int>& type_remap, const GroFile& gro,
-                     const std::string& gro_path, int offset, System& sys) {
+void append_molecule(const MoleculeType& mol, const MoleculeBonded& bonded, const std::vector<int>& type_remap,
+                     const GroFile& gro, const std::string& gro_path, int offset, System& sys) {
     for (std::size_t j = 0; j < mol.atoms.size(); ++j) {
         const TopAtom& atom = mol.atoms[j];
         const std::size_t i = static_cast<std::size_t>(offset) + j;
@@ -100,10 +109,11 @@ void append_molecule(const MoleculeType& mol, const std::vector<int>& type_remap
         sys.charge.push_back(atom.charge);
         sys.mass.push_back(atom.mass);
     }
-    for (const auto& [a, b] : molecule_exclusions(mol)) {
+    for (const auto& [a, b] : bonded.exclusions) {
         sys.exclusions[offset + a].push_back(offset + b);
         sys.exclusions[offset + b].push_back(offset + a);
     }
+    append_shifted(bonded.terms, offset, sys.bonded);
     if (mol.settle) {
         const TopSettle& s = *mol.settle;
         sys.settles.push_back({offset + s.o, offset + s.o + 1, offset + s.o + 2, s.d_oh, s.d_hh});
@@ -123,8 +133,9 @@ void finalize_exclusions(System& sys) {
 
 }  // namespace
 
-System read_gromacs_system(const std::string& gro_path, const std::string& top_path) {
-    const Topology top = parse_topology(top_path);
+System read_gromacs_system(const std::string& gro_path, const std::string& top_path,
+                          const TopologyOptions& options) {
+    const Topology top = parse_topology(top_path, options.include_dirs, options.defines);
     GroFile gro = read_gro(gro_path);
     check_atom_count(top, top_path, gro_path, gro);
 
@@ -133,11 +144,14 @@ System read_gromacs_system(const std::string& gro_path, const std::string& top_p
     sys.box = gro.box;
     const std::vector<int> type_remap = fill_atom_types(top, sys);
     sys.exclusions.resize(gro.positions.size());
+    std::vector<std::optional<MoleculeBonded>> bonded(top.moltypes.size());
     int offset = 0;
     for (const MoleculeBlock& block : top.molecules) {
         const MoleculeType& mol = top.moltypes[block.moltype];
+        auto& mol_bonded = bonded[block.moltype];
+        if (!mol_bonded) mol_bonded = molecule_bonded(top, mol, options.constraints);
         for (int k = 0; k < block.count; ++k) {
-            append_molecule(mol, type_remap, gro, gro_path, offset, sys);
+            append_molecule(mol, *mol_bonded, type_remap, gro, gro_path, offset, sys);
             offset += static_cast<int>(mol.atoms.size());
         }
     }
@@ -149,7 +163,10 @@ System read_gromacs_system(const std::string& gro_path, const std::string& top_p
     sys.atom_name = std::move(gro.atom_name);
     sys.residue_name = std::move(gro.residue_name);
     sys.residue_number = std::move(gro.residue_number);
-    sys.removed_dof = 3 + 3 * static_cast<int>(sys.settles.size());
+    for (PositionRestraint& r : sys.bonded.position_restraints) r.reference = sys.positions[r.atom];
+    if (!sys.bonded.cmap.empty()) sys.bonded.cmap_grids = cmap_grids(top);
+    sys.bonded.fudge_qq = top.defaults.fudge_qq;
+    sys.removed_dof = 3 + 3 * static_cast<int>(sys.settles.size()) + static_cast<int>(sys.bonded.constraints.size());
     return sys;
 }
 

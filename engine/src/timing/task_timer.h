@@ -7,11 +7,11 @@
 
 namespace mdcore {
 
-enum class Task { Search, Prune, Nonbonded, PmeSpread, PmeFft, PmeSolve, PmeGather, Constraints, Update, Other, Count };
+enum class Task { Search, Prune, Nonbonded, Bonded, PmeSpread, PmeFft, PmeSolve, PmeGather, Constraints, Update, Other, Count };
 
 inline const char* task_name(Task t) {
-    static constexpr const char* names[] = {"search",    "prune",     "nonbonded",   "pme_spread", "pme_fft",
-                                            "pme_solve", "pme_gather", "constraints", "update",     "other"};
+    static constexpr const char* names[] = {"search",     "prune",      "nonbonded",   "bonded", "pme_spread", "pme_fft",
+                                            "pme_solve",  "pme_gather", "constraints", "update", "other"};
     return names[static_cast<int>(t)];
 }
 
