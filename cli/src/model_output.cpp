@@ -25,8 +25,9 @@ SystemDescriptor SystemFlags::checked() const {
         if (gro.empty() || top.empty()) throw InputError(gro.empty() ? "--topol needs --gro" : "--gro needs --topol");
         if (!kind.empty() || natoms_option->count())
             throw InputError("--gro/--topol replace --system/--natoms: give one or the other");
-        return describe_system_files(gro, top);
+        return describe_system_files(gro, top, mdp);
     }
+    if (!mdp.empty()) throw InputError("--mdp needs --gro and --topol");
     if (kind.empty()) throw InputError("--system is required (or --gro and --topol)");
     if (!natoms_option->count()) throw InputError("--natoms is required");
     return models::checked_system(kind, natoms, typed(natoms_option));
@@ -39,6 +40,8 @@ void add_system_flags(CLI::App& cmd, SystemFlags& flags) {
     // --topol, not mdcore's --top: --top K is already the count of configs shown or verified.
     add_value(cmd, "--gro", flags.gro, "Your system's .gro (with --topol, instead of --system/--natoms)");
     add_value(cmd, "--topol", flags.top, "Your system's .top (mdcore's supported subset)");
+    add_value(cmd, "--mdp", flags.mdp,
+              "Your system's .mdp (with --gro/--topol): its settings, as mdcore run --mdp takes them");
     add_value(cmd, "--space", flags.space,
               "SPACE.toml: rank only the configs of its [space] (its [system] is not used)");
 }

@@ -14,6 +14,7 @@
 #include "launcher_flags.h"
 #include "mdcore/engine.h"
 #include "mdtune/core/hardware.h"
+#include "mdtune/core/system_files.h"
 #include "mdtune/tuner/measurement_identity.h"
 #include "mdtune/process/stop_signals.h"
 #include "mdtune/tuner/slice.h"
@@ -76,6 +77,17 @@ void refuse_oversized_sweep(const std::string& source, const tuner::SearchSpace&
                      " trials ((system, config) points), above the limit of " + std::to_string(max_configs) +
                      " (--max-configs); " + eta +
                      ". Pass --force to run it anyway, or sample it with --strategy random|halving --budget N");
+}
+
+// --mdp: the space's gro/top box read again with this .mdp (the flag wins over the
+// space's mdp, as mdcore run's flags over its .mdp's). The sweep's record says so.
+void with_mdp(tuner::SearchSpace& space, const std::string& mdp) {
+    for (SystemDescriptor& system : space.systems) {
+        if (!system.from_files())
+            throw InputError("--mdp applies to a space whose [system] is a gro/top box, not kind " + system.kind_name());
+        system = describe_system_files(system.gro, system.top, mdp);
+    }
+    space.text += "\n# mdtune sweep --mdp " + mdp + "\n";
 }
 
 // Checked before anything is counted, so a bad flag is named as such.
@@ -152,7 +164,7 @@ struct SweepOptions {
     std::string db = "mdtune.db";
     std::string strategy = "exhaustive";
     long budget = 0, seed = 1, eta = 3, max_configs = kDefaultMaxConfigs;
-    std::string name, mdcore, slice;
+    std::string name, mdcore, slice, mdp;
     std::string launcher_text;
     std::optional<std::string> launcher;
     std::vector<std::string> launcher_args;
@@ -184,6 +196,7 @@ int sweep(const SweepOptions& opts) {
     check_strategy_flags(strategy_name, budget);
     check_output_file("--db", opts.db);
     tuner::SearchSpace space = tuner::load_space(opts.space);
+    if (!opts.mdp.empty()) with_mdp(space, opts.mdp);
     if (opts.rounds > 0) space.measure.repeats = static_cast<int>(opts.rounds);
     const auto seed = static_cast<unsigned long>(opts.seed);
     const int eta = static_cast<int>(opts.eta);
@@ -269,6 +282,8 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
         ->check(integer_in(1, 1'000'000));
     add_value(*cmd, "--seed", opts->seed, "Seed of random and halving")->check(integer_in(0, most))->capture_default_str();
     add_value(*cmd, "--eta", opts->eta, "Halving's reduction factor")->check(integer_in(2, 16))->capture_default_str();
+    add_value(*cmd, "--mdp", opts->mdp,
+              "The .mdp the space's gro/top box runs with (instead of its [system] mdp), as mdcore run --mdp takes it");
     add_value(*cmd, "--name", opts->name, "Sweep name (default: the space file)");
     add_value(*cmd, "--mdcore", opts->mdcore, "mdcore executable (default: next to mdtune, else on PATH)");
     add_value(*cmd, "--launcher", opts->launcher_text, "Prefix of every run, split like a shell would (\"mpirun -np 2\")");

@@ -19,25 +19,35 @@ namespace {
 std::mutex g_mutex;
 constexpr std::size_t kMaxResolved = 4096;
 
-std::shared_ptr<const mdcore::SystemSummary> build_summary(const SystemDescriptor& d) {
+// What a system's resolution reads: its summary and, for a box with an .mdp, the
+// .mdp's PME settings (tunables, so they are not part of the summary).
+struct SystemEntry {
+    std::shared_ptr<const mdcore::SystemSummary> summary;
+    mdcore::MdpPmeSettings mdp_pme;
+};
+
+SystemEntry cached_entry(const SystemDescriptor& system);
+
+SystemEntry build_entry(const SystemDescriptor& d) {
     if (d.from_files()) {  // describe_system_files remembers a box it reads; here: one read back from a database
         if (d.gro.empty() || d.top.empty())
             throw std::invalid_argument("system " + d.canonical() + ": its .gro/.top files are not known to this process");
         SystemDescriptor now;
         try {
-            now = describe_system_files(d.gro, d.top);
+            now = describe_system_files(d.gro, d.top, d.mdp);
         } catch (const std::exception& e) {
             throw std::invalid_argument("system " + d.canonical() + ": " + e.what());
         }
         if (now.files_digest != d.files_digest)
             throw std::invalid_argument("system " + d.canonical() + ": " + d.gro + " / " + d.top +
+                                        (d.mdp.empty() ? "" : " / " + d.mdp) +
                                         " changed since its trials were measured (digest " + now.files_digest + ")");
-        return system_summary(now);
+        return cached_entry(now);
     }
     if (d.natoms <= 0) throw std::invalid_argument("system " + d.canonical() + " has no atoms");
     if (mdcore::is_water(d.kind) && d.natoms < 3)
         throw std::invalid_argument("system " + d.canonical() + " has no water molecule");
-    return std::make_shared<const mdcore::SystemSummary>(mdcore::named_system_summary(d.kind, d.natoms, d.seed));
+    return {std::make_shared<const mdcore::SystemSummary>(mdcore::named_system_summary(d.kind, d.natoms, d.seed)), {}};
 }
 
 // Machine limits a config names explicitly; "" when within them.
@@ -69,9 +79,22 @@ mdcore::SimdLevel widest(const HardwareCaps& hw) {
     return mdcore::SimdLevel::None;
 }
 
-std::map<std::string, std::shared_ptr<const mdcore::SystemSummary>>& summary_cache() {
-    static std::map<std::string, std::shared_ptr<const mdcore::SystemSummary>> cache;
+std::map<std::string, SystemEntry>& summary_cache() {
+    static std::map<std::string, SystemEntry> cache;
     return cache;
+}
+
+SystemEntry cached_entry(const SystemDescriptor& system) {
+    auto& cache = summary_cache();
+    const std::string key = system.canonical();
+    {
+        const std::lock_guard lock(g_mutex);
+        if (const auto it = cache.find(key); it != cache.end()) return it->second;
+    }
+    SystemEntry built = build_entry(system);
+    const std::lock_guard lock(g_mutex);
+    if (cache.size() >= kMaxResolved) cache.clear();  // summaries are small; the bound is for lazy sweeps
+    return cache.emplace(key, std::move(built)).first->second;
 }
 
 }  // namespace
@@ -83,22 +106,21 @@ int threads_per_rank(const Config& config, int cores) {
     return std::max(1, cores / ranks_of(config));
 }
 
-void remember_system_summary(const SystemDescriptor& system, std::shared_ptr<const mdcore::SystemSummary> summary) {
+void remember_system_summary(const SystemDescriptor& system, std::shared_ptr<const mdcore::SystemSummary> summary,
+                             const mdcore::MdpPmeSettings& mdp_pme) {
     const std::lock_guard lock(g_mutex);
-    summary_cache()[system.canonical()] = std::move(summary);
+    summary_cache()[system.canonical()] = SystemEntry{std::move(summary), mdp_pme};
 }
 
 std::shared_ptr<const mdcore::SystemSummary> system_summary(const SystemDescriptor& system) {
-    auto& cache = summary_cache();
-    const std::string key = system.canonical();
-    {
-        const std::lock_guard lock(g_mutex);
-        if (const auto it = cache.find(key); it != cache.end()) return it->second;
-    }
-    auto built = build_summary(system);
-    const std::lock_guard lock(g_mutex);
-    if (cache.size() >= kMaxResolved) cache.clear();  // summaries are small; the bound is for lazy sweeps
-    return cache.emplace(key, std::move(built)).first->second;
+    return cached_entry(system).summary;
+}
+
+mdcore::RunConfig system_run_config(const SystemDescriptor& system, const Config& config) {
+    mdcore::RunConfig rc = config.run_config();
+    if (!system.from_files()) return rc;
+    cached_entry(system).mdp_pme.apply(rc, [&](Param p) { return config.get(p) != nullptr; });
+    return rc;
 }
 
 mdcore::EffectiveConfig resolve_for_system(const SystemDescriptor& system, const Config& config,
@@ -106,7 +128,7 @@ mdcore::EffectiveConfig resolve_for_system(const SystemDescriptor& system, const
                                             const mdcore::ResolveOptions& given) {
     mdcore::ResolveOptions options = given;
     options.planned_ranks = ranks_of(config);  // this process is one rank; the trial runs on these
-    mdcore::RunConfig rc = config.run_config();
+    mdcore::RunConfig rc = system_run_config(system, config);  // the .mdp's PME settings under the config's
     if (rc.simd != mdcore::SimdLevel::Auto) simd = rc.simd;
     if (simd == mdcore::SimdLevel::Auto) simd = mdcore::SimdLevel::None;
     if (!rc.cluster)  // the target's default, not this CPU's

@@ -24,15 +24,20 @@ std::string file_bytes(const std::string& path, const char* flag) {
 
 }  // namespace
 
-SystemDescriptor describe_system_files(const std::string& gro, const std::string& top) {
+SystemDescriptor describe_system_files(const std::string& gro, const std::string& top, const std::string& mdp) {
     process::Fnv1a digest;
     digest.update("gro\n");
     digest.update(file_bytes(gro, "--gro"));
     digest.update("\ntop\n");
     digest.update(file_bytes(top, "--topol"));
-    mdcore::System system;
+    if (!mdp.empty()) {  // only then: a box without an .mdp keeps its digest
+        digest.update("\nmdp\n");
+        digest.update(file_bytes(mdp, "--mdp"));
+    }
+    mdcore::GromacsRunInput input;
+    mdcore::System& system = input.system;
     try {
-        system = mdcore::read_gromacs_system(gro, top);
+        input = mdcore::read_gromacs_run_input(gro, top, mdp);
         system.validate();
     } catch (const mdcore::InputError& e) {
         throw InputError(e.what());
@@ -42,9 +47,10 @@ SystemDescriptor describe_system_files(const std::string& gro, const std::string
     SystemDescriptor d;
     d.gro = gro;
     d.top = top;
+    d.mdp = mdp;
     d.files_digest = digest.hex();
     d.natoms = static_cast<long>(system.natoms());
-    remember_system_summary(d, std::make_shared<const mdcore::SystemSummary>(mdcore::summarize(system)));
+    remember_system_summary(d, std::make_shared<const mdcore::SystemSummary>(mdcore::summarize(system)), input.pme);
     return d;
 }
 

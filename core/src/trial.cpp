@@ -61,7 +61,9 @@ std::vector<std::string> SystemDescriptor::mdcore_args() const {
     if (from_files()) {
         if (gro.empty() || top.empty())
             throw std::logic_error("system " + canonical() + ": its files are not known here (read from a database)");
-        return {"--gro", gro, "--top", top};
+        std::vector<std::string> args{"--gro", gro, "--top", top};
+        if (!mdp.empty()) args.insert(args.end(), {"--mdp", mdp});
+        return args;
     }
     std::vector<std::string> args{"--system", kind_name()};
     if (mdcore::is_water(kind)) {

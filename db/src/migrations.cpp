@@ -246,8 +246,14 @@ ALTER TABLE systems ADD COLUMN gro TEXT;  -- absolute path of a user's .gro; NUL
 ALTER TABLE systems ADD COLUMN top TEXT;  -- and of its .top
 )sql";
 
+// v8: a user's box may come with its .mdp (part of the digest in the system id);
+// its path lets a later `mdtune fit` read the box as it was measured.
+constexpr const char* kV8 = R"sql(
+ALTER TABLE systems ADD COLUMN mdp TEXT;  -- absolute path of a user's .mdp; NULL without one
+)sql";
+
 // kMigrations[i] takes the schema from version i to i+1.
-constexpr std::array<const char*, 7> kMigrations{kV1, kV2, kV3, kV4, kV5, kV6, kV7};
+constexpr std::array<const char*, 8> kMigrations{kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8};
 static_assert(kMigrations.size() == kSchemaVersion, "one migration per schema version");
 
 std::atomic<int> g_failing_migration{0};

@@ -22,8 +22,9 @@ namespace {
 
 // How long a writer waits for another one (a sweep's worker, a merge) to finish.
 constexpr std::chrono::milliseconds kBusyTimeout{10'000};
-// The schema from which systems records where a user's box was read.
+// The schema from which systems records where a user's box was read, and its .mdp.
 constexpr int kSystemPathsSchema = 7;
+constexpr int kSystemMdpSchema = 8;
 
 // Switches a file to WAL and returns the resulting journal mode. Changing the
 // mode can report SQLITE_BUSY without consulting the busy handler (when two
@@ -72,15 +73,16 @@ std::string replace_failed_trial_sql() {
            " WHERE trials.status IN ('failed', 'timeout', 'crashed')";
 }
 
-// The trial columns, then s.id and (schema 7) where a user's box was read; a
-// read-only open of an older file has no paths.
+// The trial columns, then s.id and (schema 7) where a user's box was read and
+// (schema 8) its .mdp; a read-only open of an older file has no paths.
 std::string select_trial_sql(sqlite3* db) {
     return std::string(
                "SELECT t.id, t.sweep_id, t.hardware_id, s.kind, s.natoms, s.seed, t.config_id, t.build_id, t.steps, "
                "t.warmup, t.repeats_requested, t.timeout_s, t.status, t.repeats, t.ms_median, t.ms_min, t.ms_max, "
                "t.ns_per_day, t.drift, t.drift_tolerance, t.timings_json, t.pairlist_json, t.config_json, "
                "t.report_json, t.stderr_tail, t.load_avg, t.wall_s, t.created_at, s.id, ") +
-           (user_version(db) >= kSystemPathsSchema ? "s.gro, s.top" : "NULL, NULL") +
+           (user_version(db) >= kSystemPathsSchema ? "s.gro, s.top, " : "NULL, NULL, ") +
+           (user_version(db) >= kSystemMdpSchema ? "s.mdp" : "NULL") +
            " FROM trials t JOIN systems s ON s.id = t.system_id";
 }
 
@@ -102,6 +104,7 @@ StoredTrial read_trial(sqlite3* db, const sql::Statement& st) {
         t.system = *files;
         t.system.gro = st.column_text(kSystemIdColumn + 1);  // "" when NULL
         t.system.top = st.column_text(kSystemIdColumn + 2);
+        t.system.mdp = st.column_text(kSystemIdColumn + 3);
     } else {
         const auto system_kind = mdcore::parse_system_kind(kind);
         if (!system_kind)
@@ -293,10 +296,12 @@ bool Store::insert_trial(const StoredTrial& t, OnExisting on_existing) {
     }
     if (t.system.from_files() && !t.system.gro.empty() && !t.system.top.empty()) {
         // Where the box was last read: fit reads it again from there (the digest tells if it changed).
-        sql::Statement st(db_, "UPDATE systems SET gro = ?, top = ? WHERE id = ?");
+        sql::Statement st(db_, "UPDATE systems SET gro = ?, top = ?, mdp = ? WHERE id = ?");
         st.bind_text(1, std::filesystem::absolute(t.system.gro).lexically_normal().string());
         st.bind_text(2, std::filesystem::absolute(t.system.top).lexically_normal().string());
-        st.bind_text(3, key.system);
+        if (t.system.mdp.empty()) st.bind_null(3);
+        else st.bind_text(3, std::filesystem::absolute(t.system.mdp).lexically_normal().string());
+        st.bind_text(4, key.system);
         st.run();
     }
     {
@@ -374,11 +379,13 @@ long Store::merge_from(const std::string& other_path) {
     copy_rows(src, "SELECT id, json FROM builds", db_,
               "INSERT INTO builds(id, json) VALUES(?, ?) ON CONFLICT(id) DO NOTHING");
     copy_rows(src,
-              version >= kSystemPathsSchema ? "SELECT id, kind, natoms, seed, gro, top FROM systems"
-                                            : "SELECT id, kind, natoms, seed, NULL, NULL FROM systems",
+              version >= kSystemMdpSchema     ? "SELECT id, kind, natoms, seed, gro, top, mdp FROM systems"
+              : version >= kSystemPathsSchema ? "SELECT id, kind, natoms, seed, gro, top, NULL FROM systems"
+                                              : "SELECT id, kind, natoms, seed, NULL, NULL, NULL FROM systems",
               db_,
-              "INSERT INTO systems(id, kind, natoms, seed, gro, top) VALUES(?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE "
-              "SET gro = COALESCE(systems.gro, excluded.gro), top = COALESCE(systems.top, excluded.top)");
+              "INSERT INTO systems(id, kind, natoms, seed, gro, top, mdp) VALUES(?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) "
+              "DO UPDATE SET gro = COALESCE(systems.gro, excluded.gro), top = COALESCE(systems.top, excluded.top), "
+              "mdp = COALESCE(systems.mdp, excluded.mdp)");
     copy_rows(src, "SELECT id FROM configs", db_, "INSERT INTO configs(id) VALUES(?) ON CONFLICT(id) DO NOTHING");
 
     // Sweep ids are per file: match by (name, started_at), insert the rest, remember the mapping.

@@ -21,14 +21,16 @@ const std::vector<CostTask>& tasks() {
           // --nb gpu: the CPU launches (every mode) and, unless the update is on the
           // GPU too, stages x and waits, with --pme gpu also for the mesh
           "gpu_pairs", "gpu_atoms", "gpu_nonbonded", "gpu_mesh_spread", "gpu_mesh_GlogG"}},
+        // A protein's bonds, angles, dihedrals, 1-4 pairs and CMAP (none in fluids and water)
+        {"bonded", {"bonded/threads", "bonded", "bonded_present"}},
         {"pme_spread", {"spread/threads", "spread", "grid/threads", "grid", "1"}},
         {"pme_fft", {"GlogG/threads", "GlogG", "1"}},
         {"pme_solve", {"grid/threads", "grid", "1"}},
         {"pme_gather", {"spread/threads", "spread", "1"}},
         // --update gpu: the CPU waits for the whole GPU step in the update's task
-        // (constraints when there are SETTLEs, else update)
+        // (constraints when there are SETTLEs, else update); LINCS constraints last
         {"constraints", {"settles/threads", "settles", "1", "gpu_step_pairs", "gpu_step_atoms", "gpu_step_spread",
-                         "gpu_step_GlogG", "gpu_step"}},
+                         "gpu_step_GlogG", "gpu_step", "lincs/threads", "lincs"}},
         {"update", {"atoms/threads", "atoms", "1", "gpu_step_pairs", "gpu_step_atoms", "gpu_step"}},
         // Communication of a decomposed run lands in "other": halo and PP<->PME volumes, reductions.
         {"other", {"atoms/threads", "atoms", "threads", "1", "halo_atoms/pp_rank", "pme_atoms/pme_rank", "log2_ranks"}},
@@ -123,6 +125,9 @@ Eigen::VectorXd cost_terms(std::size_t t, const Features& f) {
             nb_cpu * q * shape(4, 4), nb_cpu * q * shape(4, 8), nb_cpu * q * shape(8, 4), nb_cpu * q * shape(1, 1),
             nb_cpu * f.pair_work / w, nb_cpu * N / T, nb_cpu * N, nb_cpu, waits_nb * f.pair_work, waits_nb * N, f.nb_gpu,
             mesh_waited_nb * f.spread_work, mesh_waited_nb * f.fft_work;
+    } else if (name == "bonded") {
+        const double B = f.bonded_interactions;
+        x << B / T, B, B > 0 ? 1.0 : 0.0;
     } else if (name == "pme_spread") {
         x << mesh_cpu * f.spread_work / P, mesh_cpu * f.spread_work, mesh_cpu * f.solve_work / P, mesh_cpu * f.solve_work,
             mesh_cpu;
@@ -135,7 +140,8 @@ Eigen::VectorXd cost_terms(std::size_t t, const Features& f) {
     } else if (name == "constraints") {
         const double settled = f.constraints > 0 ? 1.0 : 0.0, gpu = f.update_gpu * settled;
         x << upd_cpu * f.constraints / T, upd_cpu * f.constraints, upd_cpu * settled, gpu * f.pair_work, gpu * N,
-            gpu * q * f.spread_work, gpu * q * f.fft_work, gpu;
+            gpu * q * f.spread_work, gpu * q * f.fft_work, gpu, upd_cpu * f.lincs_constraints / T,
+            upd_cpu * f.lincs_constraints;
     } else if (name == "update") {
         const double gpu = f.update_gpu * (f.constraints > 0 ? 0.0 : 1.0);
         x << upd_cpu * N / T, upd_cpu * N, upd_cpu, gpu * f.pair_work, gpu * N, gpu;
@@ -186,9 +192,9 @@ CostFit fit_cost(const std::vector<const Sample*>& samples) {
 
 namespace {
 
-// "cost-v4:" and per task its name and terms: "nonbonded(pairs,...);...".
+// "cost-v5:" and per task its name and terms: "nonbonded(pairs,...);...".
 std::string cost_feature_set() {
-    std::string s = "cost-v4:";
+    std::string s = "cost-v5:";
     for (const CostTask& t : tasks()) {
         s += std::string(t.name) + "(";
         for (std::size_t k = 0; k < t.terms.size(); ++k) s += (k ? "," : "") + t.terms[k];

@@ -17,7 +17,12 @@ std::vector<std::pair<std::string, double>> tunable_settings(const Features& f) 
 }
 
 std::vector<std::pair<std::string, double>> system_settings(const Features& f) {
-    return {{"density", f.density}, {"charged_fraction", f.charged_fraction}};
+    // Constraints and bonded terms per atom: a protein is outside what water boxes trained.
+    const double n = std::max(1.0, f.natoms);
+    return {{"density", f.density},
+            {"charged_fraction", f.charged_fraction},
+            {"lincs_per_atom", f.lincs_constraints / n},
+            {"bonded_per_atom", f.bonded_interactions / n}};
 }
 
 std::string number(double v) { return format_number("%.4g", v); }

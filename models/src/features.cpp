@@ -51,6 +51,8 @@ Features compute_features(const HardwareFeatures& hw, const SystemFeatures& sys,
     f.cores = hw.cores;
     f.cache_per_core_mb = hw.cache_per_core_mb;
     f.constraints = static_cast<double>(sys.constraints);
+    f.lincs_constraints = static_cast<double>(sys.distance_constraints);
+    f.bonded_interactions = static_cast<double>(sys.bonded_interactions);
     f.ranks = std::max(1, eff.ranks);
     f.npme = std::max(0, eff.npme);
     f.pp_ranks = std::max(1.0, f.ranks - f.npme);

@@ -53,7 +53,12 @@ GromacsSettings gromacs_settings(const SystemFeatures& sys, const mdcore::Effect
     if (eff.nstprune < eff.nstlist)
         g.notes.push_back("dynamic pruning every " + std::to_string(eff.nstprune) +
                           " steps: GROMACS chooses its pruning interval itself");
-    if (sys.constraints > 0) g.notes.push_back("rigid water: constraints = h-bonds with SETTLE, as mdcore");
+    if (sys.constraints > 0 && sys.distance_constraints == 0)
+        g.notes.push_back("rigid water: constraints = h-bonds with SETTLE, as mdcore");
+    if (sys.distance_constraints > 0)
+        g.notes.push_back(std::to_string(sys.distance_constraints) +
+                          " LINCS constraints, as mdcore: constraint-algorithm = lincs with the same constraints, "
+                          "lincs-order and lincs-iter");
     return g;
 }
 

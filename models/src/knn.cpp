@@ -13,18 +13,19 @@ const std::vector<std::string>& KnnModel::feature_names() {
     static const std::vector<std::string> names{
         "log_natoms", "log_density", "charged_fraction", "rc", "log_nstlist", "cluster_4x4", "cluster_4x8",
         "cluster_8x4", "log_threads", "log_simd_width", "log_cores", "log_cache_per_core", "log_ranks",
-        "npme_fraction", "halo_fraction", "nb_gpu", "pme_gpu", "update_gpu"};
+        "npme_fraction", "halo_fraction", "nb_gpu", "pme_gpu", "update_gpu", "lincs_per_atom", "bonded_per_atom"};
     return names;
 }
 
-KnnModel::KnnModel(int k) : Model(ModelKind::Knn, feature_set_name("knn-v3", feature_names())), k_(k) {}
+KnnModel::KnnModel(int k) : Model(ModelKind::Knn, feature_set_name("knn-v4", feature_names())), k_(k) {}
 
 Eigen::VectorXd KnnModel::feature_vector(const Features& f) {
     const auto is = [&](int i, int j) { return f.cluster_i == i && f.cluster_j == j ? 1.0 : 0.0; };
-    Eigen::VectorXd x(18);
+    Eigen::VectorXd x(20);
     x << std::log(f.natoms), std::log(f.density), f.charged_fraction, f.rc, std::log(f.nstlist), is(4, 4), is(4, 8),
         is(8, 4), std::log(f.threads), std::log(f.simd_width), std::log(f.cores), std::log(f.cache_per_core_mb),
-        std::log(f.ranks), f.npme / f.ranks, f.halo_fraction, f.nb_gpu, f.pme_gpu, f.update_gpu;
+        std::log(f.ranks), f.npme / f.ranks, f.halo_fraction, f.nb_gpu, f.pme_gpu, f.update_gpu,
+        f.lincs_constraints / f.natoms, f.bonded_interactions / f.natoms;
     return x;
 }
 

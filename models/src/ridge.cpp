@@ -13,11 +13,12 @@ const std::vector<std::string>& RidgeModel::feature_names() {
         "log1p_search_per_thread", "log1p_prune_per_thread", "log1p_spread_per_thread", "log1p_fft_per_thread",
         "pme_x_log_pair", "pme_x_cluster_4x8", "pme_x_cluster_8x4", "pme_x_log_threads", "log_ranks",
         "npme_fraction", "halo_fraction", "log1p_pme_atoms_per_pme_rank", "nb_gpu", "pme_gpu", "update_gpu",
-        "nb_gpu_x_log_pair_per_gpu", "pme_gpu_x_log1p_fft", "update_gpu_x_log_natoms", "log1p_gpu_bandwidth"};
+        "nb_gpu_x_log_pair_per_gpu", "pme_gpu_x_log1p_fft", "update_gpu_x_log_natoms", "log1p_gpu_bandwidth",
+        "lincs_per_atom", "bonded_per_atom"};
     return names;
 }
 
-RidgeModel::RidgeModel() : Model(ModelKind::Ridge, feature_set_name("ridge-v4", feature_names())) {}
+RidgeModel::RidgeModel() : Model(ModelKind::Ridge, feature_set_name("ridge-v5", feature_names())) {}
 
 Eigen::VectorXd RidgeModel::feature_vector(const Features& f) {
     const double pme = f.pme ? 1.0 : 0.0;
@@ -27,7 +28,7 @@ Eigen::VectorXd RidgeModel::feature_vector(const Features& f) {
     const double log_pair = nb_cpu * std::log(std::max(1.0, f.pair_work / (f.pp_workers() * f.simd_width)));
     const double log_pair_gpu =
         f.nb_gpu * std::log(std::max(1.0, f.pair_work / std::max(1.0, f.gpu_multiprocessors)));
-    Eigen::VectorXd x(37);
+    Eigen::VectorXd x(39);
     x << std::log(f.natoms), std::log(f.density), f.charged_fraction, f.rc, f.rlist - f.rc, f.rlist_inner - f.rc,
         std::log(f.nstlist), 1.0 / f.nstlist, is(4, 4), is(4, 8), is(8, 4), std::log1p(f.pme_grid_points),
         std::log(f.threads), f.threads / f.cores, std::log(f.simd_width), std::log(f.cores),
@@ -36,7 +37,8 @@ Eigen::VectorXd RidgeModel::feature_vector(const Features& f) {
         pme_cpu * std::log1p(f.fft_work / f.pme_workers()), pme * log_pair, pme * is(4, 8), pme * is(8, 4),
         pme * std::log(f.threads), std::log(f.ranks), f.npme / f.ranks, f.halo_fraction, std::log1p(f.pp_pme_atoms),
         f.nb_gpu, f.pme_gpu, f.update_gpu, log_pair_gpu, f.pme_gpu * std::log1p(f.fft_work),
-        f.update_gpu * std::log(f.natoms), std::log1p(f.gpu_bandwidth_gbs);
+        f.update_gpu * std::log(f.natoms), std::log1p(f.gpu_bandwidth_gbs), f.lincs_constraints / f.natoms,
+        f.bonded_interactions / f.natoms;
     return x;
 }
 

@@ -22,6 +22,8 @@ SystemModel::SystemModel(const SystemDescriptor& system) : descriptor_(system) {
     f.rc = sys.rc;
     f.dt = sys.dt;
     f.constraints = sys.settles;
+    f.distance_constraints = sys.distance_constraints;
+    f.bonded_interactions = sys.bonded_interactions;
 }
 
 mdcore::EffectiveConfig SystemModel::resolve(const Config& config, const HardwareFeatures& hw) const {

@@ -29,7 +29,7 @@ namespace {
 // Inserts `t` with plain SQL into a schema-1 database, as an old mdtune would have.
 void raw_insert_v1(RawDb& raw, const db::StoredTrial& t) {
     const TrialKey k = t.key();
-    raw.exec("INSERT INTO systems VALUES('" + k.system + "', '" + t.system.kind_name() + "', " +
+    raw.exec("INSERT INTO systems(id, kind, natoms, seed) VALUES('" + k.system + "', '" + t.system.kind_name() + "', " +
              std::to_string(t.system.natoms) + ", " + std::to_string(t.system.seed) + ")");
     raw.exec("INSERT INTO configs VALUES('" + k.config + "')");
     raw.exec("INSERT INTO trials(trial_key, hardware_id, system_id, config_id, build_id, measure, steps, warmup, "

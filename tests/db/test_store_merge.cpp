@@ -23,6 +23,35 @@ using mdtest::write_bytes;
 
 using StoreTest = mdtest::TempDirTest;
 
+// A user's box keeps where its .gro, .top and .mdp were read through a merge; a
+// shard's paths fill only what the target did not know.
+TEST_F(StoreTest, MergeKeepsTheFilesOfAUsersBox) {
+    const std::string a = path("a.db"), b = path("b.db");
+    db::StoredTrial t = make_trial(1);
+    const auto box = parse_file_system_id("gro:natoms=2644:files=0123456789abcdef");
+    ASSERT_TRUE(box);
+    t.system = *box;
+    t.system.gro = "/data/conf.gro";
+    t.system.top = "/data/topol.top";
+    t.system.mdp = "/data/md.mdp";
+    { db::Store(b).insert_trial(t); }
+    db::Store s(a);
+    EXPECT_EQ(s.merge_from(b), 1);
+    const auto back = s.trials();
+    ASSERT_EQ(back.size(), 1u);
+    EXPECT_EQ(back[0].system.canonical(), t.system.canonical());
+    EXPECT_EQ(back[0].system.gro, "/data/conf.gro");
+    EXPECT_EQ(back[0].system.mdp, "/data/md.mdp");
+    // Without an .mdp the column stays NULL (read as "").
+    db::StoredTrial plain = make_trial(2);
+    plain.system = *parse_file_system_id("gro:natoms=2644:files=fedcba9876543210");
+    plain.system.gro = "/data/conf.gro";
+    plain.system.top = "/data/topol.top";
+    s.insert_trial(plain);
+    RawDb raw(a, SQLITE_OPEN_READONLY);
+    EXPECT_EQ(raw.count("SELECT count(*) FROM systems WHERE mdp IS NULL AND id = '" + plain.system.canonical() + "'"), 1);
+}
+
 TEST_F(StoreTest, MergeIsAUnionAndIdempotent) {
     const std::string a = path("a.db"), b = path("b.db");
     long a_sweep = 0;

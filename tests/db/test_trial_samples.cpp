@@ -116,6 +116,7 @@ TEST_F(TrialSamples, SchemaFiveFilesReadWithoutThemAndMigrate) {
         sqlite3* raw = nullptr;
         ASSERT_EQ(sqlite3_open(p.c_str(), &raw), SQLITE_OK);
         ASSERT_EQ(sqlite3_exec(raw, "DROP TABLE trial_samples; ALTER TABLE systems DROP COLUMN gro; ALTER TABLE systems DROP COLUMN top; "
+                                    "ALTER TABLE systems DROP COLUMN mdp; "
                                     "PRAGMA user_version = 5;", nullptr, nullptr, nullptr),
                   SQLITE_OK);
         EXPECT_EQ(db::user_version(raw), 5);

@@ -12,6 +12,7 @@
 #include "../common/error_message.h"
 #include "../common/temp_dir_test.h"
 #include "io/mdp_reader.h"
+#include "mdcore/gromacs_input.h"
 #include "mdcore/run_report.h"
 
 #ifndef MDT_TEST_DATA_DIR
@@ -325,6 +326,35 @@ TEST_F(MdpFiles, NonRegularFilesAndLimitsAreRefused) {
     // A fine file through the file path.
     const std::string ok = write("ok.mdp", "nsteps = 5\n");
     EXPECT_EQ(read_mdp(ok).steps->value, 5);
+}
+
+// read_gromacs_run_input: what mdcore run --gro --top --mdp reads before its flags,
+// for the library's users (the tuner): the .mdp's physics on the System, its
+// controls, and its PME settings for a config that does not set its own.
+TEST(MdpReader, RunInputIsWhatMdcoreRunReadsBeforeItsFlags) {
+    const std::string box = std::string(MDT_TEST_DATA_DIR) + "/gromacs/water-3nm/";
+    const GromacsRunInput plain = read_gromacs_run_input(box + "conf.gro", box + "topol.top");
+    EXPECT_DOUBLE_EQ(plain.system.rc, 1.0);
+    EXPECT_FALSE(plain.pme.spacing || plain.pme.order || plain.pme.grid);
+    const GromacsRunInput in = read_gromacs_run_input(box + "conf.gro", box + "topol.top", box + "rerun.mdp");
+    EXPECT_EQ(in.system.natoms(), plain.system.natoms());
+    EXPECT_DOUBLE_EQ(in.system.dt, 0.002);
+    EXPECT_EQ(in.control.steps, 0);          // nsteps
+    EXPECT_EQ(in.control.nstcalcenergy, 1);
+    ASSERT_TRUE(in.pme.grid);
+    EXPECT_EQ(*in.pme.grid, (std::array<int, 3>{32, 32, 32}));
+    EXPECT_EQ(in.pme.order, 4);
+
+    const auto none = [](Tunable) { return false; };
+    RunConfig config;
+    EXPECT_EQ(in.pme.apply(config, none), (std::vector<Tunable>{Tunable::PmeOrder, Tunable::PmeGrid}));
+    EXPECT_EQ(config.pme_grid, (std::array<int, 3>{32, 32, 32}));
+    // A run's own grid or spacing wins: the .mdp's grid would override a given spacing.
+    for (Tunable own : {Tunable::PmeGrid, Tunable::PmeSpacing}) {
+        RunConfig c;
+        EXPECT_EQ(in.pme.apply(c, [&](Tunable t) { return t == own; }), std::vector<Tunable>{Tunable::PmeOrder});
+        EXPECT_FALSE(c.pme_grid);
+    }
 }
 
 // The report's setting_sources: written only when set, read back whole, strings only.

@@ -155,6 +155,43 @@ TEST_F(ModelCli, PredictForAUsersOwnBox) {
     EXPECT_EQ(run("predict --db " + db() + " --gro " + data + "conf.gro").exit_code, 2);
 }
 
+// --mdp with --gro/--topol: a protein described as mdcore run --mdp runs it.
+TEST_F(ModelCli, PredictForAProteinWithItsMdp) {
+    if (!fs::exists("/usr/share/gromacs/top/charmm27.ff"))
+        GTEST_SKIP() << "/usr/share/gromacs/top/charmm27.ff is not installed (GROMACS' data)";
+    fill();
+    ASSERT_EQ(run("fit --db " + db() + " --model cost").exit_code, 0);
+    const std::string data = std::string(MDT_TEST_DATA_DIR) + "/topologies/charmm27/";
+    const std::string files = " --gro " + data + "conf.gro --topol " + data + "topol.top";
+    const std::string mdp = path("md.mdp");
+    std::ofstream(mdp) << "integrator = md\ndt = 0.002\nrcoulomb = 1.1\nrvdw = 1.1\nfourierspacing = 0.15\n"
+                          "constraints = h-bonds\n";
+    Result r = run("predict --db " + db() + " --hardware hw-test --json --top 2" + files + " --mdp " + mdp);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    auto j = nlohmann::json::parse(r.output);
+    EXPECT_EQ(j.at("system").get<std::string>().rfind("gro:natoms=2644:files=", 0), 0u) << j.at("system");
+    const std::string with_mdp = j.at("system");
+    const auto& best = j.at("ranked").at(0);
+    EXPECT_TRUE(contains(best.at("mdcore").get<std::string>(), "--top " + data + "topol.top --mdp " + mdp)) << r.output;
+    EXPECT_EQ(best["gromacs"]["mdp"]["rvdw"], "1.1");  // the .mdp's cut-off
+    EXPECT_TRUE(contains(best["gromacs"]["notes"].dump(), "LINCS constraints")) << r.output;
+    // Another system than the same files without it.
+    r = run("predict --db " + db() + " --hardware hw-test --json --top 2" + files);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(nlohmann::json::parse(r.output).at("system"), with_mdp);
+
+    // A refused key: one line naming FILE:LINE, exit 2.
+    std::ofstream(path("bad.mdp")) << "dt = 0.002\nwarp-drive = yes\n";
+    r = run("predict --db " + db() + " --hardware hw-test" + files + " --mdp " + path("bad.mdp"));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, path("bad.mdp") + ":2:")) << r.output;
+    EXPECT_TRUE(contains(r.output, "warp-drive")) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+    r = run("predict --db " + db() + " --system water --natoms 3000 --mdp " + mdp);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, "--mdp needs --gro and --topol")) << r.output;
+}
+
 TEST_F(ModelCli, HoldoutSizesAreScoredNotFitted) {
     fill();
     const Result r = run("fit --db " + db() + " --model cost --holdout-natoms 6000");

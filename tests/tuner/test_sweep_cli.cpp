@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -131,6 +132,49 @@ TEST_F(SweepCli, ARerunMeasuresAnewOnlyWhatChangedTheKey) {
     r = run(sweep(space) + mdcore);  // back to the first setting: all recorded
     EXPECT_NE(r.output.find("0 measured, 2 reused"), std::string::npos) << r.output;
     EXPECT_EQ(db::Store(db(), db::Store::Mode::ReadOnly).trials().size(), 6u);
+}
+
+// A protein's space with its .mdp: trials run as mdcore run --mdp runs it (the
+// report says the time step came from the .mdp); --mdp on the command line takes
+// the place of the space's; a refused .mdp is one line, exit 2, no database.
+TEST_F(SweepCli, AProteinIsMeasuredWithItsMdp) {
+    if (!fs::exists("/usr/share/gromacs/top/charmm27.ff"))
+        GTEST_SKIP() << "/usr/share/gromacs/top/charmm27.ff is not installed (GROMACS' data)";
+    const std::string data = std::string(MDT_TEST_DATA_DIR) + "/topologies/charmm27/";
+    const std::string mdp = write("md.mdp", "integrator = md\ndt = 0.0015\nconstraints = h-bonds\n"
+                                            "tcoupl = V-rescale\ntc-grps = System\ntau-t = 0.1\nref-t = 300\n");
+    const std::string files = "[system]\ngro = \"" + data + "conf.gro\"\ntop = \"" + data + "topol.top\"\n";
+    const std::string rest = "[space]\nnstlist = [10]\nthreads = [1]\n"
+                             "[measure]\nsteps = 20\nwarmup = 5\nrepeats = 1\ntimeout_s = 120\n";
+    const std::string mdcore = std::string(" --mdcore ") + MDCORE_BINARY;
+
+    const std::string bad = write("bad.mdp", "dt = 0.002\nwarp-drive = yes\n");
+    auto r = run(sweep(write("plain.toml", files + rest)) + mdcore + " --mdp " + bad);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(bad + ":2:"), std::string::npos) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+    r = run(sweep(write("bad.toml", files + "mdp = \"bad.mdp\"\n" + rest)) + mdcore);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(bad + ":2:"), std::string::npos) << r.output;
+    EXPECT_EQ(run(sweep(write("lj.toml", kTiny)) + mdcore + " --mdp " + mdp).exit_code, 2);
+    EXPECT_FALSE(fs::exists(db())) << "a refused sweep must not create the database";
+
+    r = run(sweep(write("protein.toml", files + "mdp = \"md.mdp\"\n" + rest)) + mdcore);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("2 measured, 0 reused"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("--mdp " + mdp), std::string::npos) << r.output;  // the "run it" line
+    const auto trials = db::Store(db(), db::Store::Mode::ReadOnly).trials();
+    ASSERT_EQ(trials.size(), 2u);
+    for (const db::StoredTrial& t : trials) {
+        EXPECT_EQ(t.system.mdp, mdp);
+        ASSERT_TRUE(t.result.report) << t.result.stderr_tail;
+        EXPECT_EQ(t.result.report->setting_sources.at("dt"), "mdp:" + mdp + ":2");
+        EXPECT_EQ(t.result.report->setting_sources.at("constraints"), "mdp:" + mdp + ":3");
+    }
+    // The same box and .mdp from the command line: the same trials, recorded.
+    r = run(sweep(path("plain.toml")) + mdcore + " --mdp " + mdp);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("0 measured, 2 reused"), std::string::npos) << r.output;
 }
 
 TEST_F(SweepCli, MdcoreReportsItsBuildId) {

@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include "../models/synthetic_db_test.h"
 #include "mdtune/models/fit_from_store.h"
 #include "mdtune/models/model_lookup.h"
+#include "mdtune/core/system_files.h"
 #include "mdtune/db/model_store.h"
 #include "mdtune/models/predict_query.h"
 #include "mdtune/tuner/tune.h"
@@ -124,6 +126,42 @@ TEST_F(Tune, NoCandidateRunsTheDefaultsOrAnotherCandidatesSettings) {
         EXPECT_TRUE(seen.insert(tuner::resolved_settings(it->effective)).second) << c.canonical();
     }
     EXPECT_EQ(candidates.size(), predicted.ranked.size() - same_as_default) << "every other prediction is kept";
+}
+
+// A protein with its .mdp: the sweep a tune records names the .mdp, and every trial
+// is keyed by the box with it (its trials run mdcore run --mdp).
+TEST_F(Tune, AProteinIsTunedWithItsMdp) {
+    if (!std::filesystem::exists("/usr/share/gromacs/top/charmm27.ff"))
+        GTEST_SKIP() << "/usr/share/gromacs/top/charmm27.ff is not installed (GROMACS' data)";
+    models::fit_and_store({db(), models::ModelKind::Cost, {}});
+    const std::string data = std::string(MDT_TEST_DATA_DIR) + "/topologies/charmm27/";
+    const std::string mdp = write("md.mdp", "dt = 0.002\nconstraints = h-bonds\nfourierspacing = 0.15\n");
+    const SystemDescriptor system = describe_system_files(data + "conf.gro", data + "topol.top", mdp);
+    const models::Ranking predicted = models::predict_configs({db(), system, "hw-test", std::nullopt}).ranking;
+    ASSERT_TRUE(predicted.default_config);
+    EXPECT_DOUBLE_EQ(predicted.default_config->effective.pme_spacing, 0.15);  // the .mdp's fourierspacing
+    std::vector<tuner::Observation> measured{recorded(system, Config{}, 3.0)};
+    for (const models::RankedConfig& c : predicted.ranked) measured.push_back(recorded(system, c.config, 2.0));
+    const auto runner = tuner::make_replay_runner(measured);
+    tuner::TuneRequest request;
+    request.system = system;
+    request.top = 1;
+    request.steps = 100;
+    request.repeats = 1;
+    db::Store store(db());
+    const tuner::TuneResult r = tuner::tune_system(request, store, *runner, context(), hardware());
+    EXPECT_EQ(r.summary.measured, 2u);
+    ASSERT_TRUE(r.summary.systems.at(0).best);
+    EXPECT_EQ(r.summary.systems.at(0).best->proposal.system.mdcore_args().back(), mdp);
+    const auto sweeps = store.sweeps();
+    ASSERT_FALSE(sweeps.empty());
+    EXPECT_NE(sweeps.back().space_text.find("mdp = \"" + mdp + "\""), std::string::npos) << sweeps.back().space_text;
+    db::TrialFilter mine;
+    mine.sweep_id = r.summary.sweep_id;
+    for (const db::StoredTrial& t : store.trials(mine)) {
+        EXPECT_EQ(t.system.canonical(), system.canonical());
+        EXPECT_EQ(t.system.mdp, mdp);
+    }
 }
 
 TEST_F(Tune, FitsAndStoresAModelWhenNoneIsStoredAndRespectsTheBudget) {

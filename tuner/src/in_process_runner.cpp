@@ -17,13 +17,20 @@ public:
         const auto start = std::chrono::steady_clock::now();
         const double cpu_before = self_cpu_seconds();  // the thread group: this process's OpenMP threads
         try {
-            mdcore::System sys = p.system.from_files()
-                                     ? mdcore::read_gromacs_system(p.system.gro, p.system.top)
-                                     : mdcore::make_named_system(p.system.kind, p.system.natoms, p.system.seed);
+            mdcore::RunConfig config = p.config.run_config();
             mdcore::RunControl control;
+            mdcore::System sys;
+            if (p.system.from_files()) {  // as mdcore run --gro --top --mdp with the config's flags
+                mdcore::GromacsRunInput in = mdcore::read_gromacs_run_input(p.system.gro, p.system.top, p.system.mdp);
+                sys = std::move(in.system);
+                control = in.control;
+                in.pme.apply(config, [&](mdcore::Tunable t) { return p.config.get(t) != nullptr; });
+            } else {
+                sys = mdcore::make_named_system(p.system.kind, p.system.natoms, p.system.seed);
+            }
             control.steps = p.measure.steps;
             control.warmup = p.measure.warmup;
-            out.report = mdcore::run(sys, p.config.run_config(), control);
+            out.report = mdcore::run(sys, config, control);
             out.status = TrialStatus::Ok;
         } catch (const std::exception& e) {
             out.status = TrialStatus::Failed;

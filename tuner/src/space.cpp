@@ -116,19 +116,25 @@ ParamValue parse_value(const Checker& ck, const ParamInfo& info, const toml::nod
     return {};
 }
 
-// [system] gro = "conf.gro", top = "topol.top": a user's box, paths relative to the space file.
+// [system] gro = "conf.gro", top = "topol.top" (mdp = "md.mdp"): a user's box,
+// paths relative to the space file.
 void parse_system_files(const Checker& ck, const toml::table& t, const toml::node* gro_node,
-                        const toml::node* top_node, SearchSpace& space) {
-    if (!gro_node || !top_node) ck.fail("system", gro_node ? "gro needs top" : "top needs gro", &t.source());
+                        const toml::node* top_node, const toml::node* mdp_node, SearchSpace& space) {
+    if (!gro_node || !top_node)
+        ck.fail("system", gro_node ? "gro needs top" : top_node ? "top needs gro" : "mdp needs gro and top",
+                &t.source());
     const std::filesystem::path folder = std::filesystem::path(space.source).parent_path();
     auto path_of = [&](const char* key, const toml::node& n) {
         const std::filesystem::path p = ck.text("system", key, n);
         return (p.is_relative() && !folder.empty() ? folder / p : p).string();
     };
+    const std::string mdp = mdp_node ? path_of("mdp", *mdp_node) : "";
     try {
-        space.systems.push_back(describe_system_files(path_of("gro", *gro_node), path_of("top", *top_node)));
+        space.systems.push_back(describe_system_files(path_of("gro", *gro_node), path_of("top", *top_node), mdp));
     } catch (const InputError& e) {
-        ck.fail("system", e.what(), &gro_node->source());
+        // The .mdp's refusals name it (FILE:LINE): point at its key, the rest at gro.
+        const bool about_mdp = !mdp.empty() && std::string(e.what()).find(mdp) != std::string::npos;
+        ck.fail("system", e.what(), about_mdp ? &mdp_node->source() : &gro_node->source());
     }
 }
 
@@ -137,23 +143,25 @@ void parse_system(const Checker& ck, const toml::table& t, SearchSpace& space) {
     const toml::node* natoms_node = nullptr;
     const toml::node* gro_node = nullptr;
     const toml::node* top_node = nullptr;
+    const toml::node* mdp_node = nullptr;
     unsigned long seed = 1;
     for (const auto& [key, node] : in_file_order(t)) {
         if (key == "kind") kind_node = node;
         else if (key == "natoms") natoms_node = node;
         else if (key == "gro") gro_node = node;
         else if (key == "top") top_node = node;
+        else if (key == "mdp") mdp_node = node;
         else if (key == "seed") {
             const long s = ck.integer("system", key, *node);
             if (s < 0) ck.fail("system", "seed: " + std::to_string(s) + " must not be negative", &node->source());
             seed = static_cast<unsigned long>(s);
         } else {
-            ck.fail("system", "unknown key '" + key + "' (kind, natoms, seed; or gro, top)", &node->source());
+            ck.fail("system", "unknown key '" + key + "' (kind, natoms, seed; or gro, top, mdp)", &node->source());
         }
     }
-    if (gro_node || top_node) {
+    if (gro_node || top_node || mdp_node) {
         if (kind_node || natoms_node) ck.fail("system", "gro/top replace kind/natoms: give one or the other", &t.source());
-        return parse_system_files(ck, t, gro_node, top_node, space);
+        return parse_system_files(ck, t, gro_node, top_node, mdp_node, space);
     }
     if (!kind_node) ck.fail("system", "missing key 'kind'", &t.source());
     if (!natoms_node) ck.fail("system", "missing key 'natoms'", &t.source());

@@ -65,10 +65,12 @@ SearchSpace space_of(const TuneRequest& request, const TunePlan& plan) {
     std::ostringstream text;
     text << "# mdtune tune: model #" << plan.model_id << " (" << plan.model_kind << ") top " << plan.candidates.size()
          << "\n[system]\n";
-    if (request.system.from_files())
+    if (request.system.from_files()) {
         text << "gro = \"" << request.system.gro << "\"\ntop = \"" << request.system.top << "\"\n";
-    else
+        if (!request.system.mdp.empty()) text << "mdp = \"" << request.system.mdp << "\"\n";
+    } else {
         text << "kind = \"" << request.system.kind_name() << "\"\nnatoms = [" << request.system.natoms << "]\n";
+    }
     text << "[measure]\nsteps = " << m.steps << "\nwarmup = " << m.warmup << "\nrepeats = " << m.repeats
          << "\ntimeout_s = " << m.timeout_s << "\n";
     for (const Config& c : plan.candidates) text << "# candidate " << config_text(c) << "\n";

@@ -1,12 +1,18 @@
 #pragma once
-// Reading a GROMACS box (.gro + a strict .top subset) into a System: the public
-// entry point mdcore run --gro/--top uses and mdtune reads a user's system with.
+// Reading a GROMACS box (.gro + a strict .top subset, and its .mdp) into a System:
+// the public entry point mdcore run --gro/--top/--mdp uses and mdtune reads a
+// user's system with.
+#include <array>
+#include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "mdcore/run_config.h"
 #include "mdcore/system.h"
+#include "mdcore/tunables.h"
 
 namespace mdcore {
 
@@ -39,5 +45,36 @@ struct TopologyOptions {
 // the SETTLEs and the centre of mass. Physical settings keep System's defaults.
 System read_gromacs_system(const std::string& gro_path, const std::string& top_path,
                           const TopologyOptions& options = {});
+
+// A .mdp's PME settings: tunables, so a run's own value (a flag, a tuner's config)
+// wins over each.
+struct MdpPmeSettings {
+    std::optional<double> spacing;           // fourierspacing, nm
+    std::optional<int> order;                // pme-order
+    std::optional<std::array<int, 3>> grid;  // fourier-nx/ny/nz
+
+    // Sets each on `config` unless `given` says the run sets that tunable itself; a
+    // grid also yields to a given spacing (the grid would override it). Returns the
+    // tunables set.
+    std::vector<Tunable> apply(RunConfig& config, const std::function<bool(Tunable)>& given) const;
+};
+
+// A .gro/.top/.mdp as `mdcore run --gro --top --mdp` reads them, before its flags.
+struct GromacsRunInput {
+    // The .top read with the .mdp's include, define and constraints; mdcore run's
+    // physical settings for a file system with the .mdp's over them (dt, rc, ref-t,
+    // verlet-buffer-tolerance, ewald-rtol, epsilon-r, lincs-*, comm-mode).
+    System system;
+    MdpPmeSettings pme;
+    // RunControl{} with the .mdp's nsteps, tcoupl, tau-t, nstcalcenergy and ld-seed.
+    RunControl control;
+};
+
+// `mdp` empty: no .mdp. `include_dirs` are searched before the .mdp's include
+// (mdcore run's --include). Throws InputError naming FILE:LINE for a refused .mdp
+// (mdcore run's own messages) and as read_gromacs_system does for the .gro/.top.
+GromacsRunInput read_gromacs_run_input(const std::string& gro_path, const std::string& top_path,
+                                       const std::string& mdp_path = "",
+                                       const std::vector<std::string>& include_dirs = {});
 
 }  // namespace mdcore

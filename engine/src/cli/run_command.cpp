@@ -195,13 +195,11 @@ void RunCommand::read_mdp_file() {
                      "constrain them first)\n";
 }
 
-template <class T>
-const MdpValue<T>* RunCommand::from_mdp(const std::string& setting, const std::string& flag,
-                                        std::optional<MdpValue<T>> MdpSettings::*field) const {
-    const bool flagged = !flag.empty() && has(flag);
-    const MdpValue<T>* value = !flagged && mdp_ && (*mdp_.*field) ? &*(*mdp_.*field) : nullptr;
-    sources_[setting] = flagged ? "flag --" + flag : value ? mdp_->source(value->line) : "default";
-    return value;
+void RunCommand::noted(const std::string& setting, const std::string& flag, const MdpApplied& applied) const {
+    const auto it = applied.find(setting);
+    sources_[setting] = !flag.empty() && has(flag) ? "flag --" + flag
+                        : it != applied.end()    ? mdp_->source(it->second)
+                                                 : "default";
 }
 
 void RunCommand::note(const std::string& setting, const std::string& flag) const {
@@ -224,24 +222,21 @@ RunConfig RunCommand::run_config() const {
     if (!mdp_) return config;
     // PME settings change the accuracy, so the .mdp's apply (unless a flag gives them);
     // each is checked as its flag would be, named by its line.
-    const auto apply = [&](Tunable id, const std::string& key, int line, const TunableValue& value) {
-        try {
-            check_tunable(id, value, mdp_->path + ":" + std::to_string(line) + ": " + key);
-        } catch (const TunableError& e) {
-            throw UsageError(e.what());
-        }
-        set_tunable(config, id, value);
-    };
-    if (const auto* v = from_mdp("pme_spacing", "pme-spacing", &MdpSettings::pme_spacing))
-        apply(Tunable::PmeSpacing, "fourierspacing", v->line, v->value);
-    if (const auto* v = from_mdp("pme_order", "pme-order", &MdpSettings::pme_order))
-        apply(Tunable::PmeOrder, "pme-order", v->line, long{v->value});
-    // A grid from fourier-nx/ny/nz would override a --pme-spacing: the flag wins.
-    if (has("pme-spacing") && !has("pme-grid")) {
-        sources_["pme_grid"] = "flag --pme-spacing";
-    } else if (const auto* v = from_mdp("pme_grid", "pme-grid", &MdpSettings::pme_grid)) {
-        apply(Tunable::PmeGrid, "fourier-nx/ny/nz", v->line, v->value);
+    MdpPmeSettings pme;
+    try {
+        pme = mdp_pme_settings(*mdp_);
+    } catch (const InputError& e) {
+        throw UsageError(e.what());
     }
+    const auto flagged = [&](Tunable t) { return has(std::string(tunable_info(t).flag.substr(2))); };
+    for (Tunable t : pme.apply(config, flagged)) {
+        const int line = t == Tunable::PmeSpacing ? mdp_->pme_spacing->line
+                         : t == Tunable::PmeOrder ? mdp_->pme_order->line
+                                                  : mdp_->pme_grid->line;
+        sources_[std::string(tunable_info(t).name)] = mdp_->source(line);
+    }
+    // A grid from fourier-nx/ny/nz would override a --pme-spacing: the flag wins.
+    if (has("pme-spacing") && !has("pme-grid")) sources_["pme_grid"] = "flag --pme-spacing";
     // GROMACS' nstlist is a minimum that mdrun raises; mdcore chooses its own likewise.
     if (mdp_->nstlist && !has("nstlist"))
         sources_["nstlist"] = "default (" + mdp_->source(mdp_->nstlist->line) + " nstlist = " +
@@ -253,33 +248,35 @@ RunConfig RunCommand::run_config() const {
 
 RunControl RunCommand::run_control() const {
     RunControl control;
-    if (const auto* v = from_mdp("steps", "steps", &MdpSettings::steps)) control.steps = v->value;
+    MdpApplied applied;
+    if (mdp_) apply_mdp_control(control, *mdp_, &applied);
+    noted("steps", "steps", applied);
     if (const auto v = integer("steps", 0, 1'000'000'000)) control.steps = *v;
     note("warmup", "warmup");
     if (const auto v = integer("warmup", 0, 1'000'000'000)) control.warmup = *v;
-    const auto* mdp_energy = from_mdp("nstcalcenergy", "nstcalcenergy", &MdpSettings::nstcalcenergy);
+    noted("nstcalcenergy", "nstcalcenergy", applied);
     if (const auto v = integer("nstcalcenergy", 1, 1'000'000)) {
         control.nstcalcenergy = static_cast<int>(*v);
     } else {
         // At least 10 energy samples after the warm-up for the drift fit: a short run
         // (a tuner trial) otherwise has two or three, too few to tell drift from noise.
         // The .mdp's interval takes the default's place as the upper bound.
-        const int most = mdp_energy ? mdp_energy->value : control.nstcalcenergy;
+        const int most = control.nstcalcenergy;
         const long measured = std::max(0L, control.steps - control.warmup);
         control.nstcalcenergy = static_cast<int>(std::clamp(measured / 10, 1L, long{most}));
-        if (mdp_energy && control.nstcalcenergy != most && measured > 0)
+        if (applied.count("nstcalcenergy") && control.nstcalcenergy != most && measured > 0)
             sources_["nstcalcenergy"] += " (" + std::to_string(most) + ", lowered to " +
                                          std::to_string(control.nstcalcenergy) + " for 10 energy samples in this short run)";
     }
-    if (const auto* v = from_mdp("tau_t", "tau-t", &MdpSettings::tau_t)) control.tau_t = v->value;
+    noted("tau_t", "tau-t", applied);
     if (const auto v = real("tau-t", 0.0, 1e6)) control.tau_t = *v;
-    if (const auto* v = from_mdp("thermostat", "thermostat", &MdpSettings::thermostat)) control.thermostat = v->value;
+    noted("thermostat", "thermostat", applied);
     if (const auto t = text("thermostat")) {
         if (*t == "none") control.thermostat = Thermostat::None;
         else if (*t == "v-rescale") control.thermostat = Thermostat::VRescale;
         else throw UsageError("--thermostat: unknown thermostat '" + *t + "' (none, v-rescale)");
     }
-    if (const auto* v = from_mdp("seed", "seed", &MdpSettings::seed)) control.seed = v->value;
+    noted("seed", "seed", applied);
     if (mdp_ && mdp_->ld_seed_random_line && !has("seed"))
         sources_["seed"] = "default (" + mdp_->source(*mdp_->ld_seed_random_line) +
                            " ld-seed = -1: GROMACS draws a random seed, mdcore keeps its fixed one)";
@@ -340,56 +337,48 @@ System RunCommand::build_water_system(SystemKind kind) const {
 
 System RunCommand::build_file_system() const {
     // The topology reader's options: --include folders first, then the .mdp's.
-    TopologyOptions options;
-    options.include_dirs = include_dirs_;
+    const MdpSettings* mdp = mdp_ ? &*mdp_ : nullptr;
     sources_["include_dirs"] = include_dirs_.empty() ? "" : "flag --include";
     sources_["defines"] = "default";
-    if (const auto* c = from_mdp("constraints", "", &MdpSettings::constraints)) options.constraints = c->value;
-    if (mdp_) {
-        options.include_dirs.insert(options.include_dirs.end(), mdp_->include_dirs.begin(), mdp_->include_dirs.end());
-        if (mdp_->include_line > 0)
-            sources_["include_dirs"] += (include_dirs_.empty() ? "" : ", ") + mdp_->source(mdp_->include_line);
-        options.defines = mdp_->defines;
-        if (mdp_->define_line > 0) sources_["defines"] = mdp_->source(mdp_->define_line);
+    sources_["constraints"] = mdp && mdp->constraints ? mdp->source(mdp->constraints->line) : "default";
+    if (mdp) {
+        if (mdp->include_line > 0)
+            sources_["include_dirs"] += (include_dirs_.empty() ? "" : ", ") + mdp->source(mdp->include_line);
+        if (mdp->define_line > 0) sources_["defines"] = mdp->source(mdp->define_line);
     }
     if (sources_["include_dirs"].empty()) sources_["include_dirs"] = "default";
-    System sys = read_gromacs_system(*text("gro"), *text("top"), options);
+    System sys = read_gromacs_system(*text("gro"), *text("top"), mdp_topology_options(mdp, include_dirs_));
     // mdcore run's settings for a file system, then the .mdp's, then the flags'.
-    sys.rc = 1.0;
-    sys.dt = 0.002;
-    sys.temperature = 300.0;
-    if (const auto* v = from_mdp("temperature", "temperature", &MdpSettings::temperature)) sys.temperature = v->value;
-    if (const auto* v = from_mdp("dt", "dt", &MdpSettings::dt)) sys.dt = v->value;
-    if (const auto* v = from_mdp("rc", "rc", &MdpSettings::rc)) sys.rc = v->value;
-    if (const auto* v = from_mdp("drift_tolerance", "drift-tolerance", &MdpSettings::drift_tolerance))
-        sys.drift_tolerance = v->value;
-    if (const auto* v = from_mdp("ewald_rtol", "ewald-rtol", &MdpSettings::ewald_rtol)) sys.ewald_rtol = v->value;
-    if (const auto* v = from_mdp("epsilon_r", "", &MdpSettings::epsilon_r)) sys.epsilon_r = v->value;
-    if (const auto* v = from_mdp("lincs_order", "", &MdpSettings::lincs_order)) sys.lincs_order = v->value;
-    if (const auto* v = from_mdp("lincs_iter", "", &MdpSettings::lincs_iter)) sys.lincs_iter = v->value;
-    if (const auto* v = from_mdp("lincs_warnangle", "", &MdpSettings::lincs_warnangle)) sys.lincs_warnangle = v->value;
+    MdpApplied applied;
+    apply_mdp_physics(sys, mdp, &applied);
+    for (const auto& [setting, flag] : {std::pair<const char*, const char*>{"temperature", "temperature"},
+                                        {"dt", "dt"},
+                                        {"rc", "rc"},
+                                        {"drift_tolerance", "drift-tolerance"},
+                                        {"ewald_rtol", "ewald-rtol"},
+                                        {"epsilon_r", ""},
+                                        {"lincs_order", ""},
+                                        {"lincs_iter", ""},
+                                        {"lincs_warnangle", ""}})
+        noted(setting, flag, applied);
     if (const auto t = real("temperature", 0.0, 1e5)) sys.temperature = *t;
     if (const auto dt = real("dt", 0.0, 0.01)) sys.dt = *dt;
     if (const auto rc = real("rc", 0.0, 1e3)) sys.rc = *rc;
-    if (!mdp_) return sys;
-    // Recorded for the report; only comm-mode None changes what mdcore computes.
-    const MdpSettings& mdp = *mdp_;
-    if (mdp.comm_mode) {
-        sources_["comm_mode"] = mdp.source(mdp.comm_mode->line);
-        // GROMACS counts the 3 centre-of-mass degrees of freedom when it does not remove that motion.
-        if (mdp.comm_mode->value == "None" && sys.removed_dof >= 3) sys.removed_dof -= 3;
-    }
-    if (mdp.nstcomm)
-        sources_["nstcomm"] = "default (" + mdp.source(mdp.nstcomm->line) + " nstcomm = " +
-                              std::to_string(mdp.nstcomm->value) +
+    if (!mdp) return sys;
+    // Recorded for the report (apply_mdp_physics applied comm-mode None).
+    if (mdp->comm_mode) sources_["comm_mode"] = mdp->source(mdp->comm_mode->line);
+    const MdpSettings& m = *mdp;
+    if (m.nstcomm)
+        sources_["nstcomm"] = "default (" + m.source(m.nstcomm->line) + " nstcomm = " +
+                              std::to_string(m.nstcomm->value) +
                               " recorded: mdcore removes no centre-of-mass motion during a run; its dynamics keep the momentum)";
-    if (mdp.nsttcouple)
-        sources_["nsttcouple"] = "default (" + mdp.source(mdp.nsttcouple->line) + " nsttcouple = " +
-                                 std::to_string(mdp.nsttcouple->value) + " recorded: mdcore's V-rescale couples every step)";
+    if (m.nsttcouple)
+        sources_["nsttcouple"] = "default (" + m.source(m.nsttcouple->line) + " nsttcouple = " +
+                                 std::to_string(m.nsttcouple->value) + " recorded: mdcore's V-rescale couples every step)";
     const std::string start = "no: mdcore starts from the .gro as it is; GROMACS would constrain it first";
-    if (!mdp.continuation) sources_["continuation"] = "default (" + start + ")";
-    else if (mdp.continuation->value) sources_["continuation"] = mdp.source(mdp.continuation->line);
-    else sources_["continuation"] = mdp.source(mdp.continuation->line) + " (" + start + ")";
+    if (!m.continuation) sources_["continuation"] = "default (" + start + ")";
+    else if (m.continuation->value) sources_["continuation"] = m.source(m.continuation->line);
+    else sources_["continuation"] = m.source(m.continuation->line) + " (" + start + ")";
     return sys;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "io/mdp_apply.h"
 #include "io/mdp_reader.h"
 #include "mdcore/engine.h"
 #include "mdcore/generators.h"
@@ -37,11 +38,9 @@ private:
     std::optional<double> real(const std::string& name, double min, double max, bool min_inclusive = false) const;
     void reject_extras() const;
     void read_mdp_file();
-    // The .mdp's value of a setting when no flag gives it (flag: "" for none), and
-    // the setting's source noted either way.
-    template <class T>
-    const MdpValue<T>* from_mdp(const std::string& setting, const std::string& flag,
-                                std::optional<MdpValue<T>> MdpSettings::*field) const;
+    // A setting's source: its flag when given (flag: "" for none), else the .mdp's
+    // line when the .mdp set it, else the default.
+    void noted(const std::string& setting, const std::string& flag, const MdpApplied& applied) const;
     void note(const std::string& setting, const std::string& flag) const;
     RunConfig run_config() const;
     RunControl run_control() const;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mdcore/engine.h"
+#include "mdcore/gromacs_input.h"
 #include "mdcore/system_summary.h"
 #include "mdtune/core/config.h"
 #include "mdtune/core/trial.h"
@@ -41,9 +42,15 @@ int threads_per_rank(const Config& config, int cores);
 // the generator refuses.
 std::shared_ptr<const mdcore::SystemSummary> system_summary(const SystemDescriptor& system);
 // Sets the summary system_summary answers for `system` (a user's box, read once by
-// describe_system_files). A user's box read back from a database without its files
-// has none: system_summary throws std::invalid_argument for it.
-void remember_system_summary(const SystemDescriptor& system, std::shared_ptr<const mdcore::SystemSummary> summary);
+// describe_system_files), with its .mdp's PME settings. A user's box read back from
+// a database without its files has none: system_summary throws std::invalid_argument for it.
+void remember_system_summary(const SystemDescriptor& system, std::shared_ptr<const mdcore::SystemSummary> summary,
+                             const mdcore::MdpPmeSettings& mdp_pme = {});
+
+// The RunConfig mdcore run takes for `config` on `system`: the config's tunables,
+// and for a box with an .mdp its PME settings where the config sets none (as
+// mdcore run --mdp with the config's flags). Throws as system_summary does.
+mdcore::RunConfig system_run_config(const SystemDescriptor& system, const Config& config);
 
 // The settings mdcore resolves `config` to for the system, on a machine whose
 // SIMD level is `simd` (Auto: the config's or None): cluster default and

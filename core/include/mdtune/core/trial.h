@@ -34,10 +34,13 @@ struct SystemDescriptor {
     // (Default member initialisers: {kind, natoms, seed} then names every field
     // -Wmissing-field-initializers asks for.)
     std::string gro{}, top{}, files_digest{};
+    // Its .mdp, as given; empty when none. The digest covers its content too, so a
+    // box without one keeps the id it had before .mdp files were taken.
+    std::string mdp{};
 
     bool from_files() const { return !files_digest.empty(); }
     std::string kind_name() const;                 // "water-ions", or "gro" for a user's box
-    std::vector<std::string> mdcore_args() const;  // e.g. {"--system","water","--nwater","1000"}, {"--gro",F,"--top",F}
+    std::vector<std::string> mdcore_args() const;  // e.g. {"--system","water","--nwater","1000"}, {"--gro",F,"--top",F[,"--mdp",F]}
     std::string canonical() const;                 // "water:natoms=3000:seed=1", "gro:natoms=648:files=<digest>"
 };
 

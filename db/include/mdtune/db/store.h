@@ -26,7 +26,7 @@ struct DbRefusedError : DbError {
     using DbError::DbError;
 };
 
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 // A trial as stored (and as exported / merged).
 struct StoredTrial {

@@ -1,6 +1,6 @@
 #pragma once
 // Physics-informed cost model: the time of each task of an MD step (search,
-// prune, nonbonded, PME spread/FFT/solve/gather, constraints, update, other) is a
+// prune, nonbonded, bonded, PME spread/FFT/solve/gather, constraints, update, other) is a
 // non-negative linear combination of its work terms — pair counts per SIMD lane
 // and thread, atoms per list lifetime, charged atoms x order^3, G log G, ... —
 // fitted per hardware by non-negative least squares on the per-task timings the

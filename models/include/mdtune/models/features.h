@@ -62,6 +62,10 @@ struct SystemFeatures {
     double rc = 0;                // physics cut-off, nm
     double dt = 0;                // ps (for ns/day)
     long constraints = 0;         // SETTLE molecules
+    // A protein's (0 for fluids and water boxes): LINCS distance constraints, and
+    // bonds, angles, dihedrals, 1-4 pairs, CMAP and restraints.
+    long distance_constraints = 0;
+    long bonded_interactions = 0;
 };
 
 // Fills SystemFeatures and resolves configs through mdcore for a system, from
@@ -93,7 +97,9 @@ struct Features {
     bool pme = false;
     double pme_grid_points = 0, pme_order = 0;
     double threads = 1, simd_width = 1, cores = 1, cache_per_core_mb = 1;
-    double constraints = 0;
+    double constraints = 0;          // SETTLE molecules
+    double lincs_constraints = 0;    // LINCS distance constraints
+    double bonded_interactions = 0;  // bonded terms evaluated per step
     // Domain decomposition (one rank: 1 PP rank, no halo).
     double ranks = 1, pp_ranks = 1, npme = 0;
     std::array<int, 3> dd{1, 1, 1};  // PP cells per dimension
