@@ -88,7 +88,7 @@ struct IClusterCoords {
     }
 };
 
-template <class S, int N, int M, LjCombination Comb, CoulombType Coul, EnergyOutput Energy>
+template <class S, int N, int M, LjCombination Comb, KernelCoulomb Coul, EnergyOutput Energy>
 void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput& out) {
     using F = typename S::F;
     using B = typename S::B;
@@ -98,7 +98,7 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
     static_assert(P % W == 0 || W == 1, "pairs per cluster pair must fill whole registers");
     constexpr int R = P / W;
     static_assert(W <= M || W % M == 0, "j pattern must tile a register");
-    constexpr bool kCoulomb = Coul == CoulombType::Ewald;
+    constexpr bool kCoulomb = Coul == KernelCoulomb::Ewald;
     constexpr bool kEnergy = Energy == EnergyOutput::Yes;
     constexpr std::uint32_t kFullMask = P == 32 ? 0xffffffffu : (1u << P) - 1;
     using LjSets = LjRegisterSets<N, M, W>;

@@ -10,7 +10,7 @@ namespace mdcore {
 enum class LjCombination { Geometric, Table };
 // Coulomb in the cluster kernels: none, or Ewald real space (erfc-screened,
 // potential-shifted at rc, with the erf correction for excluded pairs).
-enum class CoulombType { None, Ewald };
+enum class KernelCoulomb { None, Ewald };
 
 struct KernelInput {
     // Sorted, padded atom data (SoA, 64-byte aligned, padding slots far away).
@@ -60,7 +60,7 @@ constexpr std::size_t touched_blocks(std::size_t j_clusters) {
 // register-bound code and cost them 1-3 % (water-24k MD, bench_nonbonded SPC/E
 // 3,000 4x8), more than two threads save on water, where a thread's halo is most
 // of the box.
-constexpr bool kernel_flags_blocks(CoulombType coulomb) { return coulomb == CoulombType::None; }
+constexpr bool kernel_flags_blocks(KernelCoulomb coulomb) { return coulomb == KernelCoulomb::None; }
 
 // Per-thread output: force buffers, energies and pair counts. With one copy
 // (KernelSet::j_force_copies) fx[slot]; with two, cluster c = slot / M owns

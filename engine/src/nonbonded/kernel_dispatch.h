@@ -16,8 +16,8 @@ struct KernelSet {
     // register holds copies of a j-cluster's atoms (W >= 2M) and the j-forces
     // are stored as two copies; the caller sums them.
     int j_force_copies = 1;
-    KernelFn get(LjCombination l, CoulombType c, EnergyOutput e) const {
-        return fn[l == LjCombination::Table][c == CoulombType::Ewald][e == EnergyOutput::Yes];
+    KernelFn get(LjCombination l, KernelCoulomb c, EnergyOutput e) const {
+        return fn[l == LjCombination::Table][c == KernelCoulomb::Ewald][e == EnergyOutput::Yes];
     }
 };
 

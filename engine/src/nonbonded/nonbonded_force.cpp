@@ -26,7 +26,7 @@ NonbondedForce::NonbondedForce(const System& system, ClusterShape shape, SimdLev
       level_(resolve_simd_level(level)),
       num_threads_(num_threads),
       combination_(system.lj.is_geometric() ? LjCombination::Geometric : LjCombination::Table),
-      coulomb_(has_charges(system) ? CoulombType::Ewald : CoulombType::None),
+      coulomb_(has_charges(system) ? KernelCoulomb::Ewald : KernelCoulomb::None),
       kernels_(&kernel_set(level_, shape)),
       rc_(rc),
       beta_(ewald_beta),

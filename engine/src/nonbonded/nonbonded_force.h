@@ -51,7 +51,7 @@ public:
     PruneKernelFn prune_kernel() const { return kernels_->prune; }
     SimdLevel simd_level() const { return level_; }
     LjCombination combination() const { return combination_; }
-    CoulombType coulomb() const { return coulomb_; }
+    KernelCoulomb coulomb() const { return coulomb_; }
 
 private:
     const System& system_;
@@ -59,7 +59,7 @@ private:
     SimdLevel level_;
     int num_threads_;
     LjCombination combination_;
-    CoulombType coulomb_;
+    KernelCoulomb coulomb_;
     const KernelSet* kernels_;
     double rc_;
     double beta_;
