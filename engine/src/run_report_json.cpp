@@ -31,6 +31,8 @@ nlohmann::json config_block(const EffectiveConfig& c) {
     j["nb_offload"] = std::string(to_string(c.nb));
     j["pme_offload"] = std::string(to_string(c.pme_offload));
     j["update_offload"] = std::string(to_string(c.update));
+    j["vdw_modifier"] = std::string(to_string(c.vdw_modifier));
+    j["coulomb_type"] = std::string(to_string(c.coulomb_type));
     return j;
 }
 
