@@ -440,6 +440,60 @@ TEST(NonbondedModifiers, ResolveConfigChecksTheSettings) {
     }
 }
 
+// NVE with the new forms: forces consistent with the energies and a buffer from
+// each form's derivatives keep the conserved energy within the drift tolerance.
+TEST(ModifierDynamics, WaterWithReactionFieldAndForceSwitchConservesEnergy) {
+    WaterSpec spec;
+    spec.nwater = 400;
+    spec.threads = 2;
+    System sys = make_water_system(spec);
+    sys.coulomb_type = CoulombType::ReactionField;
+    sys.epsilon_rf = 62.0;
+    sys.vdw_modifier = VdwModifier::ForceSwitch;
+    sys.rvdw_switch = 0.8;
+    RunConfig cfg;
+    cfg.threads = 2;
+    // The outer list alone first: its buffer is estimated for the tolerance.
+    cfg.nstlist = 20;
+    cfg.nstprune = 20;
+    RunControl control;
+    control.steps = 2500;
+    control.nstcalcenergy = 50;
+    System copy = sys;
+    const RunReport rep = run(copy, cfg, control);
+    ASSERT_EQ(rep.status, "ok") << rep.error;
+    EXPECT_EQ(rep.config.coulomb_type, CoulombType::ReactionField);
+    EXPECT_FALSE(rep.config.pme);
+    EXPECT_EQ(rep.end.coulomb_recip, 0.0);
+    EXPECT_LT(std::abs(rep.drift_per_atom_per_ps), sys.drift_tolerance) << rep.drift_per_atom_per_ps;
+    EXPECT_GT(rep.end.temperature, 250.0);
+    EXPECT_LT(rep.end.temperature, 380.0);
+    // With dynamic pruning the inner list (pruned every 4 steps to rc + 0.02 nm)
+    // is estimated for the tolerance on its own and its drift adds to the outer
+    // list's: measured at 0.8-1.25 times the tolerance with a reaction field,
+    // whose curvature at rc is large (PME: 0.05 times). Within twice the tolerance.
+    cfg.nstprune = 0;
+    const RunReport pruned = run(sys, cfg, control);
+    ASSERT_EQ(pruned.status, "ok") << pruned.error;
+    EXPECT_LT(pruned.config.nstprune, pruned.config.nstlist);
+    EXPECT_LT(std::abs(pruned.drift_per_atom_per_ps), 2 * sys.drift_tolerance) << pruned.drift_per_atom_per_ps;
+}
+
+TEST(ModifierDynamics, LjFluidWithPotentialSwitchConservesEnergy) {
+    System sys = testing::lj_system(2000, 0.8442, 0.03, 5);
+    sys.vdw_modifier = VdwModifier::PotentialSwitch;
+    sys.rvdw_switch = 0.7;
+    RunConfig cfg;
+    cfg.threads = 2;
+    RunControl control;
+    control.steps = 2000;
+    control.nstcalcenergy = 50;
+    const RunReport rep = run(sys, cfg, control);
+    ASSERT_EQ(rep.status, "ok") << rep.error;
+    EXPECT_EQ(rep.config.vdw_modifier, VdwModifier::PotentialSwitch);
+    EXPECT_LT(std::abs(rep.drift_per_atom_per_ps), sys.drift_tolerance) << rep.drift_per_atom_per_ps;
+}
+
 TEST(PruneKernels, EveryLevelKeepsExactlyTheEntriesWithAPairInside) {
     // The outer list of a jittered lattice with exclusions (masked entries) pruned to
     // 0.8 rlist by every shape's prune kernel at every SIMD level, against a double
