@@ -153,6 +153,21 @@ std::string run_report_to_text(const RunReport& r) {
                       c.constraints);
         o << line;
     }
+    if (c.vdw_modifier != VdwModifier::PotentialShift || c.coulomb_type != CoulombType::Pme) {
+        std::snprintf(line, sizeof line, "form     LJ %s", std::string(to_string(c.vdw_modifier)).c_str());
+        o << line;
+        if (c.vdw_modifier != VdwModifier::PotentialShift) {
+            std::snprintf(line, sizeof line, " from %.4g nm", c.rvdw_switch);
+            o << line;
+        }
+        std::snprintf(line, sizeof line, "  Coulomb %s", std::string(to_string(c.coulomb_type)).c_str());
+        o << line;
+        if (c.coulomb_type == CoulombType::ReactionField) {
+            std::snprintf(line, sizeof line, " (epsilon_rf %.4g%s)", c.epsilon_rf, c.epsilon_rf == 0 ? ": infinity" : "");
+            o << line;
+        }
+        o << "\n";
+    }
     if (c.nb == Offload::Gpu || !r.gpu.name.empty()) {
         std::snprintf(line, sizeof line, "offload  nb %s  pme %s  update %s  gpu %d: %s, %.1f GiB, sm %s  CPU wait %.4f s\n",
                       std::string(to_string(c.nb)).c_str(), std::string(to_string(c.pme_offload)).c_str(),
