@@ -7,6 +7,10 @@
 //   BM_NonbondedEnergy/<shape>/<simd>/<natoms>/threads:1    same with energies (largest size)
 //   BM_NonbondedArgon/<shape>/<simd>/<natoms>/threads:1     liquid argon, 94.4 K (smallest size)
 //   BM_NonbondedWater/<shape>/<simd>/3000/threads:1         SPC/E: the Ewald real-space kernels
+//   BM_NonbondedWater<variant>/<shape>/<simd>/3000/threads:1  the same box with LJ force-switch
+//                                                            (FSwitch), potential-switch (PSwitch)
+//                                                            from 0.8 nm, or reaction field (RF,
+//                                                            epsilon_rf 62) in place of Ewald
 //
 // Counters: pairs/s      atom pairs in the kernel's (inner) list per second, masked lanes included
 //           cutoff_pairs/s  pairs within rc per second
@@ -27,10 +31,25 @@ using mdbench::SimdLevel;
 using mdbench::str;
 using mdcore::EnergyOutput;
 
+// The interaction form on top of the kind's (see the header).
+enum class Form { Default, ForceSwitch, PotentialSwitch, ReactionField };
+
+mdcore::System with_form(mdcore::System sys, Form form) {
+    if (form == Form::ForceSwitch || form == Form::PotentialSwitch) {
+        sys.vdw_modifier = form == Form::ForceSwitch ? mdcore::VdwModifier::ForceSwitch
+                                                     : mdcore::VdwModifier::PotentialSwitch;
+        sys.rvdw_switch = 0.8;
+    } else if (form == Form::ReactionField) {
+        sys.coulomb_type = mdcore::CoulombType::ReactionField;
+        sys.epsilon_rf = 62.0;
+    }
+    return sys;
+}
+
 void bm_nonbonded(benchmark::State& state, const std::string& kind, long natoms, ClusterShape shape,
-                  SimdLevel level, int threads, EnergyOutput energy) {
+                  SimdLevel level, int threads, EnergyOutput energy, Form form = Form::Default) {
     try {
-        const mdcore::System& source = mdbench::equilibrated_system(kind, natoms);
+        const mdcore::System source = with_form(mdbench::equilibrated_system(kind, natoms), form);
         mdbench::Fixture fx(source, shape, level, threads);
         fx.md->search();  // grid + outer list, pruned to the inner list (dual list)
         // pairs_in_cutoff is counted by every kernel variant; one evaluation also warms caches.
@@ -64,11 +83,11 @@ void register_all() {
     const long largest = *std::max_element(sizes.begin(), sizes.end());
     const long smallest = *std::min_element(sizes.begin(), sizes.end());
     auto add = [](const std::string& family, const std::string& kind, long n, ClusterShape shape, SimdLevel level,
-                  int threads, EnergyOutput energy) {
+                  int threads, EnergyOutput energy, Form form = Form::Default) {
         const std::string name = family + "/" + str(to_string(shape)) + "/" + str(to_string(level)) + "/" +
                                  std::to_string(n) + "/threads:" + std::to_string(threads);
         benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& st) {
-            bm_nonbonded(st, kind, n, shape, level, threads, energy);
+            bm_nonbonded(st, kind, n, shape, level, threads, energy, form);
         })->UseRealTime()->Unit(benchmark::kMicrosecond);
     };
     const auto variants = mdbench::kernel_variants();
@@ -82,6 +101,11 @@ void register_all() {
         add("BM_NonbondedArgon", "argon", smallest, shape, level, 1, EnergyOutput::No);
     for (const auto& [shape, level] : variants)
         add("BM_NonbondedWater", "water", 3000, shape, level, 1, EnergyOutput::No);
+    for (auto [family, form] : {std::pair{"BM_NonbondedWaterFSwitch", Form::ForceSwitch},
+                                std::pair{"BM_NonbondedWaterPSwitch", Form::PotentialSwitch},
+                                std::pair{"BM_NonbondedWaterRF", Form::ReactionField}})
+        for (const auto& [shape, level] : variants)
+            add(family, "water", 3000, shape, level, 1, EnergyOutput::No, form);
 }
 
 }  // namespace

@@ -233,6 +233,38 @@ static void check_run_control(const RunControl& control) {
         throw std::invalid_argument("--tau-t must be positive");
 }
 
+// The LJ modifier and the Coulomb method (GROMACS' vdw-modifier, coulombtype),
+// checked as grompp does. The switch starts at the system's rvdw_switch whatever
+// pme_scale makes of rc.
+static void resolve_interaction_form(const SystemSummary& system, const RunConfig& config, EffectiveConfig& eff) {
+    eff.vdw_modifier = system.vdw_modifier;
+    eff.rvdw_switch = system.rvdw_switch;
+    eff.coulomb_type = system.coulomb_type;
+    eff.epsilon_rf = system.epsilon_rf;
+    if (!(system.rvdw_switch >= 0.0 && system.rvdw_switch < eff.rc))
+        throw std::invalid_argument("rvdw-switch " + format_g(system.rvdw_switch) + " nm must be in [0, rc = " +
+                                    format_g(eff.rc) + " nm)");
+    if (system.coulomb_type != CoulombType::ReactionField) return;
+    if (!(system.epsilon_rf == 0.0 || (system.epsilon_rf >= system.epsilon_r && std::isfinite(system.epsilon_rf))))
+        throw std::invalid_argument("epsilon-rf " + format_g(system.epsilon_rf) + " must be 0 (infinity) or at least epsilon-r (" +
+                                    format_g(system.epsilon_r) + ")");
+    // No mesh with a reaction field: the PME settings would be silently ignored.
+    if (system.charged_atoms() > 0 && (config.pme_scale != 1.0 || config.pme_grid || config.pme == Offload::Gpu))
+        throw std::invalid_argument(
+            "--pme-scale, --pme-grid and --pme gpu apply to PME; this system uses coulombtype reaction-field");
+}
+
+// The GPU kernels (pair_math.h) have LJ potential-shift and Ewald only.
+static void check_gpu_interaction(const SystemSummary& system, const EffectiveConfig& eff) {
+    if (eff.nb != Offload::Gpu) return;
+    if (eff.vdw_modifier != VdwModifier::PotentialShift)
+        throw std::invalid_argument("--nb gpu: the GPU kernels have LJ potential-shift only, not vdw-modifier " +
+                                    std::string(to_string(eff.vdw_modifier)) + "; use --nb cpu");
+    if (system.charged_atoms() > 0 && eff.coulomb_type != CoulombType::Pme)
+        throw std::invalid_argument("--nb gpu: the GPU kernels have PME (Ewald) Coulomb only, not coulombtype " +
+                                    std::string(to_string(eff.coulomb_type)) + "; use --nb cpu");
+}
+
 // PME: rc and the grid spacing scale together; beta follows rc.
 static void resolve_electrostatics(const SystemSummary& system, const RunConfig& config, EffectiveConfig& eff) {
     const bool charged = system.charged_atoms() > 0;
@@ -244,9 +276,10 @@ static void resolve_electrostatics(const SystemSummary& system, const RunConfig&
     if (eff.rc >= 0.5 * system.box.min_length())
         throw std::invalid_argument("rc x pme-scale = " + format_g(eff.rc) + " nm must be below half the shortest box edge (" +
                                     format_g(0.5 * system.box.min_length()) + " nm)");
-    eff.pme = charged;
+    resolve_interaction_form(system, config, eff);
+    eff.pme = charged && system.coulomb_type == CoulombType::Pme;
     eff.ewald_rtol = system.ewald_rtol;
-    if (!charged) return;
+    if (!eff.pme) return;
     // The kernels' Ewald functions are fitted for beta r <= 4 (simd_math.h).
     if (!(system.ewald_rtol >= 1e-8 && system.ewald_rtol < 1.0))
         throw std::invalid_argument("--ewald-rtol must be in [1e-8, 1)");
@@ -312,7 +345,9 @@ static void resolve_decomposition(const SystemSummary& system, const RunConfig& 
     // PME-only ranks would wait for a mesh that a system without charges never asks for.
     if (eff.npme > 0 && !eff.pme)
         throw std::invalid_argument("--npme " + std::to_string(eff.npme) +
-                                    ": this system has no charges, so no PME to give ranks to; use --npme 0");
+                                    (system.charged_atoms() > 0 ? ": this system uses a reaction field"
+                                                                : ": this system has no charges") +
+                                    ", so no PME to give ranks to; use --npme 0");
     // The PME ranks share the mesh in x-slabs (ParallelPmeMesh): each needs an x and a y plane.
     const int planes = std::min(eff.pme_grid[0], eff.pme_grid[1]);
     if (eff.pme && eff.npme > planes)
@@ -384,6 +419,7 @@ EffectiveConfig resolve_config(const SystemSummary& system, const RunConfig& con
     eff.thermostat = control.thermostat;
     check_run_control(control);
     resolve_electrostatics(system, config, eff);
+    check_gpu_interaction(system, eff);
     // Mode E: the update reads every force on the device, so the mesh must be there too.
     if (eff.update == Offload::Gpu && eff.pme && eff.pme_offload != Offload::Gpu)
         throw std::invalid_argument("--update gpu needs --pme gpu on a charged system (the GPU update reads every force on the GPU)");

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "mdcore/units.h"
+#include "nonbonded/interaction_modifiers.h"
 #include "pairlist/cluster_pair_search.h"
 #include "pairlist/grid_columns.h"
 
@@ -52,6 +53,29 @@ void wrap_into_box(const Box& box, int threads, std::vector<Vec3>& positions) {
 
 }  // namespace
 
+CoulombConstants coulomb_constants(const System& system, const EffectiveConfig& config) {
+    CoulombConstants c;
+    double q2 = 0.0, qsum = 0.0;
+    for (double q : system.charge) {
+        q2 += q * q;
+        qsum += q;
+    }
+    const double f = units::kCoulomb / system.epsilon_r;
+    if (config.pme) {
+        c.self = -f * config.ewald_beta / std::sqrt(M_PI) * q2;
+        c.charged = -f * M_PI * qsum * qsum / (2.0 * system.box.volume() * config.ewald_beta * config.ewald_beta);
+    } else if (config.coulomb_type == CoulombType::ReactionField) {
+        // Each atom's pair with itself at r = 0, halved: the excluded pairs'
+        // correction qq (k_rf r^2 - c_rf) carried to i = j, as GROMACS' nbnxm does.
+        c.self = -0.5 * f * reaction_field_terms(system.epsilon_r, config.epsilon_rf, config.rc).c_rf * q2;
+    }
+    return c;
+}
+
+NonbondedModifiers nonbonded_modifiers(const EffectiveConfig& config) {
+    return {config.vdw_modifier, config.rvdw_switch, config.coulomb_type, config.epsilon_rf};
+}
+
 SettleParameters settle_parameters(const System& system) {
     SettleParameters p;
     if (system.settles.empty()) return p;
@@ -67,12 +91,13 @@ SettleParameters settle_parameters(const System& system) {
     return p;
 }
 
-MdRunner::MdRunner(System& system, const EffectiveConfig& config)
+MdRunner::MdRunner(System& system, const EffectiveConfig& config, bool add_coulomb_constants)
     : system_(system),
       config_(config),
       // With --nb gpu the GPU prunes its own list (rolling); the CPU keeps the outer one.
       dual_(config.nb == Offload::Cpu && config.nstprune < config.nstlist && config.rlist_inner < config.rlist),
-      nonbonded_(system, config.cluster, config.simd, config.threads, config.rc, config.ewald_beta),
+      nonbonded_(system, config.cluster, config.simd, config.threads, config.rc, config.ewald_beta,
+                 nonbonded_modifiers(config)),
       gpu_nb_(nullptr, &destroy_gpu_nonbonded),
       gpu_pme_(nullptr, &destroy_gpu_pme),
       gpu_update_(nullptr, &destroy_gpu_update),
@@ -99,17 +124,10 @@ MdRunner::MdRunner(System& system, const EffectiveConfig& config)
                                          LincsSettings{system.lincs_order, system.lincs_iter, system.lincs_warnangle},
                                          config.threads);
     }
-    if (config.pme) {
-        // Constant terms (GROMACS convention): the self energy goes with the
-        // short-range Coulomb, the neutralising background with the mesh.
-        double q2 = 0.0, qsum = 0.0;
-        for (double q : system.charge) {
-            q2 += q * q;
-            qsum += q;
-        }
-        const double f = units::kCoulomb / system.epsilon_r;
-        self_energy_ = -f * config.ewald_beta / std::sqrt(M_PI) * q2;
-        charged_energy_ = -f * M_PI * qsum * qsum / (2.0 * system.box.volume() * config.ewald_beta * config.ewald_beta);
+    if (add_coulomb_constants) {
+        const CoulombConstants c = coulomb_constants(system, config);
+        self_energy_ = c.self;
+        charged_energy_ = c.charged;
     }
     if (config.nb == Offload::Gpu) {
         gpu_device_ = require_gpu(config.gpu_id);

@@ -35,9 +35,23 @@ struct ForceEnergies {
     double potential() const { return lj + coulomb_sr + coulomb_recip + bonded.total(); }
 };
 
+// The constant Coulomb terms (GROMACS' convention): the self energy goes with the
+// short-range Coulomb (Ewald -beta/sqrt(pi) f q^2, reaction field -c_rf/2 f q^2
+// per atom), PME's neutralising background with the mesh.
+struct CoulombConstants {
+    double self = 0.0;
+    double charged = 0.0;
+};
+CoulombConstants coulomb_constants(const System& system, const EffectiveConfig& config);
+
+// The nonbonded kernels' interaction form of a config.
+NonbondedModifiers nonbonded_modifiers(const EffectiveConfig& config);
+
 class MdRunner {
 public:
-    MdRunner(System& system, const EffectiveConfig& config);
+    // coulomb_constants false: the caller adds them (a rank's local System also
+    // holds halo atoms).
+    MdRunner(System& system, const EffectiveConfig& config, bool coulomb_constants = true);
 
     // Wraps positions into the box, re-sorts the state onto a new grid and builds
     // the outer list (and the inner one by pruning when dual lists are on).

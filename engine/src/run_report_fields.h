@@ -103,6 +103,8 @@ void config_optional(R& c, Visit&& visit) {
     visit("pme_spacing", c.pme_spacing);
     visit("pme_scale", c.pme_scale);
     visit("pme_force_error", c.pme_force_error);
+    visit("rvdw_switch", c.rvdw_switch);
+    visit("epsilon_rf", c.epsilon_rf);
     visit("constraints", c.constraints);
     visit("ranks", c.ranks);
     visit("dd", c.dd);

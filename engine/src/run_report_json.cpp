@@ -34,6 +34,8 @@ nlohmann::json config_block(const EffectiveConfig& c) {
     j["nb_offload"] = std::string(to_string(c.nb));
     j["pme_offload"] = std::string(to_string(c.pme_offload));
     j["update_offload"] = std::string(to_string(c.update));
+    j["vdw_modifier"] = std::string(to_string(c.vdw_modifier));
+    j["coulomb_type"] = std::string(to_string(c.coulomb_type));
     return j;
 }
 
@@ -154,6 +156,21 @@ std::string run_report_to_text(const RunReport& r) {
                       c.pme_grid[0], c.pme_grid[1], c.pme_grid[2], c.pme_order, c.ewald_beta, c.pme_scale,
                       c.constraints);
         o << line;
+    }
+    if (c.vdw_modifier != VdwModifier::PotentialShift || c.coulomb_type != CoulombType::Pme) {
+        std::snprintf(line, sizeof line, "form     LJ %s", std::string(to_string(c.vdw_modifier)).c_str());
+        o << line;
+        if (c.vdw_modifier != VdwModifier::PotentialShift) {
+            std::snprintf(line, sizeof line, " from %.4g nm", c.rvdw_switch);
+            o << line;
+        }
+        std::snprintf(line, sizeof line, "  Coulomb %s", std::string(to_string(c.coulomb_type)).c_str());
+        o << line;
+        if (c.coulomb_type == CoulombType::ReactionField) {
+            std::snprintf(line, sizeof line, " (epsilon_rf %.4g%s)", c.epsilon_rf, c.epsilon_rf == 0 ? ": infinity" : "");
+            o << line;
+        }
+        o << "\n";
     }
     if (c.nb == Offload::Gpu || !r.gpu.name.empty()) {
         std::snprintf(line, sizeof line, "offload  nb %s  pme %s  update %s  gpu %d: %s, %.1f GiB, sm %s  CPU wait %.4f s\n",

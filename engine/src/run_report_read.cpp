@@ -123,6 +123,8 @@ EffectiveConfig read_config(const Block& b) {
     c.nb = parse_enum(b, "nb_offload", c.nb, false, parse_offload);
     c.pme_offload = parse_enum(b, "pme_offload", c.pme_offload, false, parse_offload);
     c.update = parse_enum(b, "update_offload", c.update, false, parse_offload);
+    c.vdw_modifier = parse_enum(b, "vdw_modifier", c.vdw_modifier, false, parse_vdw_modifier);
+    c.coulomb_type = parse_enum(b, "coulomb_type", c.coulomb_type, false, parse_coulomb_type);
     return c;
 }
 

@@ -22,6 +22,16 @@ GromacsSettings gromacs_settings(const SystemFeatures& sys, const mdcore::Effect
     // Same definition and default (kJ/mol/ps per atom): GROMACS then derives rlist as mdcore does.
     g.mdp.emplace_back("verlet-buffer-tolerance", fmt(eff.drift_tolerance));
     g.mdp.emplace_back("rvdw", fmt(eff.rc));
+    if (eff.vdw_modifier != mdcore::VdwModifier::PotentialShift) {
+        g.mdp.emplace_back("vdw-modifier",
+                           eff.vdw_modifier == mdcore::VdwModifier::ForceSwitch ? "Force-switch" : "Potential-switch");
+        g.mdp.emplace_back("rvdw-switch", fmt(eff.rvdw_switch));
+    }
+    if (sys.charged_fraction > 0 && eff.coulomb_type == mdcore::CoulombType::ReactionField) {
+        g.mdp.emplace_back("coulombtype", "Reaction-Field");
+        g.mdp.emplace_back("rcoulomb", fmt(eff.rc));
+        g.mdp.emplace_back("epsilon-rf", fmt(eff.epsilon_rf));
+    }
     if (eff.pme) {
         g.mdp.emplace_back("coulombtype", "PME");
         g.mdp.emplace_back("rcoulomb", fmt(eff.rc));

@@ -223,11 +223,11 @@ TEST(MdpReader, RefusalsNameKeyValueAndLine) {
         {"cutoff-scheme = group\n", 1, {"cutoff-scheme = group", "Verlet"}},
         {"pbc = xy\n", 1, {"pbc = xy"}},
         {"periodic-molecules = yes\n", 1, {"periodic-molecules = yes"}},
-        {"coulombtype = Reaction-Field\n", 1, {"coulombtype = Reaction-Field", "reaction-field", "coming soon"}},
-        {"coulombtype = Cut-off\n", 1, {"coulombtype = Cut-off", "PME"}},
+        {"coulombtype = Cut-off\n", 1, {"coulombtype = Cut-off", "PME or Reaction-Field"}},
         {"coulomb-modifier = None\n", 1, {"coulomb-modifier = None", "unshifted"}},
-        {"vdw-modifier = Force-switch\n", 1, {"vdw-modifier = Force-switch", "switched"}},
-        {"vdw-modifier = Potential-switch\n", 1, {"vdw-modifier = Potential-switch", "switched"}},
+        {"coulomb-modifier = Force-switch\n", 1, {"coulomb-modifier = Force-switch", "switched Coulomb"}},
+        {"vdw-modifier = Exact-cutoff\n", 1, {"vdw-modifier = Exact-cutoff", "Force-switch"}},
+        {"epsilon-rf = 0.5\n", 1, {"epsilon-rf = 0.5", "infinity"}},
         {"vdw_type = PME\n", 1, {"vdw_type = PME", "LJ-PME"}},
         {"rcoulomb = 1.0\nrvdw = 1.2\n", 2, {"rvdw = 1.2 (line 2)", "rcoulomb = 1.0 (line 1)", "one cut-off"}},
         {"rvdw = 0.9\n", 1, {"rvdw = 0.9 (line 1)", "rcoulomb = 1 (GROMACS' default)"}},
@@ -291,6 +291,19 @@ TEST(MdpReader, RefusalsNameKeyValueAndLine) {
         SCOPED_TRACE(c.text);
         expect_refused(c.text, c.line, c.fragments);
     }
+}
+
+// CHARMM's and GROMOS' recommended nonbonded settings map onto the kernels' forms.
+TEST(MdpReader, SwitchedLjAndReactionField) {
+    const MdpSettings charmm = parse("vdw-modifier = Force-switch\nrvdw-switch = 1.0\nrvdw = 1.2\nrcoulomb = 1.2\n");
+    ASSERT_TRUE(charmm.vdw_modifier && charmm.rvdw_switch);
+    EXPECT_EQ(charmm.vdw_modifier->value, VdwModifier::ForceSwitch);
+    EXPECT_EQ(charmm.rvdw_switch->value, 1.0);
+    EXPECT_EQ(parse("vdw_modifier = potential-switch\n").vdw_modifier->value, VdwModifier::PotentialSwitch);
+    const MdpSettings gromos = parse("coulombtype = Reaction-Field\nepsilon-rf = 62\n");
+    ASSERT_TRUE(gromos.coulomb_type && gromos.epsilon_rf);
+    EXPECT_EQ(gromos.coulomb_type->value, CoulombType::ReactionField);
+    EXPECT_EQ(gromos.epsilon_rf->value, 62.0);
 }
 
 TEST(MdpReader, LongValuesAreCutInMessages) {

@@ -159,3 +159,41 @@ INSTANTIATE_TEST_SUITE_P(Families, ForceFieldFamily,
 
 }  // namespace
 }  // namespace mdcore
+
+namespace mdcore {
+namespace {
+
+// Each family's own recommended nonbonded settings, read from its .mdp as mdcore
+// run --mdp reads it: CHARMM's LJ force-switch from 1.0 to 1.2 nm with PME at
+// rc 1.2, GROMOS' reaction field (epsilon-rf 62) at rc 1.4.
+struct StandardSettings {
+    const char* family;
+    const char* mdp;
+    const char* energies;
+};
+
+class FamilyStandardSettings : public ::testing::TestWithParam<StandardSettings> {
+protected:
+    void SetUp() override {
+        if (!testing::gromacs_force_fields_installed())
+            GTEST_SKIP() << "GROMACS' force fields (Debian gromacs-data, /usr/share/gromacs/top) are not installed";
+    }
+};
+
+TEST_P(FamilyStandardSettings, EveryTermAndTheForcesMatchGromacs) {
+    const std::string dir = testing::protein_data_dir(std::string("topologies/") + GetParam().family);
+    GromacsRunInput input = read_gromacs_run_input(dir + "conf.gro", dir + "topol.top", dir + GetParam().mdp);
+    RunConfig cfg;
+    cfg.threads = 2;
+    input.pme.apply(cfg, [](Tunable) { return false; });
+    // GROMACS' forces of these settings are not stored: energies only.
+    testing::expect_system_matches_reference(input.system, cfg, dir, GetParam().energies, "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, FamilyStandardSettings,
+                         ::testing::Values(StandardSettings{"charmm27", "rerun_fswitch.mdp", "energies_fswitch.json"},
+                                           StandardSettings{"gromos54a7", "rerun_rf.mdp", "energies_rf.json"}),
+                         [](const auto& info) { return std::string(info.param.family); });
+
+}  // namespace
+}  // namespace mdcore

@@ -52,6 +52,10 @@ RunReport full_report() {
     c.pme_spacing = 0.125;
     c.pme_scale = 1.1;
     c.pme_force_error = 2.875;
+    c.vdw_modifier = VdwModifier::ForceSwitch;
+    c.rvdw_switch = 0.75;
+    c.coulomb_type = CoulombType::ReactionField;
+    c.epsilon_rf = 62.0;
     c.constraints = 998;
     c.ranks = 6;
     c.dd = {2, 3, 1};
@@ -120,6 +124,10 @@ void expect_same(const EffectiveConfig& a, const EffectiveConfig& b) {
     EXPECT_EQ(a.pme_spacing, b.pme_spacing);
     EXPECT_EQ(a.pme_scale, b.pme_scale);
     EXPECT_EQ(a.pme_force_error, b.pme_force_error);
+    EXPECT_EQ(a.vdw_modifier, b.vdw_modifier);
+    EXPECT_EQ(a.rvdw_switch, b.rvdw_switch);
+    EXPECT_EQ(a.coulomb_type, b.coulomb_type);
+    EXPECT_EQ(a.epsilon_rf, b.epsilon_rf);
     EXPECT_EQ(a.constraints, b.constraints);
     EXPECT_EQ(a.ranks, b.ranks);
     EXPECT_EQ(a.dd, b.dd);

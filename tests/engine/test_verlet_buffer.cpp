@@ -1,12 +1,18 @@
 // Tests for the Verlet-buffer estimate (pairlist/verlet_buffer.h).
 #include "pairlist/verlet_buffer.h"
 
+#include "mdcore/run_config.h"
+#include "mdcore/units.h"
+#include "nonbonded/interaction_modifiers.h"
+#include "nonbonded/reference_kernel.h"
 #include "pairlist/list_intervals.h"
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 namespace mdcore {
 namespace {
@@ -280,6 +286,92 @@ TEST(VerletBuffer, WaterSanity) {
             EXPECT_LE(rl - p.rc, 0.15);
         }
     }
+}
+
+// The derivatives the estimate uses at rc, against finite differences of the
+// reference kernel's LJ pair forces (per unit C6 and C12) and of the reaction field.
+TEST(VerletBuffer, CutoffDerivativesOfTheModifiersMatchTheirPotentials) {
+    VerletBufferParams p = argon_params();  // rc 0.85
+    p.rvdw_switch = 0.6;
+    const double h = 1e-3;
+    for (VdwModifier vdw : {VdwModifier::PotentialShift, VdwModifier::ForceSwitch, VdwModifier::PotentialSwitch}) {
+        p.vdw_modifier = vdw;
+        ReferenceInteraction in;
+        in.rc = p.rc;
+        in.vdw = vdw;
+        in.rvdw_switch = p.rvdw_switch;
+        const CutoffDerivatives want = cutoff_derivatives(p);
+        for (int term = 0; term < 2; ++term) {
+            const double c6 = term == 0 ? 1.0 : 0.0, c12 = term == 0 ? 0.0 : 1.0;
+            const PotentialDerivatives& d = term == 0 ? want.dispersion : want.repulsion;
+            // F = -V' at rc - k h, inside the cut-off: one-sided second-order
+            // differences give V'' = -F' and -V''' = F'' at rc.
+            double f[4];
+            for (int k = 0; k < 4; ++k) f[k] = reference_lj_pair(p.rc - k * h, c6, c12, in).f;
+            const double d2 = -(3 * f[0] - 4 * f[1] + f[2]) / (2 * h);
+            const double md3 = (2 * f[0] - 5 * f[1] + 4 * f[2] - f[3]) / (h * h);
+            const std::string what = std::string(to_string(vdw)) + (term == 0 ? " dispersion" : " repulsion");
+            // The differences' error is of order h^2 times the next derivative.
+            const double scale = std::abs(d.md1) + std::abs(d.d2) * p.rc + std::abs(d.md3) * p.rc * p.rc;
+            EXPECT_NEAR(d.md1, f[0], 1e-9 * scale) << what;
+            EXPECT_NEAR(d.d2, d2, 1e-3 * scale / p.rc) << what;
+            EXPECT_NEAR(d.md3, md3, 2e-2 * scale / (p.rc * p.rc)) << what;
+            if (vdw != VdwModifier::PotentialShift) {
+                EXPECT_EQ(d.md1, 0.0) << what;
+                EXPECT_EQ(d.d2, 0.0) << what;
+            }
+        }
+    }
+    // Reaction field, per unit charge product: elfac (1/r + k_rf r^2 - c_rf).
+    VerletBufferParams w = spce_params();
+    w.coulomb_type = CoulombType::ReactionField;
+    const double elfac = units::kCoulomb / w.epsilon_r;
+    for (double eps_rf : {62.0, 0.0, 1.0}) {
+        w.epsilon_rf = eps_rf;
+        const ReactionFieldTerms rf = reaction_field_terms(w.epsilon_r, eps_rf, w.rc);
+        auto force = [&](double r) { return elfac * (1 / (r * r) - 2 * rf.k_rf * r); };
+        const PotentialDerivatives d = cutoff_derivatives(w).coulomb;
+        EXPECT_NEAR(d.md1, force(w.rc), 1e-9 * elfac) << eps_rf;
+        EXPECT_NEAR(d.d2, -(force(w.rc + h) - force(w.rc - h)) / (2 * h), 1e-4 * elfac) << eps_rf;
+        EXPECT_NEAR(1 / w.rc + rf.k_rf * w.rc * w.rc - rf.c_rf, 0.0, 1e-12);  // V(rc) = 0
+    }
+    w.epsilon_rf = 0.0;  // conducting boundary: no force at rc
+    EXPECT_NEAR(cutoff_derivatives(w).coulomb.md1, 0.0, 1e-9 * elfac);
+}
+
+// Switching removes the force at rc, the term that dominates the drift of a
+// potential-shifted LJ fluid: a shorter buffer for the same tolerance. For
+// water a reaction field needs more buffer than Ewald, whose real-space terms
+// are small at rc, and less the more the field cancels the force at rc
+// (epsilon_rf = epsilon_r is the plain shifted cut-off, infinity none at all).
+TEST(VerletBuffer, SwitchedLjAndReactionFieldNeedShorterBuffers) {
+    VerletBufferParams p = argon_params();
+    const double shifted = estimate_rlist(p, 19);
+    p.rvdw_switch = 0.6;
+    p.vdw_modifier = VdwModifier::ForceSwitch;
+    const double force_switched = estimate_rlist(p, 19);
+    p.vdw_modifier = VdwModifier::PotentialSwitch;
+    const double potential_switched = estimate_rlist(p, 19);
+    std::printf("  argon rlist: potential-shift %.3f, force-switch %.3f, potential-switch %.3f nm\n", shifted,
+                force_switched, potential_switched);
+    EXPECT_LT(force_switched, shifted);
+    EXPECT_LT(potential_switched, shifted);
+    EXPECT_GE(force_switched, p.rc);
+    EXPECT_GE(potential_switched, p.rc);
+
+    VerletBufferParams w = spce_params();
+    const double ewald = estimate_rlist(w, 19);
+    w.coulomb_type = CoulombType::ReactionField;
+    double rf[3];
+    for (int k = 0; k < 3; ++k) {
+        w.epsilon_rf = std::array{1.0, 62.0, 0.0}[k];
+        rf[k] = estimate_rlist(w, 19);
+    }
+    std::printf("  SPC/E rlist: Ewald %.3f, reaction field eps_rf 1 %.3f, 62 %.3f, infinity %.3f nm\n", ewald, rf[0],
+                rf[1], rf[2]);
+    EXPECT_GT(rf[2], ewald);
+    EXPECT_LT(rf[1], rf[0]);
+    EXPECT_LT(rf[2], rf[0]);
 }
 
 }  // namespace

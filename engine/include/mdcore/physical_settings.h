@@ -5,6 +5,11 @@
 
 namespace mdcore {
 
+// How LJ reaches zero at rc (GROMACS vdw-modifier), and the Coulomb method
+// (GROMACS coulombtype); to_string / parse in run_config.h.
+enum class VdwModifier { PotentialShift, ForceSwitch, PotentialSwitch };
+enum class CoulombType { Pme, ReactionField };
+
 struct PhysicalSettings {
     double rc = 1.0;                 // nm, cut-off of the physics model
     double dt = 0.002;               // ps
@@ -12,6 +17,10 @@ struct PhysicalSettings {
     double drift_tolerance = 0.005;  // kJ/mol/ps per atom
     double ewald_rtol = 1e-5;        // erfc(beta rc) target; Coulomb uses Ewald/PME when any charge != 0
     double epsilon_r = 1.0;
+    VdwModifier vdw_modifier = VdwModifier::PotentialShift;
+    double rvdw_switch = 0.0;        // nm, where force- or potential-switching starts
+    CoulombType coulomb_type = CoulombType::Pme;  // with charges
+    double epsilon_rf = 1.0;         // reaction field; 0 means infinity (conducting)
     // LINCS (the .mdp's lincs-order, lincs-iter, lincs-warnangle; GROMACS' defaults).
     int lincs_order = 4, lincs_iter = 1;
     double lincs_warnangle = 30;  // degrees

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "mdcore/physical_settings.h"
+
 namespace mdcore {
 
 // Nonbonded cluster shape: i-cluster size x j-cluster size. 1x1 is a plain
@@ -89,6 +91,13 @@ struct RunConfig {
     Offload update = Offload::Cpu;
     int gpu_id = 0;
 };
+
+// GROMACS' mdp spellings in lower case: potential-shift, force-switch,
+// potential-switch; pme, reaction-field.
+std::string_view to_string(VdwModifier m);
+std::optional<VdwModifier> parse_vdw_modifier(std::string_view text);
+std::string_view to_string(CoulombType c);
+std::optional<CoulombType> parse_coulomb_type(std::string_view text);
 
 enum class Thermostat { None, VRescale };
 std::string_view to_string(Thermostat t);

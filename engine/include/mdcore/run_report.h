@@ -51,6 +51,12 @@ struct EffectiveConfig {
     double pme_spacing = 0.0;  // requested spacing after scaling, nm
     double pme_scale = 1.0;
     double pme_force_error = 0.0;  // estimated RMS Coulomb force error per charged atom, kJ/mol/nm (pme_error.h)
+    // The interaction's form at rc, from the system's physical settings: the LJ
+    // modifier, and the Coulomb method of a charged system (pme true for PME).
+    VdwModifier vdw_modifier = VdwModifier::PotentialShift;
+    double rvdw_switch = 0.0;  // nm
+    CoulombType coulomb_type = CoulombType::Pme;
+    double epsilon_rf = 1.0;   // 0: infinity
     int constraints = 0;       // SETTLE molecules plus LINCS distance constraints
     // Domain decomposition (domdec/dd_layout.h): one rank is 1x1x1, npme 0.
     int ranks = 1;             // MPI ranks of the run

@@ -95,6 +95,10 @@ constexpr FlagSpec kRunFlags[] = {
     {"seed", "S", "velocities, water box origin and thermostat noise", "System"},
     {"drift-tolerance", "X", "energy drift target, kJ/mol/ps per atom (sets the Verlet buffer)", "System"},
     {"ewald-rtol", "X", "Ewald real-space tolerance at rc (1e-5)", "System"},
+    {"vdw-modifier", "potential-shift|force-switch|potential-switch", "how LJ reaches zero at rc (GROMACS vdw-modifier; potential-shift)", "System"},
+    {"rvdw-switch", "NM", "where force- or potential-switching starts (0)", "System"},
+    {"coulombtype", "pme|reaction-field", "Coulomb of a charged system (pme)", "System"},
+    {"epsilon-rf", "X", "reaction-field dielectric beyond rc, 0 for infinity (1)", "System"},
     {"steps", "N", "MD steps (0: energies and forces of the start only)", "Run control"},
     {"warmup", "N", "steps excluded from timings", "Run control"},
     {"thermostat", "none|v-rescale", "temperature coupling", "Run control"},
@@ -359,7 +363,11 @@ System RunCommand::build_file_system() const {
                                         {"epsilon_r", ""},
                                         {"lincs_order", ""},
                                         {"lincs_iter", ""},
-                                        {"lincs_warnangle", ""}})
+                                        {"lincs_warnangle", ""},
+                                        {"vdw_modifier", "vdw-modifier"},
+                                        {"rvdw_switch", "rvdw-switch"},
+                                        {"coulomb_type", "coulombtype"},
+                                        {"epsilon_rf", "epsilon-rf"}})
         noted(setting, flag, applied);
     if (const auto t = real("temperature", 0.0, 1e5)) sys.temperature = *t;
     if (const auto dt = real("dt", 0.0, 0.01)) sys.dt = *dt;
@@ -405,6 +413,18 @@ System RunCommand::build_system() const {
     }
     if (const auto tol = real("drift-tolerance", 0.0, 1e6)) sys.drift_tolerance = *tol;
     if (const auto rtol = real("ewald-rtol", 0.0, 0.1)) sys.ewald_rtol = *rtol;
+    if (const auto m = text("vdw-modifier")) {
+        const auto v = parse_vdw_modifier(*m);
+        if (!v) throw UsageError("--vdw-modifier: unknown modifier '" + *m + "' (potential-shift, force-switch, potential-switch)");
+        sys.vdw_modifier = *v;
+    }
+    if (const auto r = real("rvdw-switch", 0.0, 1e3, true)) sys.rvdw_switch = *r;
+    if (const auto c = text("coulombtype")) {
+        const auto t = parse_coulomb_type(*c);
+        if (!t) throw UsageError("--coulombtype: unknown type '" + *c + "' (pme, reaction-field)");
+        sys.coulomb_type = *t;
+    }
+    if (const auto e = real("epsilon-rf", 0.0, 1e6, true)) sys.epsilon_rf = *e;
     return sys;
 }
 

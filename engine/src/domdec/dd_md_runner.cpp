@@ -56,23 +56,16 @@ DdMdRunner::DdMdRunner(System& global, const EffectiveConfig& config, const DdLa
       settle_of_atom_(settle_of_o(global)),
       global_to_local_(global.natoms(), -1),
       local_system_(global),  // the runner's parameters (LJ types, charges present) come from the whole system
-      md_(local_system_, without_mesh(config)),
+      md_(local_system_, without_mesh(config), false),
       mesh_(std::move(mesh)) {
     pme_ranks_ = dynamic_cast<PmeRankMesh*>(mesh_.get());
     int rank = 0;
     MPI_Comm_rank(comm_, &rank);
     cell_ = dd_cell_of(rank, layout.cells, global.box);
-    double q2 = 0.0;
-    for (double q : global.charge) {
-        q2 += q * q;
-        total_charge_ += q;
-    }
-    if (config.pme) {
-        const double f = units::kCoulomb / global.epsilon_r;
-        self_energy_ = -f * config.ewald_beta / std::sqrt(M_PI) * q2;
-        charged_energy_ = -f * M_PI * total_charge_ * total_charge_ /
-                          (2.0 * global.box.volume() * config.ewald_beta * config.ewald_beta);
-    }
+    for (double q : global.charge) total_charge_ += q;
+    const CoulombConstants constants = coulomb_constants(global, config);
+    self_energy_ = constants.self;
+    charged_energy_ = constants.charged;
     md_.choose_grid_columns_for(global);
     md_.set_list_filter([this](const ClusterGrid& grid, PairList& list) {
         if (zone_filter_needed_) filter_pairs_by_zone(zones_, grid.order(), config_.threads, list);

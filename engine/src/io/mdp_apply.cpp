@@ -38,6 +38,10 @@ void apply_mdp_physics(System& sys, const MdpSettings* mdp, MdpApplied* applied)
     take(mdp->drift_tolerance, sys.drift_tolerance, "drift_tolerance", applied);
     take(mdp->ewald_rtol, sys.ewald_rtol, "ewald_rtol", applied);
     take(mdp->epsilon_r, sys.epsilon_r, "epsilon_r", applied);
+    take(mdp->vdw_modifier, sys.vdw_modifier, "vdw_modifier", applied);
+    take(mdp->rvdw_switch, sys.rvdw_switch, "rvdw_switch", applied);
+    take(mdp->coulomb_type, sys.coulomb_type, "coulomb_type", applied);
+    take(mdp->epsilon_rf, sys.epsilon_rf, "epsilon_rf", applied);
     take(mdp->lincs_order, sys.lincs_order, "lincs_order", applied);
     take(mdp->lincs_iter, sys.lincs_iter, "lincs_iter", applied);
     take(mdp->lincs_warnangle, sys.lincs_warnangle, "lincs_warnangle", applied);

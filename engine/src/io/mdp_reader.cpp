@@ -63,7 +63,8 @@ std::string shown(std::string_view value) {
 const std::set<std::string>& handled_keys() {
     static const std::set<std::string> keys = {
         "integrator", "dt", "nsteps", "tinit", "init-step", "cutoff-scheme", "pbc", "periodic-molecules",
-        "coulombtype", "coulomb-modifier", "rcoulomb", "vdw-type", "vdw-modifier", "rvdw", "dispcorr",
+        "coulombtype", "coulomb-modifier", "rcoulomb", "vdw-type", "vdw-modifier", "rvdw", "rvdw-switch", "epsilon-rf",
+        "dispcorr",
         "fourierspacing", "fourier-nx", "fourier-ny", "fourier-nz", "pme-order", "ewald-rtol", "ewald-geometry",
         "epsilon-surface", "epsilon-r", "verlet-buffer-tolerance", "nstlist", "tcoupl", "tc-grps", "tau-t", "ref-t",
         "nsttcouple", "ld-seed", "pcoupl", "comm-mode", "nstcomm", "comm-grps", "constraints", "constraint-algorithm",
@@ -128,7 +129,7 @@ bool ignored_key(const std::string& key) {
         // pair list: mdcore sizes the buffer from verlet-buffer-tolerance, as mdrun does
         "rlist", "verlet-buffer-pressure-tolerance", "table-extension",
         // used only by interaction types that are refused
-        "rcoulomb-switch", "rvdw-switch", "epsilon-rf", "ewald-rtol-lj", "lj-pme-comb-rule", "shake-tol",
+        "rcoulomb-switch", "ewald-rtol-lj", "lj-pme-comb-rule", "shake-tol",
         "nh-chain-length",
         // velocity generation (gen-vel = yes is refused)
         "gen-temp", "gen-seed",
@@ -272,14 +273,28 @@ private:
         } else if (key == "periodic-molecules") {
             if (yes_no(e)) refuse(e, "molecules bonded across the periodic boundary are not supported");
         } else if (key == "coulombtype") {
-            if (w == "reactionfield") refuse(e, "reaction-field electrostatics is coming soon; for now use coulombtype = PME");
-            if (w != "pme") refuse(e, "mdcore computes Coulomb by PME only (coulombtype = PME)");
+            if (w == "pme") out_.coulomb_type = at_line(CoulombType::Pme, e);
+            else if (w == "reactionfield") out_.coulomb_type = at_line(CoulombType::ReactionField, e);
+            else refuse(e, "mdcore computes Coulomb by PME or reaction field (coulombtype = PME or Reaction-Field)");
+        } else if (key == "epsilon-rf") {
+            const double eps = real(e, 0.0, 1e30);
+            if (eps != 0 && eps < 1) refuse(e, "epsilon-rf must be 0 (infinity) or at least 1");
+            out_.epsilon_rf = at_line(eps, e);
+        } else if (key == "rvdw-switch") {
+            out_.rvdw_switch = at_line(real(e, 0.0, 100.0), e);
         } else if (key == "coulomb-modifier" || key == "vdw-modifier") {
-            if (w == "potentialshift" || w == "potentialshiftverlet") return;
+            const bool vdw = key == "vdw-modifier";
+            if (w == "potentialshift" || w == "potentialshiftverlet") {
+                if (vdw) out_.vdw_modifier = at_line(VdwModifier::PotentialShift, e);
+                return;
+            }
             if (w == "none") refuse(e, "unshifted potentials are not supported yet (mdcore shifts them at the cut-off: Potential-shift)");
+            if (vdw && w == "forceswitch") return void(out_.vdw_modifier = at_line(VdwModifier::ForceSwitch, e));
+            if (vdw && w == "potentialswitch") return void(out_.vdw_modifier = at_line(VdwModifier::PotentialSwitch, e));
             if (w == "forceswitch" || w == "potentialswitch")
-                refuse(e, "switched potentials are not supported yet (use Potential-shift)");
-            refuse(e, "not a modifier mdcore has (Potential-shift)");
+                refuse(e, "switched Coulomb is not supported (use Potential-shift; PME and reaction field need no switch)");
+            refuse(e, vdw ? "not a modifier mdcore has (Potential-shift, Force-switch, Potential-switch)"
+                          : "not a modifier mdcore has (Potential-shift)");
         } else if (key == "vdw-type") {
             if (w == "pme") refuse(e, "LJ-PME is not supported");
             if (w != "cutoff") refuse(e, "mdcore computes LJ with a cut-off only (vdw-type = Cut-off)");

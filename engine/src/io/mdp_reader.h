@@ -36,6 +36,10 @@ struct MdpSettings {
     std::optional<MdpValue<double>> drift_tolerance;  // verlet-buffer-tolerance, kJ/mol/ps per atom
     std::optional<MdpValue<double>> ewald_rtol;
     std::optional<MdpValue<double>> epsilon_r;
+    std::optional<MdpValue<VdwModifier>> vdw_modifier;
+    std::optional<MdpValue<double>> rvdw_switch;      // nm
+    std::optional<MdpValue<CoulombType>> coulomb_type;
+    std::optional<MdpValue<double>> epsilon_rf;       // 0: infinity
     std::optional<MdpValue<int>> lincs_order, lincs_iter;
     std::optional<MdpValue<double>> lincs_warnangle;  // degrees
 

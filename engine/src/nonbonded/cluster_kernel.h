@@ -88,7 +88,58 @@ struct IClusterCoords {
     }
 };
 
-template <class S, int N, int M, LjCombination Comb, CoulombType Coul, EnergyOutput Energy>
+// The per-run constants of an LJ modifier and of the reaction field, broadcast
+// once per kernel call. Empty for potential-shift and Ewald: the lambdas below
+// capture every local they name, even in discarded branches, and captured
+// vector constants changed the default kernels' code.
+template <class S, VdwModifier V>
+struct VdwModifierConstants {
+    explicit VdwModifierConstants(const KernelInput&) {}
+};
+template <class S>
+struct VdwModifierConstants<S, VdwModifier::ForceSwitch> {
+    using F = typename S::F;
+    // Force terms a and b per power; the potential's a/3 and b/4.
+    F r_switch, a6, b6, a12, b12, a6_3, b6_4, a12_3, b12_4;
+    explicit VdwModifierConstants(const KernelInput& in)
+        : r_switch(S::set1(in.rvdw_switch)),
+          a6(S::set1(in.fsw6_a)),
+          b6(S::set1(in.fsw6_b)),
+          a12(S::set1(in.fsw12_a)),
+          b12(S::set1(in.fsw12_b)),
+          a6_3(S::set1(in.fsw6_a / 3.0f)),
+          b6_4(S::set1(in.fsw6_b / 4.0f)),
+          a12_3(S::set1(in.fsw12_a / 3.0f)),
+          b12_4(S::set1(in.fsw12_b / 4.0f)) {}
+};
+template <class S>
+struct VdwModifierConstants<S, VdwModifier::PotentialSwitch> {
+    using F = typename S::F;
+    // S = 1 + c3 x^3 + c4 x^4 + c5 x^5 and dS/dx = x^2 (d2 + d3 x + d4 x^2).
+    F r_switch, c3, c4, c5, d2, d3, d4, one;
+    explicit VdwModifierConstants(const KernelInput& in)
+        : r_switch(S::set1(in.rvdw_switch)),
+          c3(S::set1(in.psw_c3)),
+          c4(S::set1(in.psw_c4)),
+          c5(S::set1(in.psw_c5)),
+          d2(S::set1(3.0f * in.psw_c3)),
+          d3(S::set1(4.0f * in.psw_c4)),
+          d4(S::set1(5.0f * in.psw_c5)),
+          one(S::set1(1.0f)) {}
+};
+template <class S, KernelCoulomb C>
+struct ReactionFieldConstants {
+    explicit ReactionFieldConstants(const KernelInput&) {}
+};
+template <class S>
+struct ReactionFieldConstants<S, KernelCoulomb::ReactionField> {
+    using F = typename S::F;
+    F k_rf, two_k_rf, c_rf;
+    explicit ReactionFieldConstants(const KernelInput& in)
+        : k_rf(S::set1(in.k_rf)), two_k_rf(S::set1(2.0f * in.k_rf)), c_rf(S::set1(in.c_rf)) {}
+};
+
+template <class S, int N, int M, LjCombination Comb, VdwModifier Vdw, KernelCoulomb Coul, EnergyOutput Energy>
 void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput& out) {
     using F = typename S::F;
     using B = typename S::B;
@@ -98,7 +149,12 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
     static_assert(P % W == 0 || W == 1, "pairs per cluster pair must fill whole registers");
     constexpr int R = P / W;
     static_assert(W <= M || W % M == 0, "j pattern must tile a register");
-    constexpr bool kCoulomb = Coul == CoulombType::Ewald;
+    constexpr bool kCoulomb = Coul != KernelCoulomb::None;
+    constexpr bool kEwald = Coul == KernelCoulomb::Ewald;
+    constexpr bool kForceSwitch = Vdw == VdwModifier::ForceSwitch;
+    constexpr bool kPotSwitch = Vdw == VdwModifier::PotentialSwitch;
+    // 1/r itself, not only 1/r^2: for Coulomb, and for the switches' r.
+    constexpr bool kRinv = kCoulomb || kForceSwitch || kPotSwitch;
     constexpr bool kEnergy = Energy == EnergyOutput::Yes;
     constexpr std::uint32_t kFullMask = P == 32 ? 0xffffffffu : (1u << P) - 1;
     using LjSets = LjRegisterSets<N, M, W>;
@@ -117,6 +173,8 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
     const simd::EwaldForceInR2 beta3_h = simd::ewald_force_in_r2(in.ewald_beta);  // beta^3 H(w), in r^2
     const simd::EwaldPotentialInR2 beta_g = simd::ewald_potential_in_r2(in.ewald_beta);  // beta G(w)
     const F ewald_shift = S::set1(in.ewald_shift);
+    const VdwModifierConstants<S, Vdw> vdw_k(in);
+    const ReactionFieldConstants<S, Coul> rf_k(in);
     double e_lj = 0.0, e_coul = 0.0;
     long pairs_in = 0;
     F fix[R], fiy[R], fiz[R];
@@ -149,7 +207,8 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
         const F dy = S::sub(S::load(ic.sy + r * W), S::template load_j<M>(a.y + j0 + jo));
         const F dz = S::sub(S::load(ic.sz + r * W), S::template load_j<M>(a.z + j0 + jo));
         const F r2 = S::fma(dx, dx, S::fma(dy, dy, S::mul(dz, dz)));
-        // Within the cut-off and computed: interacting, or excluded with Ewald (erf correction).
+        // Within the cut-off and computed: interacting, or excluded with Coulomb (the
+        // Ewald erf correction, the reaction field's r^2 and shift terms).
         B wco = S::lt(r2, rc2);
         B interact = wco;
         if constexpr (kMasked) {
@@ -158,7 +217,7 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
         }
         const B on = kMasked ? S::land(wco, interact) : wco;  // interacting within the cut-off
         F rinv{}, rinv2;
-        if constexpr (kCoulomb) {
+        if constexpr (kRinv) {
             rinv = S::select(wco, S::rsqrt(r2));
             rinv2 = S::mul(rinv, rinv);
         } else {
@@ -178,7 +237,38 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
             }
             const F rinv6 = S::mul(S::mul(rinv2_lj, rinv2_lj), rinv2_lj);
             fr = S::mul(rinv6, S::fms(c12, rinv6, c6));  // 12 c12 / r^12 - 6 c6 / r^6
-            if constexpr (kEnergy) {
+            if constexpr (kForceSwitch || kPotSwitch) {
+                // r, and x = r - r_switch where positive: both zero where 1/r is
+                // masked (beyond rc, excluded, absent), so the switch terms vanish there.
+                const F rinv_lj = kMasked && kCoulomb ? S::select(interact, rinv) : rinv;
+                const F rr = S::mul(r2, rinv_lj);
+                const F x = S::max(S::sub(rr, vdw_k.r_switch), S::zero());
+                const F x2 = S::mul(x, x);
+                if constexpr (kForceSwitch) {
+                    // Force times r: + r x^2 (12 c12 (a12 + b12 x) - 6 c6 (a6 + b6 x)).
+                    const F t6 = S::fma(vdw_k.b6, x, vdw_k.a6);
+                    const F t12 = S::fma(vdw_k.b12, x, vdw_k.a12);
+                    fr = S::fma(S::fms(c12, t12, S::mul(c6, t6)), S::mul(x2, rr), fr);
+                    if constexpr (kEnergy) {
+                        // c12 (r^-12 + cpot12) - c6 (r^-6 + cpot6) (shift12/6 = -cpot), plus
+                        // x^3 (6 c6 (a6/3 + b6/4 x) - 12 c12 (a12/3 + b12/4 x)).
+                        const F e12 = S::mul(twelfth, S::mul(c12, S::fms(rinv6, rinv6, shift12)));
+                        const F e6 = S::mul(sixth, S::mul(c6, S::sub(rinv6, shift6)));
+                        const F u6 = S::fma(vdw_k.b6_4, x, vdw_k.a6_3);
+                        const F u12 = S::fma(vdw_k.b12_4, x, vdw_k.a12_3);
+                        const F esw = S::mul(S::mul(x2, x), S::fms(c6, u6, S::mul(c12, u12)));
+                        vlj = S::add(vlj, S::select(on, S::add(S::sub(e12, e6), esw)));
+                    }
+                } else {
+                    // V = c12 / r^12 - c6 / r^6 (unshifted, zero where 1/r is masked),
+                    // times S(x); force times r: fr S - r V dS/dx.
+                    const F v = S::fms(S::mul(twelfth, c12), S::mul(rinv6, rinv6), S::mul(S::mul(sixth, c6), rinv6));
+                    const F sw = S::fma(S::mul(x2, x), S::fma(S::fma(vdw_k.c5, x, vdw_k.c4), x, vdw_k.c3), vdw_k.one);
+                    const F dsw = S::mul(x2, S::fma(S::fma(vdw_k.d4, x, vdw_k.d3), x, vdw_k.d2));
+                    fr = S::fnma(S::mul(rr, v), dsw, S::mul(fr, sw));
+                    if constexpr (kEnergy) vlj = S::add(vlj, S::mul(v, sw));
+                }
+            } else if constexpr (kEnergy) {
                 // c12 (r^-12 - rc^-12) - c6 (r^-6 - rc^-6), zero outside the cut-off.
                 const F e12 = S::mul(twelfth, S::mul(c12, S::fms(rinv6, rinv6, shift12)));
                 const F e6 = S::mul(sixth, S::mul(c6, S::sub(rinv6, shift6)));
@@ -195,11 +285,21 @@ void cluster_kernel(const KernelInput& in, int i_begin, int i_end, KernelOutput&
             const F rinv_k = kMasked ? S::select(interact, rinv) : rinv;
             const F qq = S::mul(S::load(qi_p + r * W), S::template load_j<M>(a.q + j0 + jo));
             const F r2_in = S::select(wco, r2);
-            fr = S::fma(qq, S::fnma(simd::rational<S>(r2_in, beta3_h), r2_in, rinv_k), fr);
-            if constexpr (kEnergy) {
-                const F shift = kMasked ? S::select(interact, ewald_shift) : ewald_shift;
-                const F v = S::mul(qq, S::sub(S::sub(rinv_k, simd::rational<S>(r2_in, beta_g)), shift));
-                vc = S::add(vc, S::select(wco, v));
+            if constexpr (kEwald) {
+                fr = S::fma(qq, S::fnma(simd::rational<S>(r2_in, beta3_h), r2_in, rinv_k), fr);
+                if constexpr (kEnergy) {
+                    const F shift = kMasked ? S::select(interact, ewald_shift) : ewald_shift;
+                    const F v = S::mul(qq, S::sub(S::sub(rinv_k, simd::rational<S>(r2_in, beta_g)), shift));
+                    vc = S::add(vc, S::select(wco, v));
+                }
+            } else {
+                // Reaction field: qq (k/r + k_rf r^2 - c_rf), force times r qq (k/r -
+                // 2 k_rf r^2), k as above: excluded pairs within rc keep the field terms.
+                fr = S::fma(qq, S::fnma(rf_k.two_k_rf, r2_in, rinv_k), fr);
+                if constexpr (kEnergy) {
+                    const F v = S::mul(qq, S::sub(S::fma(rf_k.k_rf, r2_in, rinv_k), rf_k.c_rf));
+                    vc = S::add(vc, S::select(wco, v));
+                }
             }
         }
         const F fscal = S::mul(fr, rinv2);

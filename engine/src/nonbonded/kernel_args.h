@@ -3,14 +3,17 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "mdcore/physical_settings.h"
 #include "pairlist/pair_list.h"
 
 namespace mdcore {
 
 enum class LjCombination { Geometric, Table };
-// Coulomb in the cluster kernels: none, or Ewald real space (erfc-screened,
-// potential-shifted at rc, with the erf correction for excluded pairs).
-enum class CoulombType { None, Ewald };
+// Coulomb in the cluster kernels: none; Ewald real space (erfc-screened,
+// potential-shifted at rc, with the erf correction for excluded pairs); or
+// reaction field (excluded pairs within rc get its r^2 and shift terms, as in
+// GROMACS' Verlet scheme). The LJ form at rc is a VdwModifier.
+enum class KernelCoulomb { None, Ewald, ReactionField };
 
 struct KernelInput {
     // Sorted, padded atom data (SoA, 64-byte aligned, padding slots far away).
@@ -36,8 +39,18 @@ struct KernelInput {
     const float (*shift)[3];
     const PairList* list;
     float rc2;
-    float rc_inv6;   // potential shift terms
+    // LJ potential at rc: 6 C6 (r^-6 - rc_inv6) / 6 and likewise for 12. With
+    // force-switch these are -cpot of the switched forms, with potential-switch 0.
+    float rc_inv6;
     float rc_inv12;
+    // Force- and potential-switch (interaction_modifiers.h) from rvdw_switch;
+    // the force-switch terms per unit of 6 C6 and 12 C12.
+    float rvdw_switch = 0.0f;
+    float fsw6_a = 0.0f, fsw6_b = 0.0f, fsw12_a = 0.0f, fsw12_b = 0.0f;
+    float psw_c3 = 0.0f, psw_c4 = 0.0f, psw_c5 = 0.0f;
+    // Reaction field: V = qq (1/r + k_rf r^2 - c_rf).
+    float k_rf = 0.0f;
+    float c_rf = 0.0f;
 };
 
 // Where slot s's first copy sits in a force buffer of `copies` copies for
@@ -60,7 +73,8 @@ constexpr std::size_t touched_blocks(std::size_t j_clusters) {
 // register-bound code and cost them 1-3 % (water-24k MD, bench_nonbonded SPC/E
 // 3,000 4x8), more than two threads save on water, where a thread's halo is most
 // of the box.
-constexpr bool kernel_flags_blocks(CoulombType coulomb) { return coulomb == CoulombType::None; }
+// The reaction-field kernels follow the Ewald ones (not measured apart).
+constexpr bool kernel_flags_blocks(KernelCoulomb coulomb) { return coulomb == KernelCoulomb::None; }
 
 // Per-thread output: force buffers, energies and pair counts. With one copy
 // (KernelSet::j_force_copies) fx[slot]; with two, cluster c = slot / M owns

@@ -8,12 +8,17 @@
 
 namespace mdcore {
 
-#define MDT_DECLARE_SHAPES(level)            \
-    KernelSet make_kernels_##level##_4x4();  \
-    KernelSet make_kernels_##level##_4x8();  \
-    KernelSet make_kernels_##level##_8x4();
+// Each (level, shape) has one translation unit per LJ modifier (kernel_instance.cpp.in).
+#define MDT_DECLARE_SHAPE(level, shape)                               \
+    void fill_kernels_##level##_##shape##_PotentialShift(KernelSet&); \
+    void fill_kernels_##level##_##shape##_ForceSwitch(KernelSet&);    \
+    void fill_kernels_##level##_##shape##_PotentialSwitch(KernelSet&);
+#define MDT_DECLARE_SHAPES(level) \
+    MDT_DECLARE_SHAPE(level, 4x4) \
+    MDT_DECLARE_SHAPE(level, 4x8) \
+    MDT_DECLARE_SHAPE(level, 8x4)
 MDT_DECLARE_SHAPES(scalar)
-KernelSet make_kernels_scalar_1x1();
+MDT_DECLARE_SHAPE(scalar, 1x1)
 #ifdef MDT_SIMD_AVX2
 MDT_DECLARE_SHAPES(avx2)
 #endif
@@ -21,6 +26,17 @@ MDT_DECLARE_SHAPES(avx2)
 MDT_DECLARE_SHAPES(avx512)
 #endif
 #undef MDT_DECLARE_SHAPES
+#undef MDT_DECLARE_SHAPE
+
+// The whole set of one (level, shape), as an expression.
+#define MDT_KERNEL_SET(level, shape)                           \
+    [] {                                                       \
+        KernelSet set{};                                       \
+        fill_kernels_##level##_##shape##_PotentialShift(set);  \
+        fill_kernels_##level##_##shape##_ForceSwitch(set);     \
+        fill_kernels_##level##_##shape##_PotentialSwitch(set); \
+        return set;                                            \
+    }()
 
 namespace {
 
@@ -30,7 +46,7 @@ constexpr int kShapes = 4;  // 4x4, 4x8, 8x4, 1x1
 int level_index(SimdLevel l) { return l == SimdLevel::Avx512 ? 2 : l == SimdLevel::Avx2 ? 1 : 0; }
 
 // Which levels this build holds: known at compile time, so asking never runs code
-// compiled for a level (the make_kernels_* functions live in translation units
+// compiled for a level (the fill_kernels_* functions live in translation units
 // built with that level's flags, and even filling a table there may use its
 // instructions: AVX-512 under valgrind or on an older CPU would die with SIGILL).
 constexpr bool kCompiled[kLevels] = {
@@ -56,21 +72,21 @@ struct LevelKernels {
             set[1] = k48;
             set[2] = k84;
             // The plain particle list is a reference point, not a SIMD target.
-            set[3] = make_kernels_scalar_1x1();
+            set[3] = MDT_KERNEL_SET(scalar, 1x1);
         };
         switch (level) {
 #ifdef MDT_SIMD_AVX512
             case SimdLevel::Avx512:
-                fill(make_kernels_avx512_4x4(), make_kernels_avx512_4x8(), make_kernels_avx512_8x4());
+                fill(MDT_KERNEL_SET(avx512, 4x4), MDT_KERNEL_SET(avx512, 4x8), MDT_KERNEL_SET(avx512, 8x4));
                 break;
 #endif
 #ifdef MDT_SIMD_AVX2
             case SimdLevel::Avx2:
-                fill(make_kernels_avx2_4x4(), make_kernels_avx2_4x8(), make_kernels_avx2_8x4());
+                fill(MDT_KERNEL_SET(avx2, 4x4), MDT_KERNEL_SET(avx2, 4x8), MDT_KERNEL_SET(avx2, 8x4));
                 break;
 #endif
             default:
-                fill(make_kernels_scalar_4x4(), make_kernels_scalar_4x8(), make_kernels_scalar_8x4());
+                fill(MDT_KERNEL_SET(scalar, 4x4), MDT_KERNEL_SET(scalar, 4x8), MDT_KERNEL_SET(scalar, 8x4));
                 break;
         }
     }

@@ -8,16 +8,21 @@ namespace mdcore {
 
 using KernelFn = void (*)(const KernelInput&, int i_begin, int i_end, KernelOutput&);
 
+// The kernel variants of one shape and level, chosen per run: LJ combination,
+// LJ modifier, Coulomb, energy output (kernel_instance.cpp.in fills them all).
+inline constexpr int kVdwModifiers = 3;  // VdwModifier
+inline constexpr int kKernelCoulombs = 3;  // KernelCoulomb
+
 struct KernelSet {
-    // [LJ combination][Coulomb type][energy output]
-    KernelFn fn[2][2][2];
+    // [LJ combination][LJ modifier][Coulomb][energy output]
+    KernelFn fn[2][kVdwModifiers][kKernelCoulombs][2];
     PruneKernelFn prune;
     // Force-buffer floats per slot and dimension (KernelOutput): 2 where a
     // register holds copies of a j-cluster's atoms (W >= 2M) and the j-forces
     // are stored as two copies; the caller sums them.
     int j_force_copies = 1;
-    KernelFn get(LjCombination l, CoulombType c, EnergyOutput e) const {
-        return fn[l == LjCombination::Table][c == CoulombType::Ewald][e == EnergyOutput::Yes];
+    KernelFn get(LjCombination l, VdwModifier v, KernelCoulomb c, EnergyOutput e) const {
+        return fn[l == LjCombination::Table][static_cast<int>(v)][static_cast<int>(c)][e == EnergyOutput::Yes];
     }
 };
 

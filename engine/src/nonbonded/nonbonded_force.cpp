@@ -8,6 +8,7 @@
 
 #include "mdcore/units.h"
 #include "nonbonded/force_buffer_sum.h"
+#include "nonbonded/interaction_modifiers.h"
 
 namespace mdcore {
 
@@ -17,19 +18,64 @@ bool has_charges(const System& s) {
         if (q != 0.0) return true;
     return false;
 }
+
+KernelCoulomb kernel_coulomb(const System& s, CoulombType type) {
+    if (!has_charges(s)) return KernelCoulomb::None;
+    return type == CoulombType::ReactionField ? KernelCoulomb::ReactionField : KernelCoulomb::Ewald;
+}
+
+// The kernels' constants of the LJ form at rc and of the Coulomb method.
+KernelInput interaction_constants(double rc, double beta, double epsilon_r, const NonbondedModifiers& mod) {
+    KernelInput in{};
+    const double rc2 = rc * rc;
+    in.rc2 = static_cast<float>(rc2);
+    in.ewald_beta = static_cast<float>(beta);
+    in.ewald_shift = static_cast<float>(std::erfc(beta * rc) / rc);
+    switch (mod.vdw) {
+        case VdwModifier::PotentialShift:
+            in.rc_inv6 = static_cast<float>(1.0 / (rc2 * rc2 * rc2));
+            in.rc_inv12 = in.rc_inv6 * in.rc_inv6;
+            break;
+        case VdwModifier::ForceSwitch: {
+            const ForceSwitchTerms t6 = force_switch_terms(6.0, mod.rvdw_switch, rc);
+            const ForceSwitchTerms t12 = force_switch_terms(12.0, mod.rvdw_switch, rc);
+            in.rc_inv6 = static_cast<float>(-t6.cpot);
+            in.rc_inv12 = static_cast<float>(-t12.cpot);
+            in.fsw6_a = static_cast<float>(t6.a);
+            in.fsw6_b = static_cast<float>(t6.b);
+            in.fsw12_a = static_cast<float>(t12.a);
+            in.fsw12_b = static_cast<float>(t12.b);
+            break;
+        }
+        case VdwModifier::PotentialSwitch: {
+            const PotentialSwitchTerms t = potential_switch_terms(mod.rvdw_switch, rc);
+            in.psw_c3 = static_cast<float>(t.c3);
+            in.psw_c4 = static_cast<float>(t.c4);
+            in.psw_c5 = static_cast<float>(t.c5);
+            break;
+        }
+    }
+    in.rvdw_switch = static_cast<float>(mod.rvdw_switch);
+    if (mod.coulomb == CoulombType::ReactionField) {
+        const ReactionFieldTerms rf = reaction_field_terms(epsilon_r, mod.epsilon_rf, rc);
+        in.k_rf = static_cast<float>(rf.k_rf);
+        in.c_rf = static_cast<float>(rf.c_rf);
+    }
+    return in;
+}
 }  // namespace
 
 NonbondedForce::NonbondedForce(const System& system, ClusterShape shape, SimdLevel level, int num_threads,
-                               double rc, double ewald_beta)
+                               double rc, double ewald_beta, const NonbondedModifiers& modifiers)
     : system_(system),
       shape_(shape),
       level_(resolve_simd_level(level)),
       num_threads_(num_threads),
       combination_(system.lj.is_geometric() ? LjCombination::Geometric : LjCombination::Table),
-      coulomb_(has_charges(system) ? CoulombType::Ewald : CoulombType::None),
+      vdw_(modifiers.vdw),
+      coulomb_(kernel_coulomb(system, modifiers.coulomb)),
       kernels_(&kernel_set(level_, shape)),
-      rc_(rc),
-      beta_(ewald_beta),
+      constants_(interaction_constants(rc, ewald_beta, system.epsilon_r, modifiers)),
       thread_f_(num_threads),
       thread_touched_(num_threads),
       thread_sum_from_(num_threads, std::vector<const float*>(num_threads)) {
@@ -82,8 +128,7 @@ void NonbondedForce::set_order(const std::vector<int>& order) {
 
 NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput energy, float* fx, float* fy,
                                           float* fz) {
-    const double rc2 = rc_ * rc_;
-    KernelInput in{};
+    KernelInput in = constants_;
     in.x = x_.data();
     in.y = y_.data();
     in.z = z_.data();
@@ -96,14 +141,9 @@ NonbondedEnergies NonbondedForce::compute(const PairList& list, EnergyOutput ene
     in.type_has_lj = type_has_lj_.data();
     in.combination = combination_;
     in.q = q_.data();
-    in.ewald_beta = static_cast<float>(beta_);
-    in.ewald_shift = static_cast<float>(std::erfc(beta_ * rc_) / rc_);
     in.shift = shift_;
     in.list = &list;
-    in.rc2 = static_cast<float>(rc2);
-    in.rc_inv6 = static_cast<float>(1.0 / (rc2 * rc2 * rc2));
-    in.rc_inv12 = in.rc_inv6 * in.rc_inv6;
-    const KernelFn kernel = kernels_->get(combination_, coulomb_, energy);
+    const KernelFn kernel = kernels_->get(combination_, vdw_, coulomb_, energy);
 
     // Split the i-entries over the threads by their shares of the j-entries
     // (work), each block contiguous so the force sums follow the split, not the

@@ -18,15 +18,24 @@ namespace mdcore {
 
 struct NonbondedEnergies {
     double lj = 0.0;
-    double coulomb = 0.0;  // Ewald real space incl. exclusion corrections (not the self term)
+    double coulomb = 0.0;  // Ewald or reaction field incl. exclusion corrections (not the self term)
     double pairs_in_cutoff = 0.0;
+};
+
+// The interaction's form besides rc and beta: the LJ modifier and
+// the Coulomb method (EffectiveConfig's; the defaults are LJ potential-shift, Ewald).
+struct NonbondedModifiers {
+    VdwModifier vdw = VdwModifier::PotentialShift;
+    double rvdw_switch = 0.0;  // nm
+    CoulombType coulomb = CoulombType::Pme;
+    double epsilon_rf = 1.0;
 };
 
 class NonbondedForce {
 public:
     // rc and the Ewald beta come from the effective config (PME tuning scales rc).
     NonbondedForce(const System& system, ClusterShape shape, SimdLevel level, int num_threads, double rc,
-                   double ewald_beta);
+                   double ewald_beta, const NonbondedModifiers& modifiers = {});
 
     // Per-slot parameters for a new sorted order (order[slot] = atom or -1).
     void set_order(const std::vector<int>& order);
@@ -51,7 +60,8 @@ public:
     PruneKernelFn prune_kernel() const { return kernels_->prune; }
     SimdLevel simd_level() const { return level_; }
     LjCombination combination() const { return combination_; }
-    CoulombType coulomb() const { return coulomb_; }
+    KernelCoulomb coulomb() const { return coulomb_; }
+    VdwModifier vdw_modifier() const { return vdw_; }
 
 private:
     const System& system_;
@@ -59,10 +69,10 @@ private:
     SimdLevel level_;
     int num_threads_;
     LjCombination combination_;
-    CoulombType coulomb_;
+    VdwModifier vdw_;
+    KernelCoulomb coulomb_;
     const KernelSet* kernels_;
-    double rc_;
-    double beta_;
+    KernelInput constants_{};  // the per-run constants of the interaction; compute() adds the arrays
     AlignedVector<float> x_, y_, z_, c6s_, c12s_, q_;
     AlignedVector<std::int32_t> type_;
     std::vector<float> c6_table_, c12_table_;

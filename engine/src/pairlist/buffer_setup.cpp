@@ -24,6 +24,10 @@ VerletBufferParams verlet_buffer_params(const SystemSummary& system, ClusterShap
     p.dt = system.dt;
     p.rc = rc;
     p.ewald_beta = ewald_beta;
+    p.vdw_modifier = system.vdw_modifier;
+    p.rvdw_switch = system.rvdw_switch;
+    p.coulomb_type = system.coulomb_type;
+    p.epsilon_rf = system.epsilon_rf;
     p.epsilon_r = system.epsilon_r;
     p.drift_tolerance = system.drift_tolerance;
     p.cluster_i = cluster_i_size(shape);

@@ -26,6 +26,7 @@
 #include <stdexcept>
 
 #include "mdcore/units.h"
+#include "nonbonded/interaction_modifiers.h"
 
 namespace mdcore {
 
@@ -33,14 +34,10 @@ namespace {
 
 constexpr double kResolution = 0.001;  // nm, buffer resolution used by GROMACS
 
-// -V'(rc), V''(rc), -V'''(rc) of a pair potential. Potential shifts leave them unchanged.
-struct PotDerivatives {
-    double md1 = 0.0;
-    double d2 = 0.0;
-    double md3 = 0.0;
-};
+using PotDerivatives = PotentialDerivatives;
 
 // Derivatives of -1/r^6 and 1/r^12 at rc (multiply by c6 and c12 respectively).
+// Potential shifts leave them unchanged.
 PotDerivatives lj_dispersion_derivatives(double rc) {
     PotDerivatives d;
     d.md1 = -6.0 * std::pow(rc, -7.0);
@@ -68,6 +65,33 @@ PotDerivatives ewald_derivatives(double beta, double rc, double elfac) {
     d.md1 = elfac * (beta * gauss / rc + erfc_br / (rc * rc));
     d.d2 = elfac / (rc * rc) * (2.0 * beta * (1.0 + br * br) * gauss + 2.0 * erfc_br / rc);
     return d;
+}
+
+// Of elfac (1/r + k_rf r^2 - c_rf); -V' vanishes for epsilon_rf = infinity.
+PotDerivatives reaction_field_derivatives(double epsilon_r, double epsilon_rf, double rc, double elfac) {
+    const double k_rf = reaction_field_terms(epsilon_r, epsilon_rf, rc).k_rf;
+    PotDerivatives d;
+    d.md1 = elfac * (1.0 / (rc * rc) - 2.0 * k_rf * rc);
+    d.d2 = elfac * (2.0 / (rc * rc * rc) + 2.0 * k_rf);
+    return d;
+}
+
+// With force- or potential-switch V, V' and V'' vanish at rc: only -V''' is
+// left. Force switch: F'' of the switched force (GROMACS' verletbuf writes
+// rc^(p+3) where rc^-(p+3) is meant and drops the factor p of the switch terms,
+// a far larger value and buffer). Potential switch: -S''' V at rc, with
+// S''' = -60 / (rc - r1)^3 there.
+void switched_lj_derivatives(const VerletBufferParams& p, PotDerivatives& disp, PotDerivatives& rep) {
+    disp = rep = PotDerivatives{};
+    if (p.vdw_modifier == VdwModifier::ForceSwitch) {
+        disp.md3 = -force_switch_md3(6.0, p.rvdw_switch, p.rc);
+        rep.md3 = force_switch_md3(12.0, p.rvdw_switch, p.rc);
+    } else {
+        const double d = p.rc - p.rvdw_switch;
+        const double md3_switch = 60.0 / (d * d * d);
+        disp.md3 = -std::pow(p.rc, -6.0) * md3_switch;
+        rep.md3 = std::pow(p.rc, -12.0) * md3_switch;
+    }
 }
 
 // Energy error (energy * length; the line density is applied by the caller) of one
@@ -194,9 +218,10 @@ Prepared prepare(const VerletBufferParams& p) {
         throw std::invalid_argument("verlet buffer: c6/c12 must have num_lj_types^2 entries");
     }
     Prepared prep;
-    prep.lj_disp = lj_dispersion_derivatives(p.rc);
-    prep.lj_rep = lj_repulsion_derivatives(p.rc);
-    prep.elec = ewald_derivatives(p.ewald_beta, p.rc, units::kCoulomb / p.epsilon_r);
+    const CutoffDerivatives der = cutoff_derivatives(p);
+    prep.lj_disp = der.dispersion;
+    prep.lj_rep = der.repulsion;
+    prep.elec = der.coulomb;
     for (const auto& c : p.classes) {
         if (c.lj_type < 0 || c.lj_type >= p.num_lj_types) {
             throw std::invalid_argument("verlet buffer: atom class has invalid lj_type");
@@ -276,6 +301,21 @@ double kt_factor(const VerletBufferParams& p, int list_lifetime_steps) {
 }
 
 }  // namespace
+
+CutoffDerivatives cutoff_derivatives(const VerletBufferParams& p) {
+    CutoffDerivatives d;
+    if (p.vdw_modifier == VdwModifier::PotentialShift) {
+        d.dispersion = lj_dispersion_derivatives(p.rc);
+        d.repulsion = lj_repulsion_derivatives(p.rc);
+    } else {
+        switched_lj_derivatives(p, d.dispersion, d.repulsion);
+    }
+    const double elfac = units::kCoulomb / p.epsilon_r;
+    d.coulomb = p.coulomb_type == CoulombType::ReactionField
+                    ? reaction_field_derivatives(p.epsilon_r, p.epsilon_rf, p.rc, elfac)
+                    : ewald_derivatives(p.ewald_beta, p.rc, elfac);
+    return d;
+}
 
 double estimate_verlet_drift(const VerletBufferParams& params, int list_lifetime_steps,
                              double rlist) {

@@ -5,6 +5,8 @@
 // outside rlist to inside rc during a list's lifetime stays below a drift tolerance.
 #include <vector>
 
+#include "mdcore/physical_settings.h"
+
 namespace mdcore {
 
 // One class of atoms that share mass, LJ type and charge.
@@ -29,13 +31,32 @@ struct VerletBufferParams {
     double volume = 0.0;          // nm^3
     double temperature = 0.0;     // K (reference temperature)
     double dt = 0.0;              // ps
-    double rc = 0.0;              // cut-off, nm; LJ (and Coulomb) potential-shifted at rc
-    double ewald_beta = 0.0;      // nm^-1; 0 means no Coulomb
+    double rc = 0.0;              // cut-off, nm
+    VdwModifier vdw_modifier = VdwModifier::PotentialShift;  // LJ at rc
+    double rvdw_switch = 0.0;     // nm, with force- or potential-switch
+    double ewald_beta = 0.0;      // nm^-1; 0 means no Coulomb (unless reaction field)
+    CoulombType coulomb_type = CoulombType::Pme;  // ReactionField: from epsilon_rf, not beta
+    double epsilon_rf = 1.0;      // 0: infinity
     double epsilon_r = 1.0;
     double drift_tolerance = 0.005;  // kJ/mol/ps per atom
     int cluster_i = 4;            // i-cluster size of the pair list (1 for a plain Verlet list)
     int cluster_j = 4;            // j-cluster size
 };
+
+// -V'(rc), V''(rc) and -V'''(rc) of a pair potential, as the estimate expands
+// the energy error of a pair that moves inside rc.
+struct PotentialDerivatives {
+    double md1 = 0.0;
+    double d2 = 0.0;
+    double md3 = 0.0;
+};
+// Those of the LJ dispersion -1/r^6 and repulsion 1/r^12 (per unit C6, C12) with
+// the modifier, and of the Coulomb interaction per unit charge product
+// (kCoulomb / epsilon_r included; -V' and V'' only, as GROMACS).
+struct CutoffDerivatives {
+    PotentialDerivatives dispersion, repulsion, coulomb;
+};
+CutoffDerivatives cutoff_derivatives(const VerletBufferParams& params);
 
 // Estimated energy drift (kJ/mol/ps per atom) for a list with radius rlist used for
 // list_lifetime_steps steps after it was built (GROMACS uses nstlist - 1).

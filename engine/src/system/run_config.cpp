@@ -63,6 +63,29 @@ std::optional<Offload> parse_offload(std::string_view text) {
     return std::nullopt;
 }
 
+std::string_view to_string(VdwModifier m) {
+    switch (m) {
+        case VdwModifier::PotentialShift: return "potential-shift";
+        case VdwModifier::ForceSwitch: return "force-switch";
+        case VdwModifier::PotentialSwitch: return "potential-switch";
+    }
+    return "?";
+}
+
+std::optional<VdwModifier> parse_vdw_modifier(std::string_view text) {
+    for (VdwModifier m : {VdwModifier::PotentialShift, VdwModifier::ForceSwitch, VdwModifier::PotentialSwitch})
+        if (text == to_string(m)) return m;
+    return std::nullopt;
+}
+
+std::string_view to_string(CoulombType c) { return c == CoulombType::ReactionField ? "reaction-field" : "pme"; }
+
+std::optional<CoulombType> parse_coulomb_type(std::string_view text) {
+    for (CoulombType c : {CoulombType::Pme, CoulombType::ReactionField})
+        if (text == to_string(c)) return c;
+    return std::nullopt;
+}
+
 std::string_view to_string(Thermostat t) {
     switch (t) {
         case Thermostat::None: return "none";

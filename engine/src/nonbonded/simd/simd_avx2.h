@@ -41,6 +41,7 @@ struct Avx2 {
     static F add(F a, F b) { return _mm256_add_ps(a, b); }
     static F sub(F a, F b) { return _mm256_sub_ps(a, b); }
     static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
+    static F max(F a, F b) { return _mm256_max_ps(a, b); }
     static F fma(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
     static F fnma(F a, F b, F c) { return _mm256_fnmadd_ps(a, b, c); }
     static F fms(F a, F b, F c) { return _mm256_fmsub_ps(a, b, c); }

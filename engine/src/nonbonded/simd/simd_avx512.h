@@ -41,6 +41,7 @@ struct Avx512 {
     static F add(F a, F b) { return _mm512_add_ps(a, b); }
     static F sub(F a, F b) { return _mm512_sub_ps(a, b); }
     static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
+    static F max(F a, F b) { return _mm512_max_ps(a, b); }
     static F fma(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }
     static F fnma(F a, F b, F c) { return _mm512_fnmadd_ps(a, b, c); }
     static F fms(F a, F b, F c) { return _mm512_fmsub_ps(a, b, c); }

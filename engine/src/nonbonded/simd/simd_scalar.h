@@ -28,6 +28,7 @@ struct Scalar {
     static F add(F a, F b) { return a + b; }
     static F sub(F a, F b) { return a - b; }
     static F mul(F a, F b) { return a * b; }
+    static F max(F a, F b) { return a > b ? a : b; }
     static F fma(F a, F b, F c) { return a * b + c; }
     static F fnma(F a, F b, F c) { return c - a * b; }
     static F fms(F a, F b, F c) { return a * b - c; }
