@@ -116,7 +116,12 @@ MdRunner::MdRunner(System& system, const EffectiveConfig& config, bool add_coulo
     }
     waits_.reset(config.threads);
     nonbonded_.set_thread_waits(&waits_);
-    if (system.bonded.has_forces()) bonded_ = std::make_unique<BondedForce>(system.bonded, config.threads);
+    if (system.bonded.has_forces()) {
+        // The 1-4 Coulomb uses the run's epsilon-r (the .mdp's), a physical setting of the System.
+        BondedInteractions terms = system.bonded;
+        terms.epsilon_r = system.epsilon_r;
+        bonded_ = std::make_unique<BondedForce>(terms, config.threads);
+    }
     if (!system.bonded.constraints.empty()) {
         std::vector<double> inv_mass(system.natoms());
         for (std::size_t a = 0; a < inv_mass.size(); ++a) inv_mass[a] = system.mass[a] > 0 ? 1.0 / system.mass[a] : 0.0;

@@ -218,7 +218,7 @@ TEST_F(SystemFiles, ARefusedOrMissingMdpIsOneLineNamingFileAndLine) {
     const std::string gro = kPeptide + "conf.gro", top = kPeptide + "topol.top";
     for (const auto& [text, where] : std::vector<std::pair<std::string, std::string>>{
              {"dt = 0.002\nwarp-drive = yes\n", "bad.mdp:2:"},
-             {"dt = 0.002\ncoulombtype = Reaction-Field\n", "bad.mdp:2:"},
+             {"dt = 0.002\npcoupl = C-rescale\n", "bad.mdp:2:"},
              {"fourierspacing = 0\n", "bad.mdp:1:"}}) {
         const std::string mdp = write("bad.mdp", text);
         try {

@@ -108,7 +108,8 @@ struct BondedInteractions {
     // Kept by LINCS, not by a force; each removes one degree of freedom.
     std::vector<DistanceConstraint> constraints;
     double fudge_qq = 1.0;  // recorded for the report; already folded into Pair14::qq
-    // Relative dielectric constant of the plain 1-4 Coulomb term (the .mdp's epsilon-r).
+    // Relative dielectric constant of the plain 1-4 Coulomb term; the MD loop sets it
+    // from the System's epsilon_r (the .mdp's epsilon-r).
     double epsilon_r = 1.0;
 
     bool has_forces() const {
