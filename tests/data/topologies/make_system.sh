@@ -199,7 +199,7 @@ PY
 }
 
 peptide() { # only needed to recreate peptide.pdb: DHFR residues 36-40, heavy atoms, renumbered 1-5
-  local src=${DHFR_GRO:-$here/../../../../../shared/benchmarks/dhfr-jac/conf.gro}
+  local src=${DHFR_GRO:-$here/../../dhfr-jac/conf.gro}
   cd "$work"
   { echo "DHFR residues 36-40 (LEU ASP LYS PRO VAL), heavy atoms"
     awk 'NR>2 {r=substr($0,1,5)+0; n=substr($0,11,5); gsub(/ /,"",n); if (r>=36 && r<=40 && n !~ /^H/) c++} END{print c}' "$src"
