@@ -359,12 +359,8 @@ double MdRunner::update(double dt, double lambda) {
         return twice_ke_;
     }
 #endif
-    if (lincs_) {  // LINCS needs the positions the constraint directions are taken from
-        for (int d = 0; d < 3; ++d) {
-            const AlignedVector<double>& from = d == 0 ? state_.x : d == 1 ? state_.y : state_.z;
-            x_before_update_[d].assign(from.begin(), from.end());
-        }
-    }
+    // LINCS constrains along the directions the constraints had before the update moved the atoms.
+    if (lincs_) lincs_->take_directions({state_.x.data(), state_.y.data(), state_.z.data()}, system_.box.lengths);
     if (system_.settles.empty()) {
         // Writes every slot's float copy, padding included.
         twice_ke_ = leapfrog_update(state_, dt, lambda, config_.threads, float_coordinates());
@@ -380,14 +376,19 @@ double MdRunner::update(double dt, double lambda) {
     }
     twice_ke_valid_ = true;
     if (lincs_) {
-        lincs_result_ = lincs_->apply({x_before_update_[0].data(), x_before_update_[1].data(), x_before_update_[2].data()},
-                                      {state_.x.data(), state_.y.data(), state_.z.data()},
-                                      {state_.vx.data(), state_.vy.data(), state_.vz.data()}, state_.inv_mass.data(),
-                                      system_.box.lengths, 1.0 / dt, true);
-        // The corrections moved constrained atoms and changed their velocities.
-        floats_current_ = false;
-        twice_ke_valid_ = false;
-        return twice_kinetic_energy();
+        lincs_result_ = lincs_->constrain({state_.x.data(), state_.y.data(), state_.z.data()},
+                                          {state_.vx.data(), state_.vy.data(), state_.vz.data()},
+                                          state_.inv_mass.data(), system_.box.lengths, 1.0 / dt, false);
+        // The corrections moved the constrained atoms only and changed only their velocities.
+        twice_ke_ += lincs_->twice_kinetic_energy_change();
+        if (floats_current_) {
+            const FloatCoordinates out = float_coordinates();
+            for (int s : lincs_->constrained_slots()) {
+                out.x[s] = static_cast<float>(state_.x[s]);
+                out.y[s] = static_cast<float>(state_.y[s]);
+                out.z[s] = static_cast<float>(state_.z[s]);
+            }
+        }
     }
     return twice_ke_;
 }
@@ -406,7 +407,10 @@ double MdRunner::max_constraint_deviation() const {
                               ? 0.0
                               : settle_max_deviation(settle_params_, settle_list_.molecules, state_.x.data(),
                                                      state_.y.data(), state_.z.data(), system_.box.lengths.data());
-    return std::max(settle, lincs_ ? lincs_result_.max_relative_deviation : 0.0);
+    const double lincs = lincs_ ? lincs_->max_relative_deviation({state_.x.data(), state_.y.data(), state_.z.data()},
+                                                                 system_.box.lengths)
+                                : 0.0;
+    return std::isnan(lincs) ? lincs : std::max(settle, lincs);
 }
 
 bool MdRunner::forces_finite() const {

@@ -158,7 +158,6 @@ private:
     std::unique_ptr<BondedForce> bonded_;  // null without bonded interactions
     std::unique_ptr<Lincs> lincs_;         // null without distance constraints
     LincsResult lincs_result_;
-    std::array<AlignedVector<double>, 3> x_before_update_;  // LINCS' reference positions (slot order)
     GpuDevice gpu_device_;
     std::unique_ptr<GpuNonbonded, void (*)(GpuNonbonded*)> gpu_nb_;
     std::unique_ptr<GpuPme, void (*)(GpuPme*)> gpu_pme_;

@@ -116,6 +116,8 @@ struct Outcome {
     LincsResult result;
     std::array<double, 9> virial{};
     bool dependent = false;
+    double twice_ke_change = 0.0;  // Lincs' own account of sum m v^2 after - before
+    double max_deviation_after = 0.0;  // max_relative_deviation() on the corrected positions
 };
 
 // One apply() on slot-ordered SoA copies (slot_of: identity when empty); results in input order.
@@ -148,6 +150,8 @@ Outcome run_lincs(const Molecules& m, const std::vector<V3>& x, const std::vecto
                            im.data(), box, 1.0 / kDt, true);
     o.virial = lincs.virial();
     o.dependent = lincs.tasks_dependent();
+    o.twice_ke_change = lincs.twice_kinetic_energy_change();
+    o.max_deviation_after = lincs.max_relative_deviation({XP[0].data(), XP[1].data(), XP[2].data()}, box);
     o.xp.resize(n);
     o.v.resize(n);
     for (int a = 0; a < n; ++a) {
@@ -441,6 +445,21 @@ TEST(Lincs, VelocityCorrectionIsThePositionCorrectionOverDt) {
             EXPECT_GT(scale_v, 0.1);
             EXPECT_LT(worst, 1e-11 * scale_v);
         }
+    }
+    // The kinetic energy change Lincs reports (the MD step adds it instead of summing
+    // every atom again) is that of the velocities it wrote; its deviation check on the
+    // corrected positions agrees with the one apply() made.
+    for (int threads : {1, 2}) {
+        const Outcome o = run_lincs(m, m.x, xp, v, {}, threads);
+        const auto inv = m.inv_mass();
+        double change = 0.0;
+        for (int i = 0; i < m.size(); ++i) {
+            if (inv[i] == 0.0) continue;
+            for (int d = 0; d < 3; ++d) change += (o.v[i][d] * o.v[i][d] - v[i][d] * v[i][d]) / inv[i];
+        }
+        EXPECT_NE(o.twice_ke_change, 0.0);
+        EXPECT_NEAR(o.twice_ke_change, change, 1e-9 * std::abs(change) + 1e-12);
+        EXPECT_DOUBLE_EQ(o.max_deviation_after, o.result.max_relative_deviation);
     }
     // No velocity array: positions only, the same positions.
     const Outcome with_v = run_lincs(m, m.x, xp, v, {}, 1);

@@ -213,9 +213,10 @@ Lincs::Lincs(const std::vector<DistanceConstraint>& constraints, const std::vect
     task_atom_begin_[ntask_] = static_cast<int>(upd_atom_.size());
     upd_slot_ = upd_atom_;
 
-    for (auto* w : {&rx_, &ry_, &rz_, &rhs1_, &rhs2_, &sol_, &mlambda_, &blc_sol_}) w->assign(nc_, 0.0);
+    for (auto* w : {&ox_, &oy_, &oz_, &rx_, &ry_, &rz_, &rhs1_, &rhs2_, &sol_, &mlambda_, &blc_sol_}) w->assign(nc_, 0.0);
     blcc_.assign(blbnb_.size(), 0.0);
     task_virial_.assign(ntask_, {});
+    task_twice_ke_change_.assign(ntask_, 0.0);
 }
 
 void Lincs::set_slots(const std::vector<int>& slot_of) {
@@ -233,9 +234,27 @@ void Lincs::set_slots(const std::vector<int>& slot_of) {
     for (std::size_t e = 0; e < upd_atom_.size(); ++e) upd_slot_[e] = slot_of[upd_atom_[e]];
 }
 
-void Lincs::run_tasks(const std::array<const double*, 3>& x, const std::array<double*, 3>& xp,
-                      const std::array<double*, 3>& v, const double* inv_mass_slot, const std::array<double, 3>& box,
-                      double invdt, bool& prefilter_hit) {
+void Lincs::take_directions(const std::array<const double*, 3>& x, const std::array<double, 3>& box) {
+    if (nc_ == 0) return;
+    const MinImage pbc(box);
+#pragma omp parallel for schedule(static) num_threads(ntask_) if (ntask_ > 1)
+    for (int t = 0; t < ntask_; ++t) {
+        for (int b = task_begin_[t]; b < task_begin_[t + 1]; ++b) {
+            const int i = slot1_[b], j = slot2_[b];
+            const double dx = pbc(x[0][i] - x[0][j], 0), dy = pbc(x[1][i] - x[1][j], 1), dz = pbc(x[2][i] - x[2][j], 2);
+            ox_[b] = dx;
+            oy_[b] = dy;
+            oz_[b] = dz;
+            const double inv = 1.0 / std::sqrt(dx * dx + dy * dy + dz * dz);
+            rx_[b] = dx * inv;
+            ry_[b] = dy * inv;
+            rz_[b] = dz * inv;
+        }
+    }
+}
+
+void Lincs::run_tasks(const std::array<double*, 3>& xp, const std::array<double*, 3>& v, const double* inv_mass_slot,
+                      const std::array<double, 3>& box, double invdt, bool& prefilter_hit) {
     const MinImage pbc(box);
     // Iterations flag rotations from 0.9 of the warning angle on, so the exact check
     // afterwards does not miss coupled constraints that end slightly beyond it.
@@ -302,9 +321,11 @@ void Lincs::run_tasks(const std::array<const double*, 3>& x, const std::array<do
                 std::swap(in, out);
             }
         };
-        // xp += invm * sum_b sign * fac_b * r_b per atom (and v with vfac * invdt).
+        // xp += invm * sum_b sign * fac_b * r_b per atom (and v with vfac * invdt,
+        // keeping the change of sum m v^2 that makes).
         auto update_atoms = [&](const double* fac, const double* vfac) {
             for (int t = tid; t < ntask_; t += nth) {
+                double twice_ke_change = 0.0;
                 for (int e = task_atom_begin_[t]; e < task_atom_begin_[t + 1]; ++e) {
                     double dx = 0.0, dy = 0.0, dz = 0.0, ux = 0.0, uy = 0.0, uz = 0.0;
                     for (int j = upd_nr_[e]; j < upd_nr_[e + 1]; ++j) {
@@ -325,39 +346,36 @@ void Lincs::run_tasks(const std::array<const double*, 3>& x, const std::array<do
                     xp[0][s] += im * dx;
                     xp[1][s] += im * dy;
                     xp[2][s] += im * dz;
-                    if (vfac) {
+                    if (vfac && im > 0.0) {
                         const double iv = im * invdt;
-                        v[0][s] += iv * ux;
-                        v[1][s] += iv * uy;
-                        v[2][s] += iv * uz;
+                        const double v0x = v[0][s], v0y = v[1][s], v0z = v[2][s];
+                        const double v1x = v0x + iv * ux, v1y = v0y + iv * uy, v1z = v0z + iv * uz;
+                        v[0][s] = v1x;
+                        v[1][s] = v1y;
+                        v[2][s] = v1z;
+                        twice_ke_change += ((v1x * v1x + v1y * v1y + v1z * v1z) - (v0x * v0x + v0y * v0y + v0z * v0z)) / im;
                     }
                 }
+                if (vfac) task_twice_ke_change_[t] = twice_ke_change;
             }
         };
 
-        // Directions at the start of the step and the first right-hand side.
+        // The first right-hand side, along the start-of-step directions (take_directions()).
         for_my_constraints([&](int b) {
             const int i = s1[b], j = s2[b];
-            const double dx = pbc(x[0][i] - x[0][j], 0), dy = pbc(x[1][i] - x[1][j], 1),
-                         dz = pbc(x[2][i] - x[2][j], 2);
-            const double inv = 1.0 / std::sqrt(dx * dx + dy * dy + dz * dz);
-            rx[b] = dx * inv;
-            ry[b] = dy * inv;
-            rz[b] = dz * inv;
             const double px = pbc(xp[0][i] - xp[0][j], 0), py = pbc(xp[1][i] - xp[1][j], 1),
                          pz = pbc(xp[2][i] - xp[2][j], 2);
             const double mvb = blc[b] * (rx[b] * px + ry[b] * py + rz[b] * pz - len[b]);
             rhs1_[b] = mvb;
             sol[b] = mvb;
         });
-        barrier();  // the matrix needs the directions of other threads' constraints
         for_my_constraints([&](int b) {
             for (int n = blnr[b]; n < blnr[b + 1]; ++n) {
                 const int k = blbnb[n];
                 blcc[n] = blmf_[n] * (rx[b] * rx[k] + ry[b] * ry[k] + rz[b] * rz[k]);
             }
         });
-        expand(false);
+        expand(true);  // the expansion reads other threads' right-hand sides
         for_my_constraints([&](int b) { mlambda[b] = blc[b] * sol[b]; });
         barrier();
         update_atoms(mlambda, iterations == 0 && with_v ? mlambda : nullptr);
@@ -414,8 +432,7 @@ void Lincs::run_tasks(const std::array<const double*, 3>& x, const std::array<do
     prefilter_hit = hit;
 }
 
-LincsResult Lincs::check(const std::array<const double*, 3>& x, const std::array<double*, 3>& xp,
-                         const std::array<double, 3>& box) const {
+LincsResult Lincs::check(const std::array<double*, 3>& xp, const std::array<double, 3>& box) const {
     const MinImage pbc(box);
     const double cos_warn = std::cos(settings_.warn_angle_deg * kDegToRad);
     // A NaN counts as the worst deviation, so a broken constraint is never hidden.
@@ -431,8 +448,7 @@ LincsResult Lincs::check(const std::array<const double*, 3>& x, const std::array
         Partial& p = part[t];
         for (int b = task_begin_[t]; b < task_begin_[t + 1]; ++b) {
             const int i = slot1_[b], j = slot2_[b];
-            const double ax = pbc(x[0][i] - x[0][j], 0), ay = pbc(x[1][i] - x[1][j], 1),
-                         az = pbc(x[2][i] - x[2][j], 2);
+            const double ax = ox_[b], ay = oy_[b], az = oz_[b];
             const double bx = pbc(xp[0][i] - xp[0][j], 0), by = pbc(xp[1][i] - xp[1][j], 1),
                          bz = pbc(xp[2][i] - xp[2][j], 2);
             const double l0 = std::sqrt(ax * ax + ay * ay + az * az), l1 = std::sqrt(bx * bx + by * by + bz * bz);
@@ -475,7 +491,7 @@ LincsResult Lincs::check(const std::array<const double*, 3>& x, const std::array
     for (std::size_t n = 0; n < rotated.size() && n < kMaxLines; ++n) {
         const int b = rotated[n];
         const int i = slot1_[b], j = slot2_[b];
-        const double ax = pbc(x[0][i] - x[0][j], 0), ay = pbc(x[1][i] - x[1][j], 1), az = pbc(x[2][i] - x[2][j], 2);
+        const double ax = ox_[b], ay = oy_[b], az = oz_[b];
         const double bx = pbc(xp[0][i] - xp[0][j], 0), by = pbc(xp[1][i] - xp[1][j], 1),
                      bz = pbc(xp[2][i] - xp[2][j], 2);
         const double l0 = std::sqrt(ax * ax + ay * ay + az * az), l1 = std::sqrt(bx * bx + by * by + bz * bz);
@@ -491,15 +507,38 @@ LincsResult Lincs::check(const std::array<const double*, 3>& x, const std::array
 LincsResult Lincs::apply(const std::array<const double*, 3>& x, const std::array<double*, 3>& xp,
                          const std::array<double*, 3>& v, const double* inv_mass_slot,
                          const std::array<double, 3>& box, double invdt, bool compute_deviation) {
+    take_directions(x, box);
+    return constrain(xp, v, inv_mass_slot, box, invdt, compute_deviation);
+}
+
+double Lincs::max_relative_deviation(const std::array<const double*, 3>& x, const std::array<double, 3>& box) const {
+    const MinImage pbc(box);
+    double worst = 0.0;
+    for (int b = 0; b < nc_; ++b) {
+        const int i = slot1_[b], j = slot2_[b];
+        const double dx = pbc(x[0][i] - x[0][j], 0), dy = pbc(x[1][i] - x[1][j], 1), dz = pbc(x[2][i] - x[2][j], 2);
+        const double dev = std::abs(std::sqrt(dx * dx + dy * dy + dz * dz) - len_[b]) / len_[b];
+        if (std::isnan(dev)) return dev;
+        worst = std::max(worst, dev);
+    }
+    return worst;
+}
+
+LincsResult Lincs::constrain(const std::array<double*, 3>& xp, const std::array<double*, 3>& v,
+                             const double* inv_mass_slot, const std::array<double, 3>& box, double invdt,
+                             bool compute_deviation) {
     virial_ = {};
+    twice_ke_change_ = 0.0;
     if (nc_ == 0) return {};
+    std::fill(task_twice_ke_change_.begin(), task_twice_ke_change_.end(), 0.0);
     bool hit = false;
-    run_tasks(x, xp, v, inv_mass_slot, box, invdt, hit);
+    run_tasks(xp, v, inv_mass_slot, box, invdt, hit);
     for (const auto& w : task_virial_)
         for (int e = 0; e < 9; ++e) virial_[e] += w[e];
+    for (double d : task_twice_ke_change_) twice_ke_change_ += d;
     // Without iterations there is no cheap pre-check of rotations: always check.
     if (!compute_deviation && !hit && settings_.iterations > 0) return {};
-    LincsResult r = check(x, xp, box);
+    LincsResult r = check(xp, box);
     if (!compute_deviation && r.rotation_warnings == 0) return {};
     return r;
 }

@@ -53,10 +53,26 @@ public:
     // new positions (corrected in place), v: velocities corrected by the position
     // correction times invdt when v[0] != nullptr. Slot-ordered SoA arrays; inv_mass per
     // slot. box: rectangular edges for the minimum image of constraint vectors (0: not
-    // periodic in that dimension).
+    // periodic in that dimension). The same as take_directions(x, box) then constrain().
     LincsResult apply(const std::array<const double*, 3>& x, const std::array<double*, 3>& xp,
                       const std::array<double*, 3>& v, const double* inv_mass_slot, const std::array<double, 3>& box,
                       double invdt, bool compute_deviation);
+
+    // The two halves of apply(), so an MD step needs no copy of the start-of-step
+    // positions: the constraint vectors are taken before the update moves the atoms.
+    void take_directions(const std::array<const double*, 3>& x, const std::array<double, 3>& box);
+    LincsResult constrain(const std::array<double*, 3>& xp, const std::array<double*, 3>& v,
+                          const double* inv_mass_slot, const std::array<double, 3>& box, double invdt,
+                          bool compute_deviation);
+
+    // Largest relative deviation |r - d| / d of the constraints in x now (NaN when
+    // one is not finite).
+    double max_relative_deviation(const std::array<const double*, 3>& x, const std::array<double, 3>& box) const;
+    // Change of sum m v^2 (twice the kinetic energy) the last constrain() made by
+    // correcting velocities; 0 when it corrected none.
+    double twice_kinetic_energy_change() const { return twice_ke_change_; }
+    // Slots of the constrained atoms: the only ones constrain() moves.
+    const std::vector<int>& constrained_slots() const { return upd_slot_; }
 
     // Constraint virial of the last apply(), 3x3 row-major, kJ/mol, in the engine's
     // (and GROMACS') convention -0.5 sum_i x_i (x) F_i = -0.5 sum_pairs r_ij (x) f_ij,
@@ -72,11 +88,9 @@ public:
     int num_triangle_constraints() const { return static_cast<int>(tri_con_.size()); }
 
 private:
-    void run_tasks(const std::array<const double*, 3>& x, const std::array<double*, 3>& xp,
-                   const std::array<double*, 3>& v, const double* inv_mass_slot, const std::array<double, 3>& box,
-                   double invdt, bool& prefilter_hit);
-    LincsResult check(const std::array<const double*, 3>& x, const std::array<double*, 3>& xp,
-                      const std::array<double, 3>& box) const;
+    void run_tasks(const std::array<double*, 3>& xp, const std::array<double*, 3>& v, const double* inv_mass_slot,
+                   const std::array<double, 3>& box, double invdt, bool& prefilter_hit);
+    LincsResult check(const std::array<double*, 3>& xp, const std::array<double, 3>& box) const;
 
     LincsSettings settings_;
     int natoms_ = 0;
@@ -106,10 +120,13 @@ private:
     std::vector<int> upd_atom_, upd_slot_, upd_nr_, upd_con_;
     std::vector<double> upd_sign_;
 
-    // Work arrays, reused every step.
-    std::vector<double> rx_, ry_, rz_, rhs1_, rhs2_, sol_, blcc_, mlambda_, blc_sol_;
+    // Work arrays, reused every step: the start-of-step constraint vectors (ox, for
+    // the rotation check) and their directions (rx), then the solve's.
+    std::vector<double> ox_, oy_, oz_, rx_, ry_, rz_, rhs1_, rhs2_, sol_, blcc_, mlambda_, blc_sol_;
     std::vector<std::array<double, 9>> task_virial_;
+    std::vector<double> task_twice_ke_change_;
     std::array<double, 9> virial_{};
+    double twice_ke_change_ = 0.0;
 };
 
 }  // namespace mdcore
