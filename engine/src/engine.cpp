@@ -16,6 +16,7 @@
 #include "mdcore/system_summary.h"
 #include "mdcore/tunables.h"
 #include "mdcore/units.h"
+#include "nonbonded/dispersion_correction.h"
 #include "nonbonded/kernel_dispatch.h"
 #include "pairlist/buffer_setup.h"
 #include "pairlist/list_intervals.h"
@@ -84,13 +85,16 @@ void describe_run(const System& system, const RunControl& control, RunReport& re
     rep.warmup = control.warmup;
 }
 
-EnergySample energy_sample(const ForceEnergies& f, double kinetic, double thermostat_work, double ke_to_temp) {
+EnergySample energy_sample(const ForceEnergies& f, const DispersionCorrectionValues& dispersion, double kinetic,
+                           double thermostat_work, double ke_to_temp) {
     EnergySample e;
     e.lj = f.lj;
     e.coulomb_sr = f.coulomb_sr;
     e.coulomb_recip = f.coulomb_recip;
     e.bonded = f.bonded;
-    e.potential = f.potential();
+    e.dispersion_correction = dispersion.energy;
+    e.pressure_dc = dispersion.pressure;
+    e.potential = f.potential() + dispersion.energy;
     e.kinetic = kinetic;
     e.total = e.potential + e.kinetic;
     e.conserved = e.total + thermostat_work;
@@ -238,12 +242,17 @@ static void check_run_control(const RunControl& control) {
 // pme_scale makes of rc.
 static void resolve_interaction_form(const SystemSummary& system, const RunConfig& config, EffectiveConfig& eff) {
     eff.vdw_modifier = system.vdw_modifier;
+    eff.dispcorr = system.dispcorr;
     eff.rvdw_switch = system.rvdw_switch;
     eff.coulomb_type = system.coulomb_type;
     eff.epsilon_rf = system.epsilon_rf;
     if (!(system.rvdw_switch >= 0.0 && system.rvdw_switch < eff.rc))
         throw std::invalid_argument("rvdw-switch " + format_g(system.rvdw_switch) + " nm must be in [0, rc = " +
                                     format_g(eff.rc) + " nm)");
+    // As grompp: the switched forms' correction integrates the true r^-6 from the switch radius.
+    if (system.dispcorr != DispCorr::No && system.vdw_modifier != VdwModifier::PotentialShift && system.rvdw_switch <= 0.0)
+        throw std::invalid_argument("DispCorr " + std::string(to_string(system.dispcorr)) + " with vdw-modifier " +
+                                    std::string(to_string(system.vdw_modifier)) + " needs rvdw-switch > 0");
     if (system.coulomb_type != CoulombType::ReactionField) return;
     if (!(system.epsilon_rf == 0.0 || (system.epsilon_rf >= system.epsilon_r && std::isfinite(system.epsilon_rf))))
         throw std::invalid_argument("epsilon-rf " + format_g(system.epsilon_rf) + " must be 0 (infinity) or at least epsilon-r (" +
@@ -473,8 +482,10 @@ void run_steps(Md& md, System& system, const RunControl& control, RunReport& rep
     VRescaleThermostat thermostat(system.temperature, control.tau_t, dof, control.seed);
     RunSamples samples;
 
+    // A function of the volume only: constant while the box is.
+    const DispersionCorrection dispersion(system, cfg.rc);
     auto sample = [&](const ForceEnergies& f, double kinetic) {
-        return energy_sample(f, kinetic, thermostat.integral(), ke_to_temp);
+        return energy_sample(f, dispersion.at_volume(system.box.volume()), kinetic, thermostat.integral(), ke_to_temp);
     };
     PmeTimeAccount pme_times;
     auto fail_at = [&](long step, const std::string& what) {
@@ -587,7 +598,7 @@ namespace {
 
 // Step-0 forces and energies of a freshly built runner.
 template <class Md>
-ForceResult forces_of(Md& md, const EffectiveConfig& cfg) {
+ForceResult forces_of(Md& md, const System& system, const EffectiveConfig& cfg) {
     md.search();
     const ForceEnergies e = md.compute_forces(EnergyOutput::Yes);
     if (const std::string bad = non_finite_forces(md, e); !bad.empty()) throw std::runtime_error("step 0: " + bad);
@@ -597,7 +608,10 @@ ForceResult forces_of(Md& md, const EffectiveConfig& cfg) {
     r.coulomb_sr = e.coulomb_sr;
     r.coulomb_recip = e.coulomb_recip;
     r.bonded = e.bonded;
-    r.potential = e.potential();
+    const DispersionCorrectionValues dispersion = DispersionCorrection(system, cfg.rc).at_volume(system.box.volume());
+    r.dispersion_correction = dispersion.energy;
+    r.pressure_dc = dispersion.pressure;
+    r.potential = e.potential() + dispersion.energy;
     r.config = cfg;
     return r;
 }
@@ -619,11 +633,11 @@ ForceResult compute_forces(const System& system, const RunConfig& config) {
             return {};  // PME-only ranks hold no forces
         }
         DdMdRunner md(copy, cfg, dd.layout(), dd.pp_comm(), dd.make_mesh());
-        return forces_of(md, cfg);
+        return forces_of(md, copy, cfg);
     }
 #endif
     MdRunner md(copy, cfg);
-    return forces_of(md, cfg);
+    return forces_of(md, copy, cfg);
 }
 
 std::string engine_version() { return MDT_VERSION; }

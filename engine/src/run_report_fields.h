@@ -25,6 +25,8 @@ void energies(R& e, Visit&& visit) {
     visit("lj14", e.bonded.lj14);
     visit("coulomb14", e.bonded.coulomb14);
     visit("position_restraint", e.bonded.position_restraint);
+    visit("dispersion_correction", e.dispersion_correction);
+    visit("pressure_dc", e.pressure_dc);
     visit("potential", e.potential);
     visit("kinetic", e.kinetic);
     visit("total", e.total);

@@ -36,6 +36,7 @@ nlohmann::json config_block(const EffectiveConfig& c) {
     j["update_offload"] = std::string(to_string(c.update));
     j["vdw_modifier"] = std::string(to_string(c.vdw_modifier));
     j["coulomb_type"] = std::string(to_string(c.coulomb_type));
+    j["dispcorr"] = std::string(to_string(c.dispcorr));
     return j;
 }
 
@@ -157,7 +158,7 @@ std::string run_report_to_text(const RunReport& r) {
                       c.constraints);
         o << line;
     }
-    if (c.vdw_modifier != VdwModifier::PotentialShift || c.coulomb_type != CoulombType::Pme) {
+    if (c.vdw_modifier != VdwModifier::PotentialShift || c.coulomb_type != CoulombType::Pme || c.dispcorr != DispCorr::No) {
         std::snprintf(line, sizeof line, "form     LJ %s", std::string(to_string(c.vdw_modifier)).c_str());
         o << line;
         if (c.vdw_modifier != VdwModifier::PotentialShift) {
@@ -170,6 +171,7 @@ std::string run_report_to_text(const RunReport& r) {
             std::snprintf(line, sizeof line, " (epsilon_rf %.4g%s)", c.epsilon_rf, c.epsilon_rf == 0 ? ": infinity" : "");
             o << line;
         }
+        if (c.dispcorr != DispCorr::No) o << "  DispCorr " << to_string(c.dispcorr);
         o << "\n";
     }
     if (c.nb == Offload::Gpu || !r.gpu.name.empty()) {
@@ -193,7 +195,7 @@ std::string run_report_to_text(const RunReport& r) {
                       name, e.lj, e.coulomb_sr, e.coulomb_recip, e.potential, e.kinetic, e.total, e.conserved,
                       e.temperature);
         o << line;
-        if (e.bonded.total() != 0.0) {  // a molecular system: every term under GROMACS' name, as gmx energy shows them
+        if (e.bonded.total() != 0.0 || e.dispersion_correction != 0.0) {  // a molecular system: every term under GROMACS' name, as gmx energy shows them
             std::string terms = "         ";
             for (const auto& [term, value] : gromacs_energy_terms(e)) {
                 std::snprintf(line, sizeof line, "  %s %.4f", term, value);
@@ -240,10 +242,12 @@ std::vector<std::pair<const char*, double>> gromacs_energy_terms(const EnergySam
     for (const auto& t : bonded)
         if (t.second != 0.0) terms.push_back(t);
     terms.emplace_back("LJ (SR)", e.lj);
+    if (e.dispersion_correction != 0.0) terms.emplace_back("Disper. corr.", e.dispersion_correction);
     terms.emplace_back("Coulomb (SR)", e.coulomb_sr);
     terms.emplace_back("Coul. recip.", e.coulomb_recip);
     if (b.position_restraint != 0.0) terms.emplace_back("Position Rest.", b.position_restraint);
     terms.emplace_back("Potential", e.potential);
+    if (e.pressure_dc != 0.0) terms.emplace_back("Pres. DC (bar)", e.pressure_dc);
     return terms;
 }
 

@@ -125,6 +125,7 @@ EffectiveConfig read_config(const Block& b) {
     c.update = parse_enum(b, "update_offload", c.update, false, parse_offload);
     c.vdw_modifier = parse_enum(b, "vdw_modifier", c.vdw_modifier, false, parse_vdw_modifier);
     c.coulomb_type = parse_enum(b, "coulomb_type", c.coulomb_type, false, parse_coulomb_type);
+    c.dispcorr = parse_enum(b, "dispcorr", c.dispcorr, false, parse_dispcorr);
     return c;
 }
 

@@ -63,6 +63,8 @@ inline void expect_system_matches_reference(const System& sys, const RunConfig& 
     e.coulomb_sr = r.coulomb_sr;
     e.coulomb_recip = r.coulomb_recip;
     e.bonded = r.bonded;
+    e.dispersion_correction = r.dispersion_correction;
+    e.pressure_dc = r.pressure_dc;
     e.potential = r.potential;
     std::map<std::string, double> ours;
     for (const auto& [name, value] : gromacs_energy_terms(e)) ours[name] = value;

@@ -157,6 +157,15 @@ TEST(MdpReader, IgnoredKeysWarningIsOneLine) {
     EXPECT_EQ(mdp_ignored_keys_warning(parse("dt = 0.002\n")), "");
 }
 
+TEST(MdpReader, DispersionCorrectionModes) {
+    EXPECT_EQ(parse("DispCorr = EnerPres\n").dispcorr->value, DispCorr::EnerPres);
+    EXPECT_EQ(parse("dispcorr = ener\n").dispcorr->value, DispCorr::Ener);
+    EXPECT_EQ(parse("DispCorr = All-Ener-Pres\n").dispcorr->value, DispCorr::AllEnerPres);
+    EXPECT_EQ(parse("DispCorr = AllEner\n").dispcorr->value, DispCorr::AllEner);
+    EXPECT_EQ(parse("DispCorr = no\n").dispcorr->value, DispCorr::No);
+    EXPECT_FALSE(parse("dt = 0.002\n").dispcorr);
+}
+
 TEST(MdpReader, UnknownKeyIsRefused) {
     expect_refused("dt = 0.002\nnstlistt = 10\n", 2, {"nstlistt = 10", "unknown .mdp key"});
 }
@@ -231,8 +240,7 @@ TEST(MdpReader, RefusalsNameKeyValueAndLine) {
         {"vdw_type = PME\n", 1, {"vdw_type = PME", "LJ-PME"}},
         {"rcoulomb = 1.0\nrvdw = 1.2\n", 2, {"rvdw = 1.2 (line 2)", "rcoulomb = 1.0 (line 1)", "one cut-off"}},
         {"rvdw = 0.9\n", 1, {"rvdw = 0.9 (line 1)", "rcoulomb = 1 (GROMACS' default)"}},
-        {"DispCorr = EnerPres\n", 1, {"DispCorr = EnerPres", "dispersion correction"}},
-        {"dispcorr = Ener\n", 1, {"dispcorr = Ener", "dispersion correction"}},
+        {"DispCorr = EnerPresure\n", 1, {"DispCorr = EnerPresure", "not a DispCorr value"}},
         {"fourier-nx = 32\n", 1, {"fourier-nx = 32", "together"}},
         {"fourierspacing = 0\n", 1, {"fourierspacing = 0", "above 0"}},
         {"pme-order = 8\n", 1, {"pme-order = 8", "orders 4, 5 and 6"}},

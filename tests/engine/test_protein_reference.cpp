@@ -165,7 +165,10 @@ namespace {
 
 // Each family's own recommended nonbonded settings, read from its .mdp as mdcore
 // run --mdp reads it: CHARMM's LJ force-switch from 1.0 to 1.2 nm with PME at
-// rc 1.2, GROMOS' reaction field (epsilon-rf 62) at rc 1.4.
+// rc 1.2, GROMOS' reaction field (epsilon-rf 62) at rc 1.4; and the dispersion
+// correction with each LJ modifier (OPLS-AA's usual EnerPres with the shift,
+// EnerPres with CHARMM's force switch, AllEnerPres with a potential switch from
+// 0.8 to 1.0 nm), its energy and its pressure term against GROMACS'.
 struct StandardSettings {
     const char* family;
     const char* mdp;
@@ -192,8 +195,17 @@ TEST_P(FamilyStandardSettings, EveryTermAndTheForcesMatchGromacs) {
 
 INSTANTIATE_TEST_SUITE_P(Families, FamilyStandardSettings,
                          ::testing::Values(StandardSettings{"charmm27", "rerun_fswitch.mdp", "energies_fswitch.json"},
-                                           StandardSettings{"gromos54a7", "rerun_rf.mdp", "energies_rf.json"}),
-                         [](const auto& info) { return std::string(info.param.family); });
+                                           StandardSettings{"gromos54a7", "rerun_rf.mdp", "energies_rf.json"},
+                                           StandardSettings{"oplsaa", "rerun_pme_dispcorr.mdp", "energies_pme_dispcorr.json"},
+                                           StandardSettings{"charmm27", "rerun_fswitch_dispcorr.mdp",
+                                                            "energies_fswitch_dispcorr.json"},
+                                           StandardSettings{"gromos54a7", "rerun_pswitch_dispcorr.mdp",
+                                                            "energies_pswitch_dispcorr.json"}),
+                         [](const auto& info) {
+                             std::string mdp = info.param.mdp;  // rerun_<settings>.mdp
+                             mdp = mdp.substr(6, mdp.size() - 10);
+                             return std::string(info.param.family) + "_" + mdp;
+                         });
 
 }  // namespace
 }  // namespace mdcore

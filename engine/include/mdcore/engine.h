@@ -58,6 +58,8 @@ struct ForceResult {
     double coulomb_sr = 0.0;
     double coulomb_recip = 0.0;
     BondedEnergies bonded;
+    double dispersion_correction = 0.0;  // kJ/mol, DispCorr
+    double pressure_dc = 0.0;            // bar, DispCorr EnerPres / AllEnerPres
     double potential = 0.0;
     EffectiveConfig config;
 };

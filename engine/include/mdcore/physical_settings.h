@@ -9,6 +9,10 @@ namespace mdcore {
 // (GROMACS coulombtype); to_string / parse in run_config.h.
 enum class VdwModifier { PotentialShift, ForceSwitch, PotentialSwitch };
 enum class CoulombType { Pme, ReactionField };
+// The long-range dispersion correction (GROMACS DispCorr): the energy (and the
+// pressure) LJ dispersion would add beyond the cut-off and where the modifier
+// changed it inside; the All forms correct the repulsion too.
+enum class DispCorr { No, EnerPres, Ener, AllEnerPres, AllEner };
 
 struct PhysicalSettings {
     double rc = 1.0;                 // nm, cut-off of the physics model
@@ -21,6 +25,7 @@ struct PhysicalSettings {
     double rvdw_switch = 0.0;        // nm, where force- or potential-switching starts
     CoulombType coulomb_type = CoulombType::Pme;  // with charges
     double epsilon_rf = 1.0;         // reaction field; 0 means infinity (conducting)
+    DispCorr dispcorr = DispCorr::No;
     // LINCS (the .mdp's lincs-order, lincs-iter, lincs-warnangle; GROMACS' defaults).
     int lincs_order = 4, lincs_iter = 1;
     double lincs_warnangle = 30;  // degrees

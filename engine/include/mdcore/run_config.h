@@ -98,6 +98,9 @@ std::string_view to_string(VdwModifier m);
 std::optional<VdwModifier> parse_vdw_modifier(std::string_view text);
 std::string_view to_string(CoulombType c);
 std::optional<CoulombType> parse_coulomb_type(std::string_view text);
+// GROMACS' spellings as the manual writes them: no, EnerPres, Ener, AllEnerPres, AllEner.
+std::string_view to_string(DispCorr d);
+std::optional<DispCorr> parse_dispcorr(std::string_view text);
 
 enum class Thermostat { None, VRescale };
 std::string_view to_string(Thermostat t);

@@ -21,6 +21,8 @@ struct EnergySample {
     double coulomb_sr = 0.0;     // Ewald real space + exclusion correction + self term (GROMACS "Coulomb (SR)")
     double coulomb_recip = 0.0;  // PME mesh (+ net-charge term) (GROMACS "Coul. recip.")
     BondedEnergies bonded;       // one field per GROMACS bonded term (mdcore/interactions.h)
+    double dispersion_correction = 0.0;  // GROMACS "Disper. corr." (DispCorr), in the potential
+    double pressure_dc = 0.0;    // bar, GROMACS "Pres. DC (bar)" (DispCorr EnerPres, AllEnerPres)
     double potential = 0.0;
     double kinetic = 0.0;
     double total = 0.0;
@@ -57,6 +59,7 @@ struct EffectiveConfig {
     double rvdw_switch = 0.0;  // nm
     CoulombType coulomb_type = CoulombType::Pme;
     double epsilon_rf = 1.0;   // 0: infinity
+    DispCorr dispcorr = DispCorr::No;
     int constraints = 0;       // SETTLE molecules plus LINCS distance constraints
     // Domain decomposition (domdec/dd_layout.h): one rank is 1x1x1, npme 0.
     int ranks = 1;             // MPI ranks of the run

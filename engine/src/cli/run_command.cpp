@@ -97,6 +97,7 @@ constexpr FlagSpec kRunFlags[] = {
     {"ewald-rtol", "X", "Ewald real-space tolerance at rc (1e-5)", "System"},
     {"vdw-modifier", "potential-shift|force-switch|potential-switch", "how LJ reaches zero at rc (GROMACS vdw-modifier; potential-shift)", "System"},
     {"rvdw-switch", "NM", "where force- or potential-switching starts (0)", "System"},
+    {"dispcorr", "no|EnerPres|Ener|AllEnerPres|AllEner", "long-range dispersion correction (GROMACS DispCorr; no)", "System"},
     {"coulombtype", "pme|reaction-field", "Coulomb of a charged system (pme)", "System"},
     {"epsilon-rf", "X", "reaction-field dielectric beyond rc, 0 for infinity (1)", "System"},
     {"steps", "N", "MD steps (0: energies and forces of the start only)", "Run control"},
@@ -367,7 +368,8 @@ System RunCommand::build_file_system() const {
                                         {"vdw_modifier", "vdw-modifier"},
                                         {"rvdw_switch", "rvdw-switch"},
                                         {"coulomb_type", "coulombtype"},
-                                        {"epsilon_rf", "epsilon-rf"}})
+                                        {"epsilon_rf", "epsilon-rf"},
+                                        {"dispcorr", "dispcorr"}})
         noted(setting, flag, applied);
     if (const auto t = real("temperature", 0.0, 1e5)) sys.temperature = *t;
     if (const auto dt = real("dt", 0.0, 0.01)) sys.dt = *dt;
@@ -425,6 +427,11 @@ System RunCommand::build_system() const {
         sys.coulomb_type = *t;
     }
     if (const auto e = real("epsilon-rf", 0.0, 1e6, true)) sys.epsilon_rf = *e;
+    if (const auto d = text("dispcorr")) {
+        const auto v = parse_dispcorr(*d);
+        if (!v) throw UsageError("--dispcorr: unknown value '" + *d + "' (no, EnerPres, Ener, AllEnerPres, AllEner)");
+        sys.dispcorr = *v;
+    }
     return sys;
 }
 

@@ -42,6 +42,7 @@ void apply_mdp_physics(System& sys, const MdpSettings* mdp, MdpApplied* applied)
     take(mdp->rvdw_switch, sys.rvdw_switch, "rvdw_switch", applied);
     take(mdp->coulomb_type, sys.coulomb_type, "coulomb_type", applied);
     take(mdp->epsilon_rf, sys.epsilon_rf, "epsilon_rf", applied);
+    take(mdp->dispcorr, sys.dispcorr, "dispcorr", applied);
     take(mdp->lincs_order, sys.lincs_order, "lincs_order", applied);
     take(mdp->lincs_iter, sys.lincs_iter, "lincs_iter", applied);
     take(mdp->lincs_warnangle, sys.lincs_warnangle, "lincs_warnangle", applied);

@@ -299,9 +299,13 @@ private:
             if (w == "pme") refuse(e, "LJ-PME is not supported");
             if (w != "cutoff") refuse(e, "mdcore computes LJ with a cut-off only (vdw-type = Cut-off)");
         } else if (key == "dispcorr") {
-            if (w == "enerpres" || w == "ener" || w == "allenerpres" || w == "allener")
-                refuse(e, "the dispersion correction is not supported yet (use DispCorr = no)");
-            if (w != "no") refuse(e, "not a DispCorr value (no, EnerPres, Ener, AllEnerPres, AllEner)");
+            bool known = false;
+            for (DispCorr d : {DispCorr::No, DispCorr::EnerPres, DispCorr::Ener, DispCorr::AllEnerPres, DispCorr::AllEner})
+                if (w == word(to_string(d))) {
+                    out_.dispcorr = at_line(d, e);
+                    known = true;
+                }
+            if (!known) refuse(e, "not a DispCorr value (no, EnerPres, Ener, AllEnerPres, AllEner)");
         } else if (key == "fourierspacing") {
             pme_spacing_ = &e;
         } else if (key == "fourier-nx" || key == "fourier-ny" || key == "fourier-nz") {

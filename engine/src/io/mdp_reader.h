@@ -40,6 +40,7 @@ struct MdpSettings {
     std::optional<MdpValue<double>> rvdw_switch;      // nm
     std::optional<MdpValue<CoulombType>> coulomb_type;
     std::optional<MdpValue<double>> epsilon_rf;       // 0: infinity
+    std::optional<MdpValue<DispCorr>> dispcorr;
     std::optional<MdpValue<int>> lincs_order, lincs_iter;
     std::optional<MdpValue<double>> lincs_warnangle;  // degrees
 

@@ -86,6 +86,23 @@ std::optional<CoulombType> parse_coulomb_type(std::string_view text) {
     return std::nullopt;
 }
 
+std::string_view to_string(DispCorr d) {
+    switch (d) {
+        case DispCorr::No: return "no";
+        case DispCorr::EnerPres: return "EnerPres";
+        case DispCorr::Ener: return "Ener";
+        case DispCorr::AllEnerPres: return "AllEnerPres";
+        case DispCorr::AllEner: return "AllEner";
+    }
+    return "?";
+}
+
+std::optional<DispCorr> parse_dispcorr(std::string_view text) {
+    for (DispCorr d : {DispCorr::No, DispCorr::EnerPres, DispCorr::Ener, DispCorr::AllEnerPres, DispCorr::AllEner})
+        if (text == to_string(d)) return d;
+    return std::nullopt;
+}
+
 std::string_view to_string(Thermostat t) {
     switch (t) {
         case Thermostat::None: return "none";

@@ -30,8 +30,14 @@ ewald-rtol              = 1e-5
 M
 }
 
-# Single point settings: $1 = one of pme (rerun.mdp), fswitch (CHARMM), rf (GROMOS).
+# Single point settings: $1 = one of pme (rerun.mdp), fswitch (CHARMM), rf (GROMOS), pswitch (LJ
+# potential-switch 0.8-1.0 nm), each optionally with the suffix _dispcorr (DispCorr = EnerPres; with
+# pswitch AllEnerPres, which corrects the repulsion too).
 rerun_mdp() {
+local form=${1%_dispcorr} dispcorr=no
+if [ "$form" != "$1" ]; then
+  if [ "$form" = pswitch ]; then dispcorr=AllEnerPres; else dispcorr=EnerPres; fi
+fi
 cat <<M
 integrator      = md
 nsteps          = 0
@@ -39,7 +45,7 @@ dt              = 0.001
 cutoff-scheme   = Verlet
 pbc             = xyz
 M
-case $1 in
+case $form in
 pme) cat <<M
 coulombtype     = PME
 rcoulomb        = 1.0
@@ -72,11 +78,21 @@ coulomb-modifier= Potential-shift
 rvdw            = 1.4
 M
 ;;
+pswitch) cat <<M
+coulombtype     = PME
+rcoulomb        = 1.0
+vdwtype         = Cut-off
+vdw-modifier    = Potential-switch
+rvdw-switch     = 0.8
+coulomb-modifier= Potential-shift
+rvdw            = 1.0
+M
+;;
 esac
 cat <<M
-DispCorr        = no
+DispCorr        = $dispcorr
 M
-[ "$1" = rf ] || cat <<M
+[ "$form" = rf ] || cat <<M
 fourier-nx      = $GRID
 fourier-ny      = $GRID
 fourier-nz      = $GRID
@@ -102,9 +118,17 @@ reference() {
    echo "$(seq -s ' ' 1 150) 0" | $RUN "$GMX_D" energy -dp -f "$tag.edr" -o "$tag.xvg" >"$tag.energy.log" 2>&1
    GMX_PRINT_LONGFORMAT=1 $RUN "$GMX_D" dump -f "$tag.trr" >"$tag.forces.dump" 2>/dev/null
    $RUN "$GMX_D" dump -s "$tag.tpr" >"$tag.tpr.dump" 2>/dev/null
-   python3 - "$tag.xvg" "$tag.forces.dump" "$json" "$forces" "$here/conf.gro" "$tag.tpr.dump" "$counts" "$here/topol.top" <<'PY'
+   # A rerun stores no pressure: the dispersion correction's pressure comes from a 0-step run.
+   local pres_xvg=-
+   if grep -qiE "^DispCorr *= *(All)?EnerPres" "$mdp"; then
+     $RUN "$GMX_D" mdrun -nt 1 -s "$tag.tpr" -nsteps 0 -e "$tag.step0.edr" -g "$tag.step0.log" -o "$tag.step0.trr" \
+       -c "$tag.step0.gro" >"$tag.step0.mdrun.log" 2>&1
+     printf "Pres.-DC\n0\n" | $RUN "$GMX_D" energy -dp -f "$tag.step0.edr" -o "$tag.step0.xvg" >"$tag.step0.energy.log" 2>&1
+     pres_xvg=$tag.step0.xvg
+   fi
+   python3 - "$tag.xvg" "$tag.forces.dump" "$json" "$forces" "$here/conf.gro" "$tag.tpr.dump" "$counts" "$here/topol.top" "$pres_xvg" <<'PY'
 import json, re, sys
-xvg, dump, out_json, out_forces, gro, tpr_dump, out_counts, top = sys.argv[1:]
+xvg, dump, out_json, out_forces, gro, tpr_dump, out_counts, top, pres_xvg = sys.argv[1:]
 names, values = [], None
 for line in open(xvg):
     m = re.match(r'@ s(\d+) legend "(.*)"', line)
@@ -119,6 +143,12 @@ for name, value in zip(names, values):
     terms[name] = value
     if name == 'Potential':
         break
+# and the dispersion correction's pressure, from the 0-step run's single selected term
+if pres_xvg != '-':
+    for line in open(pres_xvg):
+        if not line.startswith(('#', '@')) and line.strip():
+            terms['Pres. DC (bar)'] = float(line.split()[1])
+            break
 natoms = int(open(gro).readlines()[1])
 f, inside = [], False
 for line in open(dump):

@@ -19,7 +19,7 @@ WATER=tip3p
 BOX=3.0        # nm, cubic
 SPACING=0.12   # PME grid spacing of the EM and NVT runs
 GRID=25       # PME grid of the references: what grompp picks for fourierspacing 0.12 in this box
-EXTRA="fswitch"   # extra single points: rerun_<x>.mdp -> energies_<x>.json
+EXTRA="fswitch fswitch_dispcorr"   # extra single points: rerun_<x>.mdp -> energies_<x>.json
 TITLE="Leu-Asp-Lys-Pro-Val (DHFR 36-40) charmm27 + TIP3P, 1 NaCl"
 # The system is neutral (NH3+/COO- termini, Asp-, Lys+, Na+, Cl-) and grompp warns about nothing:
 # every grompp call runs without -maxwarn.

@@ -23,7 +23,7 @@ BOX=3.1        # nm, cubic
 # the last bit from run to run, and the EM then diverges). 0.10 nm gives 32^3, which reproduces exactly.
 SPACING=0.10
 GRID=32
-EXTRA="rf"   # extra single points: rerun_<x>.mdp -> energies_<x>.json
+EXTRA="rf pswitch_dispcorr"   # extra single points: rerun_<x>.mdp -> energies_<x>.json
 TITLE="Leu-Asp-Lys-Pro-Val (DHFR 36-40) gromos54a7 + SPC, 1 NaCl"
 # The system is neutral (NH3+/COO- termini, Asp-, Lys+, Na+, Cl-). grompp's one warning is GROMOS's
 # "parametrized with a physically incorrect multiple-time-stepping scheme for a twin-range cut-off"
