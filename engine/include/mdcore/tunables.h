@@ -26,9 +26,9 @@ namespace mdcore {
 // tunables go at the end.
 enum class Tunable {
     Cluster, Nstlist, Nstprune, Rlist, PmeScale, PmeSpacing, PmeOrder, Threads, Simd, PmeGrid,
-    // Offload (issue 15): where the nonbonded, PME and update tasks run, and the device.
+    // Offload (GROMACS' -nb/-pme/-update, CUDA): where the nonbonded, PME and update tasks run, and the device.
     NbOffload, PmeOffload, UpdateOffload, GpuId,
-    // Domain decomposition (issue 12): the PP cell grid and the PME-only ranks.
+    // Domain decomposition (mpirun -np N): the PP cell grid and the PME-only ranks.
     Dd, Npme,
     // The MPI ranks of the run (mpirun -np N): mdcore checks it, the tuner launches it.
     Ranks,

@@ -27,6 +27,6 @@ EXTRA="rf"   # extra single points: rerun_<x>.mdp -> energies_<x>.json
 TITLE="Leu-Asp-Lys-Pro-Val (DHFR 36-40) gromos54a7 + SPC, 1 NaCl"
 # The system is neutral (NH3+/COO- termini, Asp-, Lys+, Na+, Cl-). grompp's one warning is GROMOS's
 # "parametrized with a physically incorrect multiple-time-stepping scheme for a twin-range cut-off"
-# (gitlab issue 2884), given for any GROMOS topology: hence -maxwarn 1 on every grompp call.
+# (about how the force field was parametrised, on GROMACS' tracker), given for any GROMOS topology: hence -maxwarn 1 on every grompp call.
 MAXWARN="-maxwarn 1"
 source "$(dirname "$0")/../make_system.sh"
