@@ -1,5 +1,5 @@
 #pragma once
-// The result of a run, serialised as JSON with schema_version 1 (docs/run_report.md).
+// The result of a run, serialised as JSON with schema_version 1 (docs/user/run_report.md).
 #include <array>
 #include <map>
 #include <stdexcept>
@@ -152,7 +152,7 @@ struct RunReport {
 }  // namespace mdcore
 
 namespace mdcore {
-// JSON text of a report (schema_version 1; fields documented in docs/run_report.md).
+// JSON text of a report (schema_version 1; fields documented in docs/user/run_report.md).
 std::string run_report_to_json(const RunReport& report, int indent = 2);
 // The report's "config" and "pairlist" objects on their own (compact JSON), as
 // run_report_to_json writes them.
