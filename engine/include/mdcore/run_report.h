@@ -86,7 +86,7 @@ struct ParallelStats {
     std::string shm_copy;            // the MPI shared-memory single-copy setting (domdec/mpi_world.h)
 };
 
-// The device a run with a GPU task used, and what the GPU did (README "GPU offload").
+// The device a run with a GPU task used, and what the GPU did (docs/user/gpu.md).
 struct GpuReport {
     std::string name;           // "" when no task ran on a GPU
     long memory_bytes = 0;
@@ -95,7 +95,7 @@ struct GpuReport {
     double cpu_wait_seconds = 0;  // CPU time blocked waiting for GPU results
 };
 
-// How the run's OpenMP threads ran (README "Threads, pinning and waits").
+// How the run's OpenMP threads ran (docs/user/mdcore-run.md, "Threads, pinning and waits").
 struct ThreadStats {
     PinMode pin = PinMode::Off;  // what was asked (--pin)
     bool pinned = false;
