@@ -161,7 +161,7 @@ inline void add_context() {
 // Test-only: build with -DMDT_INJECT_SLOWDOWN_PERCENT=P (e.g. through
 // CMAKE_CXX_FLAGS) and BM_LeapFrog runs its kernel on P % more atoms than its
 // name says: a known slowdown of one kernel, in wall time and in instructions,
-// for measuring the gate's detection rate (scripts/ci_perf.sh, README). Every
+// for measuring the gate's detection rate (scripts/ci_perf.sh, docs/user/bench.md). Every
 // suite of such a build says so in its JSON context.
 #ifdef MDT_INJECT_SLOWDOWN_PERCENT
 inline constexpr double kInjectedSlowdown = MDT_INJECT_SLOWDOWN_PERCENT / 100.0;

@@ -1,5 +1,5 @@
 // mdtune predict's ranking in-process, before and after resolving configs from
-// the system's summary instead of a built stand-in (issue 16):
+// the system's summary instead of a built stand-in (prediction must answer in milliseconds at any size):
 //
 //   BM_Predict/<kind>/<natoms>         one iteration = rank_configs for a system never seen by
 //                                      the process (a new seed each time, so mdtune's per-system

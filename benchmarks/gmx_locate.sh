@@ -1,11 +1,11 @@
 # Sourced by the GROMACS peer scripts (run from the repository root): finds a
 # runnable gmx and builds the water-24k run input with GROMACS' own SPC/E files.
 
-# Prints the gmx to use: $GMX, else `gmx` on PATH, else the AVX-512 build in
-# ../shared/tools unpacked into /tmp/gmx (installing its run-time libraries as
-# ../shared/tools/README.md lists them). Returns 1 when none runs here (Debian's
-# 2022.5 package stops with "compiled to use the rdtscp CPU instruction" where the
-# VM hides rdtscp); $1 names the calling script in the note printed then.
+# Prints the gmx to use: $GMX, else `gmx` on PATH, else a GROMACS 2024.6 AVX-512 build
+# unpacked into /tmp/gmx from the tarball below, which only the project's machines
+# provide beside the clone (with the run-time libraries in `libs` installed).
+# Returns 1 when none runs here (Debian's 2022.5 package stops with "compiled to use
+# the rdtscp CPU instruction" where the VM hides rdtscp); $1 names the calling script in the note printed then.
 gmx_locate() {
   local who=$1 bin=""
   if [[ -n "${GMX:-}" ]]; then bin=$GMX

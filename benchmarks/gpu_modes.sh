@@ -3,8 +3,8 @@
 # md.mdp flags): one mdcore run per mode — CPU only, B (--nb gpu), C (and --pme gpu), E (and
 # --update gpu) — in one session, then a table of ns/day, ms/step, the GPU nonbonded kernel's
 # time per step, the CPU's wait for the GPU and the pairs per second the kernel reached. With
-# NVE=1 also a mode-E NVE run and its energy drift. The README's "GPU offload (CUDA)" figures come
-# from these runs (stop 32, an H200 machine). Needs a CUDA build and a GPU; without one mdcore
+# NVE=1 also a mode-E NVE run and its energy drift. The GPU figures in docs/performance come from these
+# runs (an H200 machine). Needs a CUDA build and a GPU; without one mdcore
 # refuses the GPU modes and the script stops (exit 1).
 #
 # Usage: benchmarks/gpu_modes.sh [--help]   (from any directory; settings are environment variables)

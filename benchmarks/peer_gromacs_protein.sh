@@ -9,7 +9,7 @@
 # Usage: benchmarks/peer_gromacs_protein.sh [--help]   (from any directory; settings are environment variables)
 # Environment:
 #   SYSTEM_DIR=tests/data/dhfr-jac   folder with conf.gro, topol.top and md.mdp
-#   GMX=/path/to/gmx    the GROMACS to compare with (default: gmx on PATH, else the AVX-512 build of ../shared/tools)
+#   GMX=/path/to/gmx    the GROMACS to compare with (default: gmx on PATH, else a GROMACS 2024.6 AVX-512 build where the machine provides one: gmx_locate.sh)
 #   REPEATS=3           rounds of the interleaved pair (medians reported)
 #   THREADS=2           OpenMP threads of both engines (GROMACS: -ntmpi 1 -ntomp THREADS -pin on)
 #   GMX_STEPS=2000      GROMACS steps (-resethway: the second half is timed)

@@ -7,8 +7,8 @@
 #
 # Usage: benchmarks/peer_gromacs_water.sh [--help]   (from any directory; settings are environment variables)
 # Environment:
-#   GMX=/path/to/gmx    the GROMACS to compare with; default: `gmx` on PATH, else the AVX-512 build
-#                       in ../shared/tools unpacked into /tmp/gmx (where that file exists)
+#   GMX=/path/to/gmx    the GROMACS to compare with; default: `gmx` on PATH, else a GROMACS 2024.6 AVX-512
+#                       build where the machine provides one (benchmarks/gmx_locate.sh)
 #   REPEATS=2           rounds of the interleaved pair (medians reported)
 #   THREADS=2           OpenMP threads of both engines (GROMACS: -ntmpi 1 -ntomp THREADS -pin on)
 #   GMX_STEPS=6000      GROMACS steps (-resethway: the second half is timed)

@@ -1,4 +1,4 @@
-# The layers (README "Layers") and their libraries, bottom up. mdt_check_layers()
+# The layers (docs/developer/architecture.md) and their libraries, bottom up. mdt_check_layers()
 # runs after every folder is added and stops the configure step when a library
 # links one of a layer above its own: dependencies go one way,
 #   engine <- core <- db <- models <- tuner <- cli.

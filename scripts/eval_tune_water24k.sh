@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `mdtune tune` on the GROMACS water-24k box against an exhaustive sweep of the same
-# space (models/eval/water24k_exhaustive.toml), issue 16's evaluation:
+# space (models/eval/water24k_exhaustive.toml), to see whether tune finds the exhaustive best in a fraction of its time:
 #   1. training data: the quick training sweeps of scripts/eval_models.sh (generated
 #      water and LJ boxes, never this box) in their own database, and a fit;
 #   2. `mdtune tune --gro --topol --space` on a copy of that database: the model's

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measures the regression gate's false-alarm rate and its detection of a real
-# 5 % slowdown with `mdtune bench run`/`compare` defaults (issue 16). Run it on a
+# 5 % slowdown with `mdtune bench run`/`compare` defaults, the two figures that decide whether the gate can block merges. Run it on a
 # quiet machine: its figures are the machine's, not the gate's, otherwise.
 #
 #  1. identical builds: N back-to-back `mdtune bench run`s of one build (labels

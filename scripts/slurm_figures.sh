@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Figures for the Slurm path (README, issue 14) on a running Slurm (scripts/slurm_local.sh
+# Figures for the Slurm path (the measured figures in docs/user/submit.md) on a running Slurm (scripts/slurm_local.sh
 # start; SLURM_CONF set): (1) a 6-config LJ sweep run locally vs as a 3-task array with
 # %1, submit to merged; (2) 64 array tasks of one trial each: merge time, and that the
 # main database holds each of the 64 points exactly once.

@@ -218,7 +218,7 @@ CREATE TABLE trial_claims(
 );
 )sql";
 
-// v6: interleaved rounds (issue 16). Every repeat of a trial measured in rounds,
+// v6: interleaved rounds (a drifting machine slows a config and its reference alike). Every repeat of a trial measured in rounds,
 // with the reference config's time in the same round and the CPU time the run
 // got (the guard rail against runs that did not get their threads). Keyed by
 // the trial key, so shards merge like trials; trials from before v6 have none.
@@ -239,7 +239,7 @@ CREATE TABLE trial_samples(
 );
 )sql";
 
-// v7: where a user's box was read (issue 16): the digest in the system id says which
+// v7: where a user's box was read (so fit can read it again): the digest in the system id says which
 // box, these paths let a later `mdtune fit` read it again (and check the digest).
 constexpr const char* kV7 = R"sql(
 ALTER TABLE systems ADD COLUMN gro TEXT;  -- absolute path of a user's .gro; NULL for generated kinds

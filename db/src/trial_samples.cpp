@@ -1,4 +1,4 @@
-// The trial_samples table: see trial_samples.h and docs/database.md.
+// The trial_samples table: see trial_samples.h and docs/user/database.md.
 #include "trial_samples.h"
 
 #include "migrations.h"

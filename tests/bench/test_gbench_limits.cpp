@@ -1,6 +1,6 @@
 // Google Benchmark JSON at and beyond the limits of its fields: each rejection
-// names the file, the field and the real limit (issue 17, messages and the
-// 200,000-level "context" that overflowed the stack in dump()).
+// names the file, the field and the real limit (and a nesting-depth limit, since a
+// 200,000-level "context" once overflowed the stack in dump()).
 #include <gtest/gtest.h>
 
 #include "../common/error_message.h"

@@ -1,4 +1,4 @@
-// docs/database.md cannot drift from the schema: every table and column it lists
+// docs/user/database.md cannot drift from the schema: every table and column it lists
 // exists, every column of the schema is listed, and every ```sql query in it runs on
 // a database written through the store and returns the rows worked out here by hand.
 #include <gtest/gtest.h>
@@ -237,9 +237,9 @@ TEST_F(DatabaseDoc, ListsEveryTableAndColumnOfTheSchemaAndNoOther) {
     const Columns documented = documented_columns(read_doc());
     ASSERT_FALSE(schema.empty());
     for (const auto& [table, column] : schema)
-        EXPECT_TRUE(documented.count({table, column})) << table << "." << column << " is not in docs/database.md";
+        EXPECT_TRUE(documented.count({table, column})) << table << "." << column << " is not in docs/user/database.md";
     for (const auto& [table, column] : documented)
-        EXPECT_TRUE(schema.count({table, column})) << "docs/database.md lists " << table << "." << column
+        EXPECT_TRUE(schema.count({table, column})) << "docs/user/database.md lists " << table << "." << column
                                                     << ", which the schema does not have";
 }
 
@@ -252,7 +252,7 @@ TEST_F(DatabaseDoc, EveryQueryReturnsTheRowsOfItsDescription) {
     fill(store);
     const std::vector<std::string> queries = sql_blocks(read_doc());
     const std::vector<Result>& expected = expected_results();
-    ASSERT_EQ(queries.size(), expected.size()) << "a query was added to or removed from docs/database.md: "
+    ASSERT_EQ(queries.size(), expected.size()) << "a query was added to or removed from docs/user/database.md: "
                                                   "give this test its expected rows";
     for (std::size_t q = 0; q < queries.size(); ++q) {
         SCOPED_TRACE("query " + std::to_string(q + 1) + ":\n" + queries[q]);

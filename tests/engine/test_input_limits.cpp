@@ -1,4 +1,4 @@
-// Hostile and mistaken inputs (issue 17): indices near INT_MAX, #include chains,
+// Hostile and mistaken inputs, as a fuzzer or a typo produces them: indices near INT_MAX, #include chains,
 // unphysical values and runs that turn non-finite must be refused with a message
 // naming where and the limit, never crash or report "ok".
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 # Fails when a source file includes a header of a layer above its own
-# (README "Layers": engine <- core <- db <- models <- tuner <- cli).
+# (docs/developer/architecture.md: engine <- core <- db <- models <- tuner <- cli).
 #   cmake -DSOURCE_DIR=<repository or fixture tree> -P check_include_layers.cmake
 # A file's layer is its top folder; an include's layer is its path prefix
 # (mdcore/, mdtune/<module>/). Headers of the old flat mdtune/ folder are refused

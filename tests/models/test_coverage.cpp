@@ -1,4 +1,4 @@
-// Predict within what was measured (issue 16): a config whose settings no
+// Predict within what was measured (a model that extrapolates must say so): a config whose settings no
 // training trial covered is extrapolated and never ranked above a covered one,
 // and cross-validation holds out tunable values so model selection sees the case.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Features of decomposed runs (issue 12): ranks, PME ranks, cells, the halo a
+// Features of decomposed runs (mpirun, --dd, --npme): ranks, PME ranks, cells, the halo a
 // cell receives and the PP<->PME volume, from the layout mdcore resolves.
 #include <gtest/gtest.h>
 

@@ -133,7 +133,7 @@ TEST_F(ModelCli, PredictWithinAUsersSpace) {
     EXPECT_TRUE(contains(r.output, "warp")) << r.output;
 }
 
-// --gro/--topol: the user's own box, described from the files (issue 16).
+// --gro/--topol: the user's own box, described from the files, not from a generated kind.
 TEST_F(ModelCli, PredictForAUsersOwnBox) {
     fill();
     ASSERT_EQ(run("fit --db " + db() + " --model cost").exit_code, 0);

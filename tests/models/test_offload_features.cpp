@@ -1,4 +1,4 @@
-// Offload modes in the models (issue 15): which tasks run on the GPU, and the GPU's
+// Offload modes in the models (GROMACS' modes B, C and E): which tasks run on the GPU, and the GPU's
 // size, reach the features; each model's inputs tell modes B, C and E apart, and the
 // cost model moves a task's CPU work terms to GPU terms when the task moves.
 #include <gtest/gtest.h>

@@ -13,7 +13,7 @@ namespace {
 
 TEST(Features, StandInResolvesExactlyAsMdcoreRecords) {
     // mdcore run --system water --nwater 500 on AVX-512 recorded: 4x8, rlist 1.032,
-    // rlist_inner 1.000, PME grid 21^3 (see docs/run_report.md for the fields).
+    // rlist_inner 1.000, PME grid 21^3 (see docs/user/run_report.md for the fields).
     const models::SystemModel sys({mdcore::SystemKind::Water, 1500, 1});
     EXPECT_EQ(sys.features().natoms, 1500);
     EXPECT_NEAR(sys.features().number_density, 99.98, 0.05);

@@ -1,5 +1,5 @@
 // Rules-file numbers beyond their field's range name the file, the line and the
-// real limit (issue 17, messages).
+// real limit, so a user can fix the file without reading the parser.
 #include <gtest/gtest.h>
 
 #include "../common/error_message.h"

@@ -1,7 +1,7 @@
 // Large spaces are never materialised: a space knows its size, decodes its k-th
 // point, strategies sample indices, and a sweep of a 10^12-point space with a
-// budget of 3 starts at once and stays small (issue 17, item 1), while the
-// points it drops as infeasible are counted by reason (item 2).
+// budget of 3 starts at once and stays small (so a 10^12-point space costs no memory), while the
+// points it drops as infeasible are counted by reason, so a user sees why a sweep shrank.
 #include <gtest/gtest.h>
 #include <unistd.h>
 

@@ -1,5 +1,5 @@
 // Space values beyond what mdcore accepts are refused with the real limit, the
-// file and the line (issue 17: "repeats = 100000 says 'must be 1 or more'").
+// file and the line ("repeats = 100000" once said "must be 1 or more", which hid the real limit).
 #include <gtest/gtest.h>
 
 #include "../common/error_message.h"

@@ -1,4 +1,4 @@
-// `mdtune sweep` guarding its size and its inputs (issue 17): an oversized
+// `mdtune sweep` guarding its size and its inputs, before it spends hours: an oversized
 // exhaustive sweep is refused with its count and ETA, infeasible configs are
 // reported by reason (exit 2 when nothing is left), a huge space sampled with a
 // budget starts at once, and a rerun measures anew only what changed its key.

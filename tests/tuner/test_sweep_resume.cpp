@@ -1,4 +1,4 @@
-// Resuming sweeps (issue 17, items 3 and 4): recorded failures are measured
+// Resuming sweeps (an interrupted or failed sweep must not be measured twice nor reuse a failure): recorded failures are measured
 // again unless asked to keep them, invalid results are reused, and trials are
 // keyed by what changes a measurement — the mdcore binary, the launcher and the
 // OMP_/GOMP_/KMP_/MDCORE_ environment — so changing any of them measures anew.

@@ -1,4 +1,4 @@
-// A user's own system (issue 16): a .gro/.top read with mdcore's reader, described
+// A user's own system, not a generated kind: a .gro/.top read with mdcore's reader, described
 // like a generated box (atoms, box, density, charges, constraints from the files),
 // keyed by a digest of the files' contents, stored and read back, given in a space.
 #include <gtest/gtest.h>

@@ -42,7 +42,7 @@ private:
 };
 
 // Where a run's `threads` OpenMP threads would be pinned on this machine under
-// control.pin (README "Threads, pinning and waits"); throws std::invalid_argument
+// control.pin (docs/user/mdcore-run.md, "Threads, pinning and waits"); throws std::invalid_argument
 // for a --pin on that the CPUs this process may use cannot hold.
 ThreadStats plan_thread_pinning(const RunControl& control, int threads);
 

@@ -51,7 +51,7 @@ bool simd_supported(SimdLevel level, std::span<const std::string> cpu_flags);
 bool simd_supported(SimdLevel level);
 
 // Where a task of the step runs: the CPU, or the GPU (CUDA builds with a device;
-// README "GPU offload (CUDA)"). The offload modes of GROMACS' 2020 paper, Fig. 2:
+// docs/user/gpu.md). The offload modes of GROMACS' 2020 paper, Fig. 2:
 // nb gpu (B), + pme gpu (C), + update gpu (E).
 enum class Offload { Cpu, Gpu };
 std::string_view to_string(Offload o);
@@ -59,7 +59,7 @@ std::optional<Offload> parse_offload(std::string_view text);
 
 struct RunConfig {
     // Unset: 8x4 for AVX-512 (two 16-lane registers per cluster pair), 4x4 otherwise
-    // (measured fastest per SIMD level on the in.lj benchmark; see README).
+    // (measured fastest per SIMD level on the in.lj benchmark).
     std::optional<ClusterShape> cluster;
     int nstlist = 0;                // 0: heuristic (see resolve_config)
     std::optional<double> rlist;    // explicit outer list radius; default from the buffer estimate
@@ -107,7 +107,7 @@ std::string_view to_string(Thermostat t);
 
 // Thread pinning (as mdrun -pin): auto pins when the run's threads (x the node's
 // ranks) use every CPU this process may run on, on always, off (the default:
-// no gain measured on the machines it was tried on, README) never.
+// no gain measured on the machines it was tried on: docs/decisions/0006) never.
 enum class PinMode { Auto, On, Off };
 std::string_view to_string(PinMode m);
 std::optional<PinMode> parse_pin_mode(std::string_view text);

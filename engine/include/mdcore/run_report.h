@@ -1,5 +1,5 @@
 #pragma once
-// The result of a run, serialised as JSON with schema_version 1 (docs/run_report.md).
+// The result of a run, serialised as JSON with schema_version 1 (docs/user/run_report.md).
 #include <array>
 #include <map>
 #include <stdexcept>
@@ -89,7 +89,7 @@ struct ParallelStats {
     std::string shm_copy;            // the MPI shared-memory single-copy setting (domdec/mpi_world.h)
 };
 
-// The device a run with a GPU task used, and what the GPU did (README "GPU offload").
+// The device a run with a GPU task used, and what the GPU did (docs/user/gpu.md).
 struct GpuReport {
     std::string name;           // "" when no task ran on a GPU
     long memory_bytes = 0;
@@ -98,7 +98,7 @@ struct GpuReport {
     double cpu_wait_seconds = 0;  // CPU time blocked waiting for GPU results
 };
 
-// How the run's OpenMP threads ran (README "Threads, pinning and waits").
+// How the run's OpenMP threads ran (docs/user/mdcore-run.md, "Threads, pinning and waits").
 struct ThreadStats {
     PinMode pin = PinMode::Off;  // what was asked (--pin)
     bool pinned = false;
@@ -155,7 +155,7 @@ struct RunReport {
 }  // namespace mdcore
 
 namespace mdcore {
-// JSON text of a report (schema_version 1; fields documented in docs/run_report.md).
+// JSON text of a report (schema_version 1; fields documented in docs/user/run_report.md).
 std::string run_report_to_json(const RunReport& report, int indent = 2);
 // The report's "config" and "pairlist" objects on their own (compact JSON), as
 // run_report_to_json writes them.

@@ -8,7 +8,7 @@
 // candidate grid all derive from this table.
 //
 // Adding a tunable: a field in RunConfig (and EffectiveConfig), an entry here
-// (enum + tunables.cpp), and the engine code that uses it. README "Adding a tunable".
+// (enum + tunables.cpp), and the engine code that uses it: docs/developer/adding-a-tunable.md.
 #include <array>
 #include <optional>
 #include <span>
@@ -26,9 +26,9 @@ namespace mdcore {
 // tunables go at the end.
 enum class Tunable {
     Cluster, Nstlist, Nstprune, Rlist, PmeScale, PmeSpacing, PmeOrder, Threads, Simd, PmeGrid,
-    // Offload (issue 15): where the nonbonded, PME and update tasks run, and the device.
+    // Offload (GROMACS' -nb/-pme/-update, CUDA): where the nonbonded, PME and update tasks run, and the device.
     NbOffload, PmeOffload, UpdateOffload, GpuId,
-    // Domain decomposition (issue 12): the PP cell grid and the PME-only ranks.
+    // Domain decomposition (mpirun -np N): the PP cell grid and the PME-only ranks.
     Dd, Npme,
     // The MPI ranks of the run (mpirun -np N): mdcore checks it, the tuner launches it.
     Ranks,
@@ -60,7 +60,7 @@ struct TunableInfo {
     // offload: a GPU); the feasibility check, not the value check, judges that.
     bool machine_bound = false;
     std::span<const std::string_view> choices;  // Choice: accepted text, in order
-    std::string_view default_doc;  // the default and its heuristic, for usage and README
+    std::string_view default_doc;  // the default and its heuristic, for usage and docs/user/tunables.md
     std::string_view help;         // one line for --help
     void (*set)(RunConfig&, const TunableValue&);
     TunableValue (*used)(const EffectiveConfig&);  // the value a run resolved to
@@ -90,13 +90,13 @@ void set_tunable(RunConfig& config, Tunable t, const TunableValue& value);
 
 // mdcore's default cluster shape for a SIMD level on the CPU, for a system without
 // charges: 8x4 with AVX-512 (two 16-lane registers per cluster pair), 4x4 otherwise
-// (fastest per level on the in.lj benchmark; README).
+// (fastest per level on the in.lj benchmark).
 ClusterShape default_cluster_shape(SimdLevel resolved);
 // The default for a system: with charges (PME) and AVX-512, 4x8, GROMACS' 2xMM layout
 // (a register holds two i-atoms, so the per-register LJ skip of hydrogen-only pairs
 // applies more often; 16 % less nonbonded time than 8x4 on the water-24k box); with the
 // nonbonded task on the GPU, 8x4 whatever the level (the GPU pair list is built from the
-// 8x4 search; README "GPU offload (CUDA)").
+// 8x4 search; docs/user/gpu.md).
 ClusterShape default_cluster_shape(SimdLevel resolved, Offload nb, bool charged);
 
 }  // namespace mdcore

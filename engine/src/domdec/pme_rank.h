@@ -1,5 +1,5 @@
 #pragma once
-// The PME side of PME-only ranks (issue 12, --npme K): the loop a PME rank runs
+// The PME side of PME-only ranks (--npme K): the loop a PME rank runs
 // instead of MD. Each step it receives the coordinates and charges of the PP ranks it
 // serves (pme_rank_protocol.h), computes the reciprocal-space part with the other PME
 // ranks on all of them (ParallelPmeMesh over pme_comm), and sends back each PP rank's

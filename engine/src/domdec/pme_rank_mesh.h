@@ -1,5 +1,5 @@
 #pragma once
-// The PP side of PME-only ranks (issue 12, --npme K): each PP rank sends its home
+// The PP side of PME-only ranks (--npme K, so the mesh overlaps the PP ranks' pair forces): each PP rank sends its home
 // atoms' coordinates and charges to the PME rank serving it (pme_rank_protocol.h)
 // and receives their reciprocal-space forces, the global energy and the virial. The
 // PME side is run_pme_rank (pme_rank.h). begin() posts non-blocking sends and

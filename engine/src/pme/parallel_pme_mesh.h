@@ -1,6 +1,6 @@
 #pragma once
 // Smooth PME with its mesh decomposed in x-slabs over the ranks of a communicator
-// (issue 12, --npme 0 and the PME-only ranks). Every rank passes its own atoms, any
+// (for domain decomposition: --npme 0, and among the PME-only ranks). Every rank passes its own atoms, any
 // atoms anywhere; each spreads them onto a local grid (the serial Pme's mesh
 // kernels), the touched planes go to their slab owners (pme_plane_exchange.h), the
 // distributed FFT (pme_slab_fft.h) and the solve run on the slabs, the potential

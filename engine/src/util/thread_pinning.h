@@ -1,5 +1,5 @@
 #pragma once
-// Thread pinning (README "Threads, pinning and waits"), after mdrun -pin: the
+// Thread pinning (docs/user/mdcore-run.md, "Threads, pinning and waits"), after mdrun -pin: the
 // OpenMP threads of a run each bound to one CPU, so the OS does not move them
 // between cores (and their caches) mid-step.
 #include <string>

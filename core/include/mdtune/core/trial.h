@@ -56,8 +56,8 @@ struct MeasureSettings {
     std::string canonical() const;  // "steps=2000:warmup=200:repeats=3"
 };
 
-// One repeat of a trial measured in interleaved rounds (README "Rounds, verdicts
-// and guard rails"): its round, its place in that round's random order, its
+// One repeat of a trial measured in interleaved rounds (docs/user/sweep.md, "Rounds,
+// verdicts and guard rails"): its round, its place in that round's random order, its
 // time, the reference config's time in the same round and the CPU time the
 // run got, from which a repeat that did not get the threads it asked for is
 // marked noisy (excluded from the trial's statistics, never the best).

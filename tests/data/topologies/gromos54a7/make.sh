@@ -6,7 +6,7 @@
 #   -> 2 ps NVT at 300 K (h-bonds, v-rescale) -> conf.gro (with velocities)
 #   -> double-precision single-point references: energies.json, forces.txt, interactions.json
 #   and energies_rf.json (GROMOS reaction field: epsilon-rf 62, rc 1.4 nm)
-# The approach (and the reference() code) is that of shared/benchmarks/dhfr-jac/make.sh.
+# The approach (and the reference() code) follows the script that made the DHFR reference in ../../dhfr-jac.
 # Needs GROMACS 2022.5 (gmx = mixed precision, gmx_d = double precision, and the force fields of
 # its share/gromacs/top; the Debian "gromacs" package provides all three) and python3.
 #
@@ -27,6 +27,6 @@ EXTRA="rf pswitch_dispcorr"   # extra single points: rerun_<x>.mdp -> energies_<
 TITLE="Leu-Asp-Lys-Pro-Val (DHFR 36-40) gromos54a7 + SPC, 1 NaCl"
 # The system is neutral (NH3+/COO- termini, Asp-, Lys+, Na+, Cl-). grompp's one warning is GROMOS's
 # "parametrized with a physically incorrect multiple-time-stepping scheme for a twin-range cut-off"
-# (gitlab issue 2884), given for any GROMOS topology: hence -maxwarn 1 on every grompp call.
+# (about how the force field was parametrised, on GROMACS' tracker), given for any GROMOS topology: hence -maxwarn 1 on every grompp call.
 MAXWARN="-maxwarn 1"
 source "$(dirname "$0")/../make_system.sh"

@@ -5,7 +5,7 @@
 #   -> genion (1 NA + 1 CL) -> steepest-descent EM (at most 500 steps, no constraints)
 #   -> 2 ps NVT at 300 K (h-bonds, v-rescale) -> conf.gro (with velocities)
 #   -> double-precision single-point references: energies.json, forces.txt, interactions.json
-# The approach (and the reference() code) is that of shared/benchmarks/dhfr-jac/make.sh.
+# The approach (and the reference() code) follows the script that made the DHFR reference in ../../dhfr-jac.
 # Needs GROMACS 2022.5 (gmx = mixed precision, gmx_d = double precision, and the force fields of
 # its share/gromacs/top; the Debian "gromacs" package provides all three) and python3.
 #

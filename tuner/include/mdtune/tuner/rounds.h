@@ -1,5 +1,5 @@
 #pragma once
-// Interleaved rounds (README "Rounds, verdicts and guard rails"): a batch of
+// Interleaved rounds (docs/user/sweep.md, "Rounds, verdicts and guard rails"): a batch of
 // proposals of one system with the same measure settings is measured
 // measure.repeats times as rounds — every member once per round, in a fresh
 // random order each round, with a reference config (the default) in every

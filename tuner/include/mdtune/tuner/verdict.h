@@ -1,5 +1,5 @@
 #pragma once
-// Verdicts of a sweep (README "Rounds, verdicts and guard rails"): per system,
+// Verdicts of a sweep (docs/user/sweep.md, "Rounds, verdicts and guard rails"): per system,
 // the best config, the configs that cannot be told apart from it at the chosen
 // confidence, and whether the best can be told apart from the default at all.
 // Configs measured in rounds are compared by their ratios to the rounds'

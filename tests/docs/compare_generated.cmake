@@ -1,0 +1,21 @@
+# Fails when a generated page differs from the committed one.
+#   cmake -DGENERATOR=<program> -DPAGE=<committed page> -DOUT=<scratch file> -DTARGET=<regenerating target> -P compare_generated.cmake
+foreach(var GENERATOR PAGE OUT TARGET)
+  if(NOT ${var})
+    message(FATAL_ERROR "compare_generated: pass -D${var}=...")
+  endif()
+endforeach()
+execute_process(COMMAND "${GENERATOR}" "${OUT}" RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${GENERATOR} failed (${rc})")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files "${PAGE}" "${OUT}" RESULT_VARIABLE differ)
+if(differ)
+  find_program(DIFF diff)
+  if(DIFF)
+    execute_process(COMMAND "${DIFF}" -u "${PAGE}" "${OUT}")
+  endif()
+  message(FATAL_ERROR "${PAGE} is not what the code generates (${OUT}).\n"
+                      "Regenerate it: cmake --build <build dir> --target ${TARGET}")
+endif()
+message(STATUS "${PAGE} matches the code")
