@@ -5,7 +5,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -14,6 +13,7 @@
 #include "cli_options.h"
 #include "commands.h"
 #include "model_output.h"
+#include "mdcore/output_file.h"
 #include "mdtune/models/compare_table.h"
 #include "mdtune/models/fit_from_store.h"
 #include "mdtune/models/gromacs_settings.h"
@@ -363,9 +363,7 @@ int compare(const CompareOptions& opts) {
                      opts.db.c_str());
     print_compare(request, r);
     if (!opts.plot.empty()) {
-        std::ofstream out(opts.plot);
-        out << models::compare_plot_svg(r);
-        if (!out.flush()) throw std::runtime_error(opts.plot + ": cannot write the plot");
+        mdcore::write_text_file(opts.plot, models::compare_plot_svg(r));
         std::printf("  plot: %s\n", opts.plot.c_str());
     }
     return 0;

@@ -125,4 +125,42 @@ TEST_F(MdcoreHardening, OverlappingAtomsFailAtStepZero) {
     EXPECT_EQ(report.value("failed_step", -1), 0);
 }
 
+// Every output is checked to the end: a full device or a file-size limit is an
+// error (exit 1) naming the output, and no empty or cut-off file stays behind.
+const std::string kSmallRun = "run --system lj --natoms 500 --steps 2 --threads 1";
+
+TEST_F(MdcoreHardening, JsonReportToAFullDeviceFails) {
+    expect_exit(mdcore(kSmallRun + " --json /dev/full"), 1, {"--json: /dev/full: cannot write: No space left"});
+}
+
+TEST_F(MdcoreHardening, ReportOnAFullStandardOutputFails) {
+    for (const std::string json : {" --json -", ""}) {
+        // The subshell sends only stdout to /dev/full; stderr comes back.
+        const Result r =
+            mdtest::run_command("(" + std::string(MDCORE_BINARY) + " " + kSmallRun + json + " >/dev/full)");
+        expect_exit(r, 1, {"standard output: cannot write: No space left"});
+    }
+}
+
+TEST_F(MdcoreHardening, OutputFilesToAFullDeviceFail) {
+    for (const std::string flag : {"--out-gro", "--dump-forces"})
+        expect_exit(mdcore(kSmallRun + " " + flag + " /dev/full"), 1, {"/dev/full: cannot write: No space left"});
+}
+
+TEST_F(MdcoreHardening, JsonReportCutShortLeavesNoFile) {
+    // A 1 KiB file-size limit stands in for a full disk: the report's write fails part way.
+    const std::string json = path("r.json");
+    const Result r = mdtest::run_command("trap '' XFSZ; ulimit -f 2; " + std::string(MDCORE_BINARY) + " " + kSmallRun +
+                                         " --json " + json);
+    expect_exit(r, 1, {"--json: " + json + ": cannot write: File too large", "the partial file was removed"});
+    EXPECT_FALSE(fs::exists(json));
+}
+
+TEST_F(MdcoreHardening, HelpAndVersionOnAFullStandardOutputFail) {
+    for (const std::string args : {"--version", "--version --json", "--help", "run --help"}) {
+        const Result r = mdtest::run_command("(" + std::string(MDCORE_BINARY) + " " + args + " >/dev/full)");
+        expect_exit(r, 1, {"standard output: cannot write"});
+    }
+}
+
 }  // namespace

@@ -101,4 +101,16 @@ TEST_F(CliManners, OutputPathsAreCheckedBeforeAnythingRuns) {
     EXPECT_FALSE(fs::exists(path("b.db")));
 }
 
+// What mdtune prints must arrive: on a full standard output the command fails (exit 1)
+// and says so on stderr.
+TEST_F(CliManners, AFullStandardOutputFailsTheCommand) {
+    for (const std::string args : {"--help", "hw", "hw --json", "show --help"}) {
+        const auto r = mdtest::run_command("(" + kMdtune + " " + args + " >/dev/full)");
+        EXPECT_EQ(r.exit_code, 1) << args << "\n" << r.output;
+        EXPECT_NE(r.output.find("mdtune: error: standard output: cannot write: No space left"), std::string::npos)
+            << args << "\n" << r.output;
+    }
+}
+
 }  // namespace
+

@@ -9,6 +9,7 @@
 #include "domdec/mpi_world.h"
 #include "mdcore/build_info.h"
 #include "mdcore/engine.h"
+#include "mdcore/output_file.h"
 
 namespace {
 
@@ -19,9 +20,7 @@ int usage_error(const std::string& problem, bool in_run) {
     return 2;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int main_unchecked(int argc, char** argv) {
     // Under mpirun/srun every rank runs this program; on its own MPI stays off.
     mdcore::MpiSession mpi(&argc, &argv);
     CLI::App app{"mdcore: molecular dynamics on generated systems or GROMACS boxes", "mdcore"};
@@ -60,4 +59,12 @@ int main(int argc, char** argv) {
         if (mdcore::world_size() > 1) mdcore::abort_world(1);
         return 1;
     }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // What was printed (the report, a table, --help) must have arrived: a full disk
+    // or a closed pipe is a failure.
+    return mdcore::exit_code_after_stdout("mdcore", main_unchecked(argc, argv));
 }

@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <limits>
 #include <string_view>
@@ -18,6 +17,7 @@
 #include "gpu/gpu_device.h"
 #include "io/gromacs_io.h"
 #include "mdcore/generators.h"
+#include "mdcore/output_file.h"
 #include "mdcore/units.h"
 
 namespace mdcore::run_cli {
@@ -70,6 +70,16 @@ void check_writable(const std::string& flag, const std::string& path) {
         throw UsageError("--" + flag + ": cannot write '" + path + "': folder '" + dir.string() + "' does not exist");
     if (::access(dir.c_str(), W_OK) != 0)
         throw UsageError("--" + flag + ": cannot write '" + path + "': folder '" + dir.string() + "' is not writable");
+}
+
+// Writes an output file; a failure names the flag as well as the file.
+template <typename Write>
+void with_flag(const char* flag, Write&& write) {
+    try {
+        write();
+    } catch (const std::runtime_error& e) {
+        throw std::runtime_error(std::string("--") + flag + ": " + e.what());
+    }
 }
 
 // The run's flags that are not tunables (those come from the tunable table).
@@ -435,16 +445,12 @@ void RunCommand::check_output_paths() const {
 }
 
 void RunCommand::write_report(const RunReport& report) const {
+    // The report is the run's result: one that did not arrive whole is a failed run (exit 1).
     const auto json_target = text("json");
-    if (json_target && *json_target == "-") {
-        std::cout << run_report_to_json(report) << "\n";
-        return;
-    }
-    std::cout << run_report_to_text(report);
-    if (json_target) {
-        std::ofstream out(*json_target);
-        if (!out) throw std::runtime_error("--json: cannot write '" + *json_target + "'");
-        out << run_report_to_json(report) << "\n";
+    std::cout << (json_target && *json_target == "-" ? run_report_to_json(report) + "\n" : run_report_to_text(report));
+    if (const std::string error = flush_stdout(); !error.empty()) throw std::runtime_error("the report: " + error);
+    if (json_target && *json_target != "-") {
+        with_flag("json", [&] { write_text_file(*json_target, run_report_to_json(report) + "\n"); });
     }
 }
 
@@ -474,7 +480,7 @@ int RunCommand::execute() {
     if (const auto path = text("dump-forces")) {
         // Step-0 forces of the start configuration, in input order (all ranks compute, rank 0 writes).
         const ForceResult forces = compute_forces(sys, config);
-        if (world_rank() == 0) write_forces(*path, forces.forces);
+        if (world_rank() == 0) with_flag("dump-forces", [&] { write_forces(*path, forces.forces); });
     }
     // Under mpirun every rank runs; rank 0 writes the report and the files.
     const bool writer = world_rank() == 0;
@@ -482,7 +488,8 @@ int RunCommand::execute() {
         RunReport report = run(sys, config, control);
         report.setting_sources = sources_;
         if (!writer) return 0;
-        if (const auto path = text("out-gro")) write_gro(*path, sys, "mdcore final state");
+        if (const auto path = text("out-gro"))
+            with_flag("out-gro", [&] { write_gro(*path, sys, "mdcore final state"); });
         write_report(report);
         return 0;
     } catch (const RunFailed& failure) {
@@ -490,7 +497,11 @@ int RunCommand::execute() {
         if (!writer) return 1;
         RunReport report = failure.report();
         report.setting_sources = sources_;
-        write_report(report);
+        try {
+            write_report(report);
+        } catch (const std::runtime_error& e) {
+            std::cerr << "mdcore: error: " << e.what() << "\n";
+        }
         std::cerr << "mdcore: error: " << failure.what() << "\n";
         return 1;
     }

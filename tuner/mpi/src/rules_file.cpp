@@ -1,11 +1,13 @@
 #include "mdtune/mpi/rules_file.h"
 
+#include <sys/stat.h>
+
 #include <cctype>
 #include <climits>
-#include <fstream>
 #include <set>
 #include <sstream>
 
+#include "mdcore/output_file.h"
 #include "mdtune/core/file_text.h"
 #include "mdtune/models/mpi_catalog.h"
 
@@ -250,11 +252,14 @@ void write_rules_file(const std::string& path, const RulesFile& rules) {
     const std::string text = write_rules(rules);
     // Write beside and rename: a reader (a running mpirun) never sees half a file.
     const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw RulesError(path + ": cannot write the rules file");
-        out << text;
-        if (!out.flush()) throw RulesError(path + ": write failed");
+    // The rename would replace a device or a pipe by a regular file.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        throw RulesError(path + ": not a regular file (a rules file is written beside and renamed into place)");
+    try {
+        mdcore::write_text_file(tmp, text);
+    } catch (const std::runtime_error& e) {
+        throw RulesError(path + ": cannot write the rules file (" + e.what() + ")");
     }
     if (std::rename(tmp.c_str(), path.c_str()) != 0) {
         std::remove(tmp.c_str());
