@@ -163,4 +163,26 @@ TEST_F(MdcoreHardening, HelpAndVersionOnAFullStandardOutputFail) {
     }
 }
 
+// Input files are read with bounds: a device is refused at once (it was read until
+// 2 GB had gone), an over-long or binary line is quoted short and printable.
+TEST_F(MdcoreHardening, DeviceAsInputFileIsRefusedAtOnce) {
+    const std::string top = write("in.top", argon_top(1));
+    expect_exit(mdcore("run --gro /dev/zero --top " + top + " --steps 1"), 2,
+                {"/dev/zero: cannot read the .gro file: it is not a regular file"});
+    expect_exit(mdcore("run --gro " + write("in.gro", "t\n    1\n" + gro_atom(1, 1, 1, 1, 0) + "   3 3 3\n") +
+                       " --top " + top + " --mdp /dev/zero --steps 1"),
+                2, {"/dev/zero: cannot read the .mdp file: it is not a regular file"});
+}
+
+TEST_F(MdcoreHardening, BinaryGroIsNotEchoed) {
+    std::string binary = "title\n";
+    for (int i = 0; i < 3000; ++i) binary += static_cast<char>(i % 256 == 10 ? 0x1b : i % 256);
+    const Result r = run_files(binary + "\n", argon_top(1), "--steps 1");
+    expect_exit(r, 2, {"in.gro:2:"});
+    EXPECT_LT(r.output.size(), 400u) << r.output;
+    for (const char c : r.output)
+        EXPECT_TRUE(c == '\n' || (static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f))
+            << r.output;
+}
+
 }  // namespace

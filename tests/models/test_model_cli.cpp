@@ -153,6 +153,10 @@ TEST_F(ModelCli, PredictForAUsersOwnBox) {
     EXPECT_TRUE(contains(r.output, "bad.top")) << r.output;
     EXPECT_EQ(run("predict --db " + db() + " --system water --natoms 3000" + files).exit_code, 2);
     EXPECT_EQ(run("predict --db " + db() + " --gro " + data + "conf.gro").exit_code, 2);
+    // A device is no .gro: refused at once, not read until memory runs out.
+    r = run("predict --db " + db() + " --gro /dev/zero --topol " + data + "topol.top");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, "--gro: /dev/zero: cannot read the file: it is not a regular file")) << r.output;
 }
 
 // --mdp with --gro/--topol: a protein described as mdcore run --mdp runs it.

@@ -219,8 +219,8 @@ GbenchReport parse_gbench_json(std::string_view text, const std::string& source)
 
 GbenchReport read_gbench_file(const std::string& path) {
     const FileText file = read_file_text(path);
-    if (file.status == FileText::Status::CannotOpen) throw GbenchError(path + ": cannot open");
-    return parse_gbench_json(file.text, path);  // a read that failed part way fails to parse
+    if (!file.ok()) throw GbenchError(path + ": cannot open: it " + file.error);
+    return parse_gbench_json(file.text, path);
 }
 
 std::string to_gbench_json(const GbenchReport& report) {
