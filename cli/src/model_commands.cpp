@@ -283,7 +283,7 @@ void add_predict(CLI::App& app, int& exit_code) {
     add_system_flags(*cmd, opts->system);
     add_value(*cmd, "--hardware", opts->hardware, "this, a hardware id (or prefix) of the database, or a node type")
         ->capture_default_str();
-    add_value(*cmd, "--top", opts->top, "Configs shown")->check(integer_in(1, 10'000))->capture_default_str();
+    add_value(*cmd, "--top-k", opts->top, "Configs shown")->check(integer_in(1, 10'000))->capture_default_str();
     cmd->add_flag("--json", opts->json, "JSON instead of a table");
     add_model_flag(*cmd, opts->model, false);
     cmd->callback([opts, &exit_code] { exit_code = predict(*opts); });

@@ -27,7 +27,7 @@ SystemDescriptor describe_system_files(const std::string& gro, const std::string
     digest.update("gro\n");
     digest.update(file_bytes(gro, "--gro", mdcore::kMaxGroFileBytes));
     digest.update("\ntop\n");
-    digest.update(file_bytes(top, "--topol", mdcore::kMaxTextFileBytes));
+    digest.update(file_bytes(top, "--top", mdcore::kMaxTextFileBytes));
     if (!mdp.empty()) {  // only then: a box without an .mdp keeps its digest
         digest.update("\nmdp\n");
         digest.update(file_bytes(mdp, "--mdp", mdcore::kMaxMdpFileBytes));

@@ -50,12 +50,15 @@ TEST_F(CliManners, AUsageErrorIsOneLineNamingTheFlagAndTheHelp) {
     const std::vector<Case> cases{
         {"", "mdtune: error: a command is required (see `mdtune --help`)"},
         {"frobnicate", "mdtune: error: unknown command 'frobnicate' (see `mdtune --help`)"},
-        {"show --top 0x10", "mdtune: error: --top: '0x10' is not an integer (see `mdtune show --help`)"},
-        {"show --top 0", "mdtune: error: --top: 0 is out of range [1, 1000000] (see `mdtune show --help`)"},
+        {"show --top-k 0x10", "mdtune: error: --top-k: '0x10' is not an integer (see `mdtune show --help`)"},
+        {"show --top-k 0", "mdtune: error: --top-k: 0 is out of range [1, 1000000] (see `mdtune show --help`)"},
         {"show --db", "mdtune: error: --db needs a value (see `mdtune show --help`)"},
         {"show --db a --db b", "mdtune: error: --db given twice (see `mdtune show --help`)"},
         {"show --bogus", "mdtune: error: unknown flag --bogus (see `mdtune show --help`)"},
         {"hw --json=x", "mdtune: error: --json takes no value (see `mdtune hw --help`)"},
+        // --top is the topology everywhere, as in mdcore run; the count of configs is --top-k.
+        {"predict --top 5", "mdtune: error: --top needs --gro (see `mdtune predict --help`)"},
+        {"tune --top-k 0", "mdtune: error: --top-k: 0 is out of range [1, 1000] (see `mdtune tune --help`)"},
         {"predict --system water --natoms 3001",
          "mdtune: error: --natoms: 3001 is not a multiple of 3 (water counts atoms as 3 x nwater) (see `mdtune "
          "predict --help`)"},

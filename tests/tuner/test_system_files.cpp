@@ -101,7 +101,7 @@ TEST_F(SystemFiles, UnsupportedOrMissingFilesAreClearErrors) {
     for (const auto& [gro, top, fragment] :
          {std::tuple<std::string, std::string, std::string>{
               "/dev/zero", kData + "topol.top", "--gro: /dev/zero: cannot read the file: it is not a regular file"},
-          {kData + "conf.gro", "/dev/zero", "--topol: /dev/zero: cannot read the file: it is not a regular file"}}) {
+          {kData + "conf.gro", "/dev/zero", "--top: /dev/zero: cannot read the file: it is not a regular file"}}) {
         try {
             describe_system_files(gro, top);
             FAIL() << "accepted " << gro << " " << top;
