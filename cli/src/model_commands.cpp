@@ -306,6 +306,14 @@ std::vector<std::pair<std::string, double>> per_hardware_values(const std::strin
         const double v = std::strtod(value.c_str(), &end);
         if (value.empty() || *end || !(v > 0) || !std::isfinite(v))
             throw InputError(std::string("--") + flag + ": '" + value + "' is not a positive number");
+        // Beyond these the per-unit columns are hundreds of digits long, and no machine costs or draws that.
+        constexpr double kLeast = 1e-6, kMost = 1e12;
+        if (v < kLeast || v > kMost)
+            throw InputError(std::string("--") + flag + ": '" + value + "' is outside " + format_number("%g", kLeast) +
+                             " to " + format_number("%g", kMost));
+        for (const auto& [name, ignored] : out)
+            if (name == item.substr(0, eq))
+                throw InputError(std::string("--") + flag + ": '" + name + "' is given twice");
         out.emplace_back(item.substr(0, eq), v);
     }
     return out;
@@ -353,6 +361,10 @@ int compare(const CompareOptions& opts) {
     models::CompareRequest request;
     request.db = opts.db;
     request.hardware = split_list(opts.hardware);
+    for (std::size_t i = 0; i < request.hardware.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            if (request.hardware[i] == request.hardware[j])
+                throw InputError("--hardware: '" + request.hardware[i] + "' is given twice");
     request.systems = systems_flag(opts.systems);
     request.price = per_hardware_values(opts.price, "price");
     request.watts = per_hardware_values(opts.watts, "watts");

@@ -185,4 +185,11 @@ TEST_F(MdcoreHardening, BinaryGroIsNotEchoed) {
             << r.output;
 }
 
+TEST_F(MdcoreHardening, OutOfRangeLayoutsSaySo) {
+    // -1 was taken as auto; a size beyond a long said "not positive".
+    expect_exit(mdcore(kSmallRun + " --npme -1"), 2, {"--npme: -1 is below the minimum of 0"});
+    expect_exit(mdcore(kSmallRun + " --dd 99999999999x1x1"), 2,
+                {"--dd: '99999999999x1x1': 99999999999 is out of range (each size is 1 to 1000000)"});
+}
+
 }  // namespace

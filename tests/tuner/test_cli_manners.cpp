@@ -115,5 +115,44 @@ TEST_F(CliManners, AFullStandardOutputFailsTheCommand) {
     }
 }
 
-}  // namespace
+// Misuse found by a careless user: one line naming the flag or file, exit 2, and no
+// file created or changed.
+TEST_F(CliManners, MisusedDatabasesAreOneLineAndCreateNothing) {
+    auto r = run_stderr("show --db " + path("typo.db"));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_EQ(r.output, "mdtune: database error: " + path("typo.db") + ": no such database file\n");
+    EXPECT_FALSE(fs::exists(path("typo.db")));
+    std::ofstream(path("empty.db")).flush();
+    r = run_stderr("show --db " + path("empty.db"));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_EQ(r.output, "mdtune: database error: " + path("empty.db") +
+                            ": an empty database (no mdtune tables yet): nothing to read\n");
+    EXPECT_EQ(fs::file_size(path("empty.db")), 0u);
+    r = run_stderr("db merge " + path("out.db") + " " + path("nope.db"));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(path("nope.db") + ": no such database file"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(path("out.db")));
+}
 
+TEST_F(CliManners, MisusedListsAndValuesAreUsageErrors) {
+    struct Case {
+        std::string args, message;
+    };
+    const std::vector<Case> cases{
+        {"compare --hardware H,H --db " + path("absent.db"), "--hardware: 'H' is given twice"},
+        {"compare --hardware A,B --watts A=1e-300 --db " + path("absent.db"),
+         "--watts: '1e-300' is outside 1e-06 to 1e+12"},
+        {"compare --hardware A,B --price A=1,A=2 --db " + path("absent.db"), "--price: 'A' is given twice"},
+        {"sweep " + path("s.toml") + " --slice '' --db " + path("t.db"), "--slice: '' is not i/M (e.g. 0/4)"},
+    };
+    for (const Case& c : cases) {
+        const auto r = run_stderr(c.args);
+        EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
+        EXPECT_NE(r.output.find("mdtune: error: " + c.message), std::string::npos) << c.args << "\n" << r.output;
+        EXPECT_EQ(lines(r.output), 1u) << r.output;
+    }
+    EXPECT_FALSE(fs::exists(path("absent.db")));
+    EXPECT_FALSE(fs::exists(path("t.db")));
+}
+
+}  // namespace
