@@ -13,9 +13,9 @@
 
 namespace {
 
-int usage_error(const std::string& problem, bool in_run) {
-    // Every rank finds the same problem; one says so.
-    if (mdcore::world_rank() == 0)
+int usage_error(const std::string& problem, bool in_run, bool speaker = mdcore::world_rank() == 0) {
+    // Every rank finds the same problem in the flags; one says so.
+    if (speaker)
         std::cerr << "mdcore: error: " << problem << " (see `mdcore " << (in_run ? "run " : "") << "--help`)\n";
     return 2;
 }
@@ -51,6 +51,10 @@ int main_unchecked(int argc, char** argv) {
         return 0;
     } catch (const CLI::ParseError& e) {
         return usage_error(e.what(), run.chosen());
+    } catch (const mdcore::run_cli::AgreedUsageError& e) {
+        // Every rank knows; the first that found it says so, naming itself when it is not rank 0.
+        const std::string where = e.rank != 0 ? "rank " + std::to_string(e.rank) + ": " : "";
+        return usage_error(where + e.what(), true, e.speaker);
     } catch (const mdcore::run_cli::UsageError& e) {
         return usage_error(e.what(), run.chosen());
     } catch (const std::exception& e) {

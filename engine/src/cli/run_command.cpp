@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <string_view>
@@ -455,14 +456,36 @@ void RunCommand::write_report(const RunReport& report) const {
 }
 
 int RunCommand::execute() {
-    reject_extras();
-    read_mdp_file();
-    const RunConfig config = run_config();
-    const RunControl control = run_control();
-    inject_test_fault(config);
+    RunConfig config;
+    RunControl control;
     System sys;
-    try {
+    // Under mpirun every rank checks the input; a problem only some ranks find (their
+    // CPUs for --pin, a file missing on their node) must stop every rank, or the others
+    // would wait in a collective for ranks that left. The ranks agree after reading the
+    // system (resolve_config counts the node's ranks, a collective) and after the checks.
+    const auto checked_by_all = [](const std::function<void()>& checks) {
+        std::optional<std::string> problem;
+        try {
+            checks();
+        } catch (const UsageError& e) {
+            problem = e.what();
+        } catch (const std::invalid_argument& e) {
+            problem = e.what();
+        } catch (const InputError& e) {
+            problem = e.what();
+        }
+        if (const int first = first_failed_rank(problem.has_value()); first < world_size())
+            throw AgreedUsageError(problem.value_or(""), first, world_rank() == first);
+    };
+    checked_by_all([&] {
+        reject_extras();
+        read_mdp_file();
+        config = run_config();
+        control = run_control();
+        inject_test_fault(config);
         sys = build_system();
+    });
+    checked_by_all([&] {
         // Reject bad input before running.
         const EffectiveConfig eff = resolve_config(sys, config, control);
         plan_thread_pinning(control, eff.threads);
@@ -471,12 +494,8 @@ int RunCommand::execute() {
             auto gpu = find_gpu(config.gpu_id);
             if (const std::string* why = std::get_if<std::string>(&gpu)) throw UsageError("--nb gpu: " + *why);
         }
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
-    } catch (const InputError& e) {
-        throw UsageError(e.what());
-    }
-    check_output_paths();
+        check_output_paths();
+    });
     if (const auto path = text("dump-forces")) {
         // Step-0 forces of the start configuration, in input order (all ranks compute, rank 0 writes).
         const ForceResult forces = compute_forces(sys, config);
