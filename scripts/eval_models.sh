@@ -98,7 +98,7 @@ echo "== fit (held out: $holdout_natoms atoms, and the kind water-ions)"
 
 echo
 echo "== predict (a size the model was not trained on)"
-"$mdtune" predict --db "$db" --system water --natoms 48000 --top 3
+"$mdtune" predict --db "$db" --system water --natoms 48000 --top-k 3
 
 echo
 echo "== compare"

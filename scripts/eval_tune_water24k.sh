@@ -3,7 +3,7 @@
 # space (models/eval/water24k_exhaustive.toml), to see whether tune finds the exhaustive best in a fraction of its time:
 #   1. training data: the quick training sweeps of scripts/eval_models.sh (generated
 #      water and LJ boxes, never this box) in their own database, and a fit;
-#   2. `mdtune tune --gro --topol --space` on a copy of that database: the model's
+#   2. `mdtune tune --gro --top --space` on a copy of that database: the model's
 #      top 5 and the default in interleaved rounds; its wall time;
 #   3. the exhaustive sweep of the space in another database; its wall time;
 #   4. tune's winner, the exhaustive winner and the default measured again with
@@ -72,7 +72,7 @@ echo "== mdtune tune on water-24k"
 rm -f "$tune_db" "$tune_db-wal" "$tune_db-shm"
 cp "$train_db" "$tune_db"
 t0=$SECONDS
-"$mdtune" tune --gro "$box/conf.gro" --topol "$box/topol.top" --space "$space" --db "$tune_db" | tee "$dir/tune.log"
+"$mdtune" tune --gro "$box/conf.gro" --top "$box/topol.top" --space "$space" --db "$tune_db" | tee "$dir/tune.log"
 tune_s=$((SECONDS - t0))
 echo "tune: $tune_s s"
 

@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
-#include <fstream>
 #include <iostream>
 #include <regex>
 #include <set>
@@ -19,6 +18,7 @@
 
 #include "cli_options.h"
 #include "commands.h"
+#include "mdcore/output_file.h"
 #include "mdtune/bench/compare.h"
 #include "mdtune/bench/gbench_json.h"
 #include "mdtune/bench/history.h"
@@ -237,7 +237,8 @@ std::vector<db::BenchRunRow> measure_interleaved(const std::vector<std::string>&
                                          (keep ? "; the suites' JSON is in " + so.work_dir : ""));
             }
             if (meta.metric == db::BenchMetric::Instructions && keep)
-                std::ofstream(so.work_dir + "/" + name + so.tag + ".instructions.json") << bench::to_gbench_json(report);
+                mdcore::write_text_file(so.work_dir + "/" + name + so.tag + ".instructions.json",
+                                        bench::to_gbench_json(report));
             bench::Converted c = bench::to_run_row(report, meta);
             skipped.insert(skipped.end(), c.skipped.begin(), c.skipped.end());
             rows.push_back(std::move(c.row));

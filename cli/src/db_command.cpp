@@ -11,6 +11,8 @@ namespace mdtune::cli {
 namespace {
 
 int merge(const std::string& out_path, const std::vector<std::string>& inputs) {
+    // Every input is opened (and so checked) before OUT.db is created or touched.
+    for (const auto& in : inputs) const db::Store check(in, db::Store::Mode::ReadOnly);
     db::Store out(out_path);
     long total = 0;
     for (const auto& in : inputs) {

@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "mdcore/engine.h"
+#include "mdcore/output_file.h"
 #include "mdtune/core/input_error.h"
 #include "mdtune/tuner/space.h"
 #include "mdtune/db/store.h"
@@ -113,9 +114,7 @@ void add_commands(CLI::App& app, int& exit_code, const Args& after_double_dash) 
     mdtune::cli::add_mpi_command(app, exit_code);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int main_unchecked(int argc, char** argv) {
     Args args(argv + 1, argv + argc);
     CLI::App app{"mdtune: sweep mdcore's tunables into a SQLite trial database, model them, pick configurations.",
                  "mdtune"};
@@ -142,4 +141,12 @@ int main(int argc, char** argv) {
     } catch (const std::exception& e) {
         return failure("error", e, 1);
     }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // What was printed (the report, a table, --help) must have arrived: a full disk
+    // or a closed pipe is a failure.
+    return mdcore::exit_code_after_stdout("mdtune", main_unchecked(argc, argv));
 }

@@ -5,7 +5,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -14,6 +13,7 @@
 #include "cli_options.h"
 #include "commands.h"
 #include "model_output.h"
+#include "mdcore/output_file.h"
 #include "mdtune/models/compare_table.h"
 #include "mdtune/models/fit_from_store.h"
 #include "mdtune/models/gromacs_settings.h"
@@ -283,7 +283,7 @@ void add_predict(CLI::App& app, int& exit_code) {
     add_system_flags(*cmd, opts->system);
     add_value(*cmd, "--hardware", opts->hardware, "this, a hardware id (or prefix) of the database, or a node type")
         ->capture_default_str();
-    add_value(*cmd, "--top", opts->top, "Configs shown")->check(integer_in(1, 10'000))->capture_default_str();
+    add_value(*cmd, "--top-k", opts->top, "Configs shown")->check(integer_in(1, 10'000))->capture_default_str();
     cmd->add_flag("--json", opts->json, "JSON instead of a table");
     add_model_flag(*cmd, opts->model, false);
     cmd->callback([opts, &exit_code] { exit_code = predict(*opts); });
@@ -306,6 +306,14 @@ std::vector<std::pair<std::string, double>> per_hardware_values(const std::strin
         const double v = std::strtod(value.c_str(), &end);
         if (value.empty() || *end || !(v > 0) || !std::isfinite(v))
             throw InputError(std::string("--") + flag + ": '" + value + "' is not a positive number");
+        // Beyond these the per-unit columns are hundreds of digits long, and no machine costs or draws that.
+        constexpr double kLeast = 1e-6, kMost = 1e12;
+        if (v < kLeast || v > kMost)
+            throw InputError(std::string("--") + flag + ": '" + value + "' is outside " + format_number("%g", kLeast) +
+                             " to " + format_number("%g", kMost));
+        for (const auto& [name, ignored] : out)
+            if (name == item.substr(0, eq))
+                throw InputError(std::string("--") + flag + ": '" + name + "' is given twice");
         out.emplace_back(item.substr(0, eq), v);
     }
     return out;
@@ -353,6 +361,10 @@ int compare(const CompareOptions& opts) {
     models::CompareRequest request;
     request.db = opts.db;
     request.hardware = split_list(opts.hardware);
+    for (std::size_t i = 0; i < request.hardware.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            if (request.hardware[i] == request.hardware[j])
+                throw InputError("--hardware: '" + request.hardware[i] + "' is given twice");
     request.systems = systems_flag(opts.systems);
     request.price = per_hardware_values(opts.price, "price");
     request.watts = per_hardware_values(opts.watts, "watts");
@@ -363,9 +375,7 @@ int compare(const CompareOptions& opts) {
                      opts.db.c_str());
     print_compare(request, r);
     if (!opts.plot.empty()) {
-        std::ofstream out(opts.plot);
-        out << models::compare_plot_svg(r);
-        if (!out.flush()) throw std::runtime_error(opts.plot + ": cannot write the plot");
+        mdcore::write_text_file(opts.plot, models::compare_plot_svg(r));
         std::printf("  plot: %s\n", opts.plot.c_str());
     }
     return 0;

@@ -21,14 +21,19 @@ void print_gromacs(const models::SystemFeatures& sys, const mdcore::EffectiveCon
 }
 
 SystemDescriptor SystemFlags::checked() const {
-    if (!gro.empty() || !top.empty()) {
-        if (gro.empty() || top.empty()) throw InputError(gro.empty() ? "--topol needs --gro" : "--gro needs --topol");
-        if (!kind.empty() || natoms_option->count())
-            throw InputError("--gro/--topol replace --system/--natoms: give one or the other");
-        return describe_system_files(gro, top, mdp);
+    if (!topol.empty()) {
+        if (!top.empty()) throw InputError("--topol is the former name of --top: give one of them");
+        std::fprintf(stderr, "mdtune: note: --topol is now --top (the topology, as in mdcore run)\n");
     }
-    if (!mdp.empty()) throw InputError("--mdp needs --gro and --topol");
-    if (kind.empty()) throw InputError("--system is required (or --gro and --topol)");
+    const std::string& topology = top.empty() ? topol : top;
+    if (!gro.empty() || !topology.empty()) {
+        if (gro.empty() || topology.empty()) throw InputError(gro.empty() ? "--top needs --gro" : "--gro needs --top");
+        if (!kind.empty() || natoms_option->count())
+            throw InputError("--gro/--top replace --system/--natoms: give one or the other");
+        return describe_system_files(gro, topology, mdp);
+    }
+    if (!mdp.empty()) throw InputError("--mdp needs --gro and --top");
+    if (kind.empty()) throw InputError("--system is required (or --gro and --top)");
     if (!natoms_option->count()) throw InputError("--natoms is required");
     return models::checked_system(kind, natoms, typed(natoms_option));
 }
@@ -37,11 +42,13 @@ void add_system_flags(CLI::App& cmd, SystemFlags& flags) {
     add_value(cmd, "--system", flags.kind, "System kind: lj, argon, lammps-lj, water, water-ions (or --gro/--top)");
     flags.natoms_option = add_value(cmd, "--natoms", flags.natoms, "Atoms (water kinds: a multiple of 3)")
                               ->check(integer_in(1, 100'000'000));
-    // --topol, not mdcore's --top: --top K is already the count of configs shown or verified.
-    add_value(cmd, "--gro", flags.gro, "Your system's .gro (with --topol, instead of --system/--natoms)");
-    add_value(cmd, "--topol", flags.top, "Your system's .top (mdcore's supported subset)");
+    // --top is the topology, as in mdcore run (the count of configs is --top-k);
+    // --topol, its former name here, still works and says so.
+    add_value(cmd, "--gro", flags.gro, "Your system's .gro (with --top, instead of --system/--natoms)");
+    add_value(cmd, "--top", flags.top, "Your system's .top (mdcore's supported subset)");
+    add_value(cmd, "--topol", flags.topol, "Former name of --top")->group("");
     add_value(cmd, "--mdp", flags.mdp,
-              "Your system's .mdp (with --gro/--topol): its settings, as mdcore run --mdp takes them");
+              "Your system's .mdp (with --gro/--top): its settings, as mdcore run --mdp takes them");
     add_value(cmd, "--space", flags.space,
               "SPACE.toml: rank only the configs of its [space] (its [system] is not used)");
 }

@@ -32,8 +32,9 @@ struct SystemFlags {
     CLI::Option* natoms_option = nullptr;
     std::string space;  // --space SPACE.toml: candidates restricted to its [space]
     std::string gro, top;  // a user's box instead of --system/--natoms
+    std::string topol;     // --topol, the former name of --top
     std::string mdp;       // and the .mdp it runs with
-    // The generated system, or the user's box read from --gro/--topol (and --mdp)
+    // The generated system, or the user's box read from --gro/--top (and --mdp)
     // with mdcore's reader (errors name the file and line); InputError naming the flag.
     SystemDescriptor checked() const;
     // The default grid, or with --space exactly the space's configs (InputError

@@ -139,7 +139,9 @@ void add_show_command(CLI::App& app, int& exit_code) {
     add_value(*cmd, "--db", opts->db, "Trial database (read-only)")->capture_default_str();
     CLI::Option* sweep = add_value(*cmd, "--sweep", opts->sweep, "Sweep id (default: the latest)")
                              ->check(integer_in(1, std::numeric_limits<long>::max()));
-    add_value(*cmd, "--top", opts->top, "Trials shown per system")->check(integer_in(1, 1'000'000))->capture_default_str();
+    add_value(*cmd, "--top-k", opts->top, "Trials shown per system")
+        ->check(integer_in(1, 1'000'000))
+        ->capture_default_str();
     cmd->add_flag("--json", opts->json, "JSON instead of a table");
     add_value(*cmd, "--confidence", opts->confidence, "Confidence of the marks (best, tie) and intervals")
         ->check(real_in(0.5, 0.999))

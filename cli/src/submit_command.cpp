@@ -5,12 +5,12 @@
 // that are not queued or running.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <set>
 
 #include "cli_options.h"
 #include "commands.h"
+#include "mdcore/output_file.h"
 #include "mdtune/core/hardware.h"
 #include "mdtune/slurm/batch_script.h"
 #include "mdtune/slurm/slurm_client.h"
@@ -143,10 +143,7 @@ slurm::Submission submit_array_and_merge(const fs::path& folder, slurm::SweepMan
 }
 
 void write_file(const fs::path& path, const std::string& text, fs::perms perms) {
-    std::ofstream out(path, std::ios::binary);
-    out << text;
-    if (!out) throw std::runtime_error(path.string() + ": cannot write");
-    out.close();
+    mdcore::write_text_file(path.string(), text);
     fs::permissions(path, perms);
 }
 

@@ -303,6 +303,8 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
     cmd->add_flag("--no-retry-failed", opts->no_retry_failed, "Reuse recorded failures like any result");
     add_value(*cmd, "--slice", opts->slice, "i/M: measure only slice i of M (a Slurm array task's share)");
     cmd->callback([cmd, opts, &exit_code] {
+        // An empty --slice (an unset shell variable) would mean the whole space.
+        if (cmd->count("--slice") && opts->slice.empty()) throw InputError("--slice: '' is not i/M (e.g. 0/4)");
         if (cmd->count("--launcher")) opts->launcher = opts->launcher_text;
         exit_code = sweep(*opts);
     });

@@ -125,9 +125,9 @@ void add_tune_command(CLI::App& app, int& exit_code) {
     auto opts = std::make_shared<TuneOptions>();
     add_system_flags(*cmd, opts->system);
     add_value(*cmd, "--db", opts->db, "Trial database (must exist; trials are added to it)")->capture_default_str();
-    add_value(*cmd, "--budget", opts->budget, "Trials including the default (default: --top + 1)")
+    add_value(*cmd, "--budget", opts->budget, "Trials including the default (default: --top-k + 1)")
         ->check(integer_in(2, 100'000));
-    add_value(*cmd, "--top", opts->top, "Predictions to verify")->check(integer_in(1, 1000))->capture_default_str();
+    add_value(*cmd, "--top-k", opts->top, "Predictions to verify")->check(integer_in(1, 1000))->capture_default_str();
     add_value(*cmd, "--steps", opts->steps, "Steps per repeat (default: about 2 s at the predicted speed)")
         ->check(integer_in(10, 10'000'000));
     add_value(*cmd, "--repeats", opts->repeats, "Interleaved rounds: every config once per round")->check(integer_in(1, 99))->capture_default_str();

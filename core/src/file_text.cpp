@@ -1,21 +1,10 @@
 #include "mdtune/core/file_text.h"
 
-#include <fstream>
-#include <sstream>
-
 namespace mdtune::inline core {
 
-FileText read_file_text(const std::string& path) {
+FileText read_file_text(const std::string& path, std::size_t max_bytes) {
     FileText f;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        f.status = FileText::Status::CannotOpen;
-        return f;
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) f.status = FileText::Status::CannotRead;
-    f.text = text.str();
+    f.error = mdcore::read_text_file(path, max_bytes, f.text);
     return f;
 }
 

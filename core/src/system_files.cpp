@@ -13,12 +13,10 @@
 namespace mdtune::inline core {
 namespace {
 
-std::string file_bytes(const std::string& path, const char* flag) {
-    FileText file = read_file_text(path);
-    if (file.status == FileText::Status::CannotOpen)
-        throw InputError(std::string(flag) + ": " + path + ": cannot open the file");
-    if (file.status == FileText::Status::CannotRead)
-        throw InputError(std::string(flag) + ": " + path + ": cannot read the file");
+// The file's bytes for the digest, within the limit its reader applies afterwards.
+std::string file_bytes(const std::string& path, const char* flag, std::size_t max_bytes) {
+    FileText file = read_file_text(path, max_bytes);
+    if (!file.ok()) throw InputError(std::string(flag) + ": " + path + ": cannot read the file: it " + file.error);
     return std::move(file.text);
 }
 
@@ -27,12 +25,12 @@ std::string file_bytes(const std::string& path, const char* flag) {
 SystemDescriptor describe_system_files(const std::string& gro, const std::string& top, const std::string& mdp) {
     process::Fnv1a digest;
     digest.update("gro\n");
-    digest.update(file_bytes(gro, "--gro"));
+    digest.update(file_bytes(gro, "--gro", mdcore::kMaxGroFileBytes));
     digest.update("\ntop\n");
-    digest.update(file_bytes(top, "--topol"));
+    digest.update(file_bytes(top, "--top", mdcore::kMaxTextFileBytes));
     if (!mdp.empty()) {  // only then: a box without an .mdp keeps its digest
         digest.update("\nmdp\n");
-        digest.update(file_bytes(mdp, "--mdp"));
+        digest.update(file_bytes(mdp, "--mdp", mdcore::kMaxMdpFileBytes));
     }
     mdcore::GromacsRunInput input;
     mdcore::System& system = input.system;

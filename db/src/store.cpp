@@ -187,10 +187,17 @@ void Transaction::commit() {
 // ---- Opening -----------------------------------------------------------------
 
 Store::Store(const std::string& path, Mode mode) : path_(path) {
+    // A command that only reads never creates the file; a mistyped name is bad input.
+    std::error_code ec;
+    if (mode == Mode::ReadOnly && path != ":memory:" && !std::filesystem::exists(path, ec))
+        throw DbRefusedError(path + ": no such database file");
     db_ = open_connection(path, mode, kBusyTimeout);
     try {
         // Nothing here writes until the file is known to be a new or an mdtune one.
-        check_mdtune_file(db_, path);
+        const int version = check_mdtune_file(db_, path);
+        // An empty file has none of mdtune's tables yet: nothing to read from it.
+        if (mode == Mode::ReadOnly && version == 0)
+            throw DbRefusedError(path + ": an empty database (no mdtune tables yet): nothing to read");
         sql::exec(db_, "PRAGMA foreign_keys = ON");
         if (mode == Mode::ReadWrite) {
             migrate();

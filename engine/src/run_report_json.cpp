@@ -6,6 +6,7 @@
 #include "mdcore/engine.h"
 #include "mdcore/run_report.h"
 #include "run_report_fields.h"
+#include "util/format.h"
 
 namespace mdcore {
 namespace {
@@ -116,105 +117,88 @@ std::string run_report_to_json(const RunReport& r, int indent) {
 std::string run_report_to_text(const RunReport& r) {
     const EffectiveConfig& c = r.config;
     std::ostringstream o;
-    char line[256];
-    std::snprintf(line, sizeof line, "mdcore %s  system %s  %ld atoms  box %.4f x %.4f x %.4f nm  %.4f g/cm^3\n",
-                  r.build.engine_version.c_str(), r.system_kind.c_str(), r.natoms, r.box[0], r.box[1], r.box[2], r.mass_density);
-    o << line;
-    std::snprintf(line, sizeof line,
-                  "config   cluster %s  simd %s  threads %d  rc %.4f  rlist %.4f (%s)  rlist_inner %.4f  nstlist %d  nstprune %d\n",
-                  std::string(to_string(c.cluster)).c_str(), std::string(to_string(c.simd)).c_str(), c.threads, c.rc,
-                  c.rlist, c.rlist_from_estimate ? "estimate" : "override", c.rlist_inner, c.nstlist, c.nstprune);
-    o << line;
-    std::snprintf(line, sizeof line, "run      %ld steps (%ld warm-up)  dt %.5g ps  thermostat %s\n", r.steps, r.warmup,
-                  c.dt, std::string(to_string(c.thermostat)).c_str());
-    o << line;
-    std::snprintf(line, sizeof line, "speed    %.3f ns/day  %.4f ms/step\n", r.ns_per_day, r.ms_per_step);
-    o << line;
+    o << format_text("mdcore %s  system %s  %ld atoms  box %.4f x %.4f x %.4f nm  %.4f g/cm^3\n",
+                     r.build.engine_version.c_str(), r.system_kind.c_str(), r.natoms, r.box[0], r.box[1], r.box[2],
+                     r.mass_density);
+    o << format_text(
+        "config   cluster %s  simd %s  threads %d  rc %.4f  rlist %.4f (%s)  rlist_inner %.4f  nstlist %d  nstprune "
+        "%d\n",
+        std::string(to_string(c.cluster)).c_str(), std::string(to_string(c.simd)).c_str(), c.threads, c.rc, c.rlist,
+        c.rlist_from_estimate ? "estimate" : "override", c.rlist_inner, c.nstlist, c.nstprune);
+    o << format_text("run      %ld steps (%ld warm-up)  dt %.5g ps  thermostat %s\n", r.steps, r.warmup, c.dt,
+                     std::string(to_string(c.thermostat)).c_str());
+    o << format_text("speed    %.3f ns/day  %.4f ms/step\n", r.ns_per_day, r.ms_per_step);
     o << "timings ";
     for (const auto& [task, s] : r.timings) {
-        std::snprintf(line, sizeof line, "  %s %.4f s", task.c_str(), s);
-        o << line;
+        o << format_text("  %s %.4f s", task.c_str(), s);
     }
     o << "\n";
-    std::snprintf(line, sizeof line, "pairs    list %.0f  in cut-off %.0f  efficiency %.3f  searches %ld  prunes %ld\n",
-                  r.pairlist.list_pairs, r.pairlist.pairs_in_cutoff, r.pairlist.efficiency, r.pairlist.searches,
-                  r.pairlist.prunes);
-    o << line;
+    o << format_text("pairs    list %.0f  in cut-off %.0f  efficiency %.3f  searches %ld  prunes %ld\n",
+                     r.pairlist.list_pairs, r.pairlist.pairs_in_cutoff, r.pairlist.efficiency, r.pairlist.searches,
+                     r.pairlist.prunes);
     o << "threads  " << c.threads << (r.threads.pinned ? ", pinned to CPUs" : ", not pinned");
     for (int cpu : r.threads.cpus) o << " " << cpu;
     o << " (" << r.threads.pin_note << ")";
     if (!r.threads.wait.empty() && r.steps > r.warmup) {
         o << "; barrier wait per thread";
         for (double s : r.threads.wait) {
-            std::snprintf(line, sizeof line, " %.4f", 1e3 * s / static_cast<double>(r.steps - r.warmup));
-            o << line;
+            o << format_text(" %.4f", 1e3 * s / static_cast<double>(r.steps - r.warmup));
         }
         o << " ms/step";
     }
     o << "\n";
     if (c.pme) {
-        std::snprintf(line, sizeof line, "pme      grid %dx%dx%d  order %d  beta %.5f nm^-1  scale %.3f  constraints %d\n",
-                      c.pme_grid[0], c.pme_grid[1], c.pme_grid[2], c.pme_order, c.ewald_beta, c.pme_scale,
-                      c.constraints);
-        o << line;
+        o << format_text("pme      grid %dx%dx%d  order %d  beta %.5f nm^-1  scale %.3f  constraints %d\n",
+                         c.pme_grid[0], c.pme_grid[1], c.pme_grid[2], c.pme_order, c.ewald_beta, c.pme_scale,
+                         c.constraints);
     }
     if (c.vdw_modifier != VdwModifier::PotentialShift || c.coulomb_type != CoulombType::Pme || c.dispcorr != DispCorr::No) {
-        std::snprintf(line, sizeof line, "form     LJ %s", std::string(to_string(c.vdw_modifier)).c_str());
-        o << line;
+        o << format_text("form     LJ %s", std::string(to_string(c.vdw_modifier)).c_str());
         if (c.vdw_modifier != VdwModifier::PotentialShift) {
-            std::snprintf(line, sizeof line, " from %.4g nm", c.rvdw_switch);
-            o << line;
+            o << format_text(" from %.4g nm", c.rvdw_switch);
         }
-        std::snprintf(line, sizeof line, "  Coulomb %s", std::string(to_string(c.coulomb_type)).c_str());
-        o << line;
+        o << format_text("  Coulomb %s", std::string(to_string(c.coulomb_type)).c_str());
         if (c.coulomb_type == CoulombType::ReactionField) {
-            std::snprintf(line, sizeof line, " (epsilon_rf %.4g%s)", c.epsilon_rf, c.epsilon_rf == 0 ? ": infinity" : "");
-            o << line;
+            o << format_text(" (epsilon_rf %.4g%s)", c.epsilon_rf, c.epsilon_rf == 0 ? ": infinity" : "");
         }
         if (c.dispcorr != DispCorr::No) o << "  DispCorr " << to_string(c.dispcorr);
         o << "\n";
     }
     if (c.nb == Offload::Gpu || !r.gpu.name.empty()) {
-        std::snprintf(line, sizeof line, "offload  nb %s  pme %s  update %s  gpu %d: %s, %.1f GiB, sm %s  CPU wait %.4f s\n",
-                      std::string(to_string(c.nb)).c_str(), std::string(to_string(c.pme_offload)).c_str(),
-                      std::string(to_string(c.update)).c_str(), c.gpu_id, r.gpu.name.c_str(),
-                      static_cast<double>(r.gpu.memory_bytes) / (1024.0 * 1024.0 * 1024.0),
-                      r.gpu.compute_capability.c_str(), r.gpu.cpu_wait_seconds);
-        o << line;
+        o << format_text("offload  nb %s  pme %s  update %s  gpu %d: %s, %.1f GiB, sm %s  CPU wait %.4f s\n",
+                         std::string(to_string(c.nb)).c_str(), std::string(to_string(c.pme_offload)).c_str(),
+                         std::string(to_string(c.update)).c_str(), c.gpu_id, r.gpu.name.c_str(),
+                         static_cast<double>(r.gpu.memory_bytes) / (1024.0 * 1024.0 * 1024.0),
+                         r.gpu.compute_capability.c_str(), r.gpu.cpu_wait_seconds);
         o << "gpu time";
         for (const auto& [kernel, s] : r.gpu.kernel_seconds) {
-            std::snprintf(line, sizeof line, "  %s %.4f s", kernel.c_str(), s);
-            o << line;
+            o << format_text("  %s %.4f s", kernel.c_str(), s);
         }
         o << "\n";
     }
     for (const auto& [name, e] : {std::pair{"start", r.start}, std::pair{"end  ", r.end}}) {
-        std::snprintf(line, sizeof line,
-                      "%s    LJ %.4f  Coul-SR %.4f  Coul-recip %.4f  potential %.4f  kinetic %.4f  total %.4f  "
-                      "conserved %.4f  T %.3f K\n",
-                      name, e.lj, e.coulomb_sr, e.coulomb_recip, e.potential, e.kinetic, e.total, e.conserved,
-                      e.temperature);
-        o << line;
+        o << format_text(
+            "%s    LJ %.4f  Coul-SR %.4f  Coul-recip %.4f  potential %.4f  kinetic %.4f  total %.4f  "
+            "conserved %.4f  T %.3f K\n",
+            name, e.lj, e.coulomb_sr, e.coulomb_recip, e.potential, e.kinetic, e.total, e.conserved, e.temperature);
         if (e.bonded.total() != 0.0 || e.dispersion_correction != 0.0) {  // a molecular system: every term under GROMACS' name, as gmx energy shows them
             std::string terms = "         ";
             for (const auto& [term, value] : gromacs_energy_terms(e)) {
-                std::snprintf(line, sizeof line, "  %s %.4f", term, value);
-                terms += line;
+                terms += format_text("  %s %.4f", term, value);
             }
             o << terms << "\n";
         }
     }
-    std::snprintf(line, sizeof line, "drift    %.3g +- %.2g kJ/mol/ps per atom (tolerance %g)\n",
-                  r.drift_per_atom_per_ps, r.drift_stderr_per_atom_per_ps, c.drift_tolerance);
-    o << line;
+    o << format_text("drift    %.3g +- %.2g kJ/mol/ps per atom (tolerance %g)\n", r.drift_per_atom_per_ps,
+                     r.drift_stderr_per_atom_per_ps, c.drift_tolerance);
     if (c.ranks > 1) {
         const ParallelStats& p = r.parallel;
-        std::snprintf(line, sizeof line,
-                      "parallel %d ranks  dd %dx%dx%d  npme %d  load imbalance %.3f  halo x %.4f s  halo f %.4f s  "
-                      "mesh %.4f s  reductions %.4f s  wait %.4f s\n",
-                      c.ranks, c.dd[0], c.dd[1], c.dd[2], c.npme, p.load_imbalance, p.halo_x, p.halo_f, p.mesh,
-                      p.reductions, p.wait);
-        o << line << "dd       " << c.dd_reason << "\n";
+        o << format_text(
+                 "parallel %d ranks  dd %dx%dx%d  npme %d  load imbalance %.3f  halo x %.4f s  halo f %.4f s  "
+                 "mesh %.4f s  reductions %.4f s  wait %.4f s\n",
+                 c.ranks, c.dd[0], c.dd[1], c.dd[2], c.npme, p.load_imbalance, p.halo_x, p.halo_f, p.mesh, p.reductions,
+                 p.wait)
+          << "dd       " << c.dd_reason << "\n";
         if (!p.dlb.empty()) o << "dlb      " << p.dlb << "\n";
         if (!p.shm_copy.empty()) o << "mpi shm  " << p.shm_copy << "\n";
     }

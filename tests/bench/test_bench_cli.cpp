@@ -122,6 +122,13 @@ TEST_F(BenchCli, IngestCompareAndHistory) {
     EXPECT_NE(out_.find("21 real_time run(s)"), std::string::npos) << out_;
 }
 
+TEST_F(BenchCli, ZeroTimeIsRefusedNamingFileAndBenchmark) {
+    const auto zero = json_file("zero.json", {{"BM_Kernel", {0.0}}});
+    EXPECT_EQ(mdtune("bench ingest " + zero + " --label zero --hardware hw --db " + db_), 2) << out_;
+    EXPECT_NE(out_.find(zero + ": benchmarks[0] (\"BM_Kernel\").real_time: is 0"), std::string::npos) << out_;
+    EXPECT_FALSE(std::filesystem::exists(db_) && counts().first > 0) << "a run was stored";
+}
+
 TEST_F(BenchCli, OneProcessASideGivesNoVerdict) {
     // Nine repetitions of one process are one independent sample, not nine.
     const auto base = json_file("base.json", {{"BM_Kernel", kBase}});

@@ -37,6 +37,14 @@ TEST(GbenchLimits, InfinityIsNotCalledNaN) {
     EXPECT_REJECTED(with_field("name", "Infinity"), ".name: expected a string, got +Infinity");
 }
 
+// A time of 0 is no measurement: a 0 ns baseline against 103 ns compared as "+0.00 % no change".
+TEST(GbenchLimits, ZeroTimeIsRefused) {
+    for (const std::string zero : {"0", "0.0", "-0", "0e5"})
+        EXPECT_REJECTED(with_field("real_time", zero),
+                        "benchmarks[0] (\"BM_A\").real_time: is 0; a run's time must be positive");
+    EXPECT_EQ(error_of(with_field("real_time", "1e-300")), "");
+}
+
 TEST(GbenchLimits, IntegersBeyondTheirTypeNameTheLimit) {
     EXPECT_REJECTED(with_field("iterations", "18446744073709551615"),
                     "iterations: 18446744073709551615 is above the limit 9223372036854775807");

@@ -125,4 +125,71 @@ TEST_F(MdcoreHardening, OverlappingAtomsFailAtStepZero) {
     EXPECT_EQ(report.value("failed_step", -1), 0);
 }
 
+// Every output is checked to the end: a full device or a file-size limit is an
+// error (exit 1) naming the output, and no empty or cut-off file stays behind.
+const std::string kSmallRun = "run --system lj --natoms 500 --steps 2 --threads 1";
+
+TEST_F(MdcoreHardening, JsonReportToAFullDeviceFails) {
+    expect_exit(mdcore(kSmallRun + " --json /dev/full"), 1, {"--json: /dev/full: cannot write: No space left"});
+}
+
+TEST_F(MdcoreHardening, ReportOnAFullStandardOutputFails) {
+    for (const std::string json : {" --json -", ""}) {
+        // The subshell sends only stdout to /dev/full; stderr comes back.
+        const Result r =
+            mdtest::run_command("(" + std::string(MDCORE_BINARY) + " " + kSmallRun + json + " >/dev/full)");
+        expect_exit(r, 1, {"standard output: cannot write: No space left"});
+    }
+}
+
+TEST_F(MdcoreHardening, OutputFilesToAFullDeviceFail) {
+    for (const std::string flag : {"--out-gro", "--dump-forces"})
+        expect_exit(mdcore(kSmallRun + " " + flag + " /dev/full"), 1, {"/dev/full: cannot write: No space left"});
+}
+
+TEST_F(MdcoreHardening, JsonReportCutShortLeavesNoFile) {
+    // A 1 KiB file-size limit stands in for a full disk: the report's write fails part way.
+    const std::string json = path("r.json");
+    const Result r = mdtest::run_command("trap '' XFSZ; ulimit -f 2; " + std::string(MDCORE_BINARY) + " " + kSmallRun +
+                                         " --json " + json);
+    expect_exit(r, 1, {"--json: " + json + ": cannot write: File too large", "the partial file was removed"});
+    EXPECT_FALSE(fs::exists(json));
+}
+
+TEST_F(MdcoreHardening, HelpAndVersionOnAFullStandardOutputFail) {
+    for (const std::string args : {"--version", "--version --json", "--help", "run --help"}) {
+        const Result r = mdtest::run_command("(" + std::string(MDCORE_BINARY) + " " + args + " >/dev/full)");
+        expect_exit(r, 1, {"standard output: cannot write"});
+    }
+}
+
+// Input files are read with bounds: a device is refused at once (it was read until
+// 2 GB had gone), an over-long or binary line is quoted short and printable.
+TEST_F(MdcoreHardening, DeviceAsInputFileIsRefusedAtOnce) {
+    const std::string top = write("in.top", argon_top(1));
+    expect_exit(mdcore("run --gro /dev/zero --top " + top + " --steps 1"), 2,
+                {"/dev/zero: cannot read the .gro file: it is not a regular file"});
+    expect_exit(mdcore("run --gro " + write("in.gro", "t\n    1\n" + gro_atom(1, 1, 1, 1, 0) + "   3 3 3\n") +
+                       " --top " + top + " --mdp /dev/zero --steps 1"),
+                2, {"/dev/zero: cannot read the .mdp file: it is not a regular file"});
+}
+
+TEST_F(MdcoreHardening, BinaryGroIsNotEchoed) {
+    std::string binary = "title\n";
+    for (int i = 0; i < 3000; ++i) binary += static_cast<char>(i % 256 == 10 ? 0x1b : i % 256);
+    const Result r = run_files(binary + "\n", argon_top(1), "--steps 1");
+    expect_exit(r, 2, {"in.gro:2:"});
+    EXPECT_LT(r.output.size(), 400u) << r.output;
+    for (const char c : r.output)
+        EXPECT_TRUE(c == '\n' || (static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f))
+            << r.output;
+}
+
+TEST_F(MdcoreHardening, OutOfRangeLayoutsSaySo) {
+    // -1 was taken as auto; a size beyond a long said "not positive".
+    expect_exit(mdcore(kSmallRun + " --npme -1"), 2, {"--npme: -1 is below the minimum of 0"});
+    expect_exit(mdcore(kSmallRun + " --dd 99999999999x1x1"), 2,
+                {"--dd: '99999999999x1x1': 99999999999 is out of range (each size is 1 to 1000000)"});
+}
+
 }  // namespace

@@ -175,8 +175,13 @@ TEST_F(StoreTest, EveryStatusRoundTrips) {
 
 TEST_F(StoreTest, ReadOnlyModeNeitherCreatesNorWrites) {
     const std::string missing = path("missing.db");
-    EXPECT_THROW(db::Store(missing, db::Store::Mode::ReadOnly), db::DbError);
+    EXPECT_THROW(db::Store(missing, db::Store::Mode::ReadOnly), db::DbRefusedError);  // a mistyped name: bad input
     EXPECT_FALSE(fs::exists(missing));
+    // An empty file has no tables to read: refused as one, not a raw "no such table".
+    const std::string empty = path("empty.db");
+    std::ofstream(empty).flush();
+    EXPECT_THROW(db::Store(empty, db::Store::Mode::ReadOnly), db::DbRefusedError);
+    EXPECT_EQ(fs::file_size(empty), 0u);
 
     const std::string p = path("a.db");
     { db::Store s(p); s.insert_trial(make_trial(1)); }

@@ -2,6 +2,8 @@
 // pair counts against one rank, NVE energy conservation over repartitionings,
 // and layouts refused before the run. Skipped without MPI or mpirun.
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -305,6 +307,28 @@ TEST(DdDynamics, SharedMemoryCopiesGoThroughTheSegmentUnlessTheUserChose) {
     EXPECT_EQ(setting("cma.json"), variable + "=cma");
     if (before) setenv(variable.c_str(), before, 1);
     else unsetenv(variable.c_str());
+}
+
+// A check that fails on one rank only (rank 1's CPUs for --pin on) stops every rank
+// with the message said once: rank 0 used to wait in the decomposition's set-up
+// for rank 1, which had left. `timeout` turns a hang into a failure.
+TEST(DdRefusal, ACheckFailingOnOneRankStopsEveryRank) {
+    SKIP_WITHOUT_MPI();
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    ASSERT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
+    const int cpus = CPU_COUNT(&set);
+    // Under a restricted mask mdcore pins within it and ignores the local rank: no rank fails.
+    if (cpus < sysconf(_SC_NPROCESSORS_ONLN)) GTEST_SKIP() << "this process may use only some CPUs";
+    // One thread per rank from CPU cpus - 1: rank 0's fits, rank 1's (one further) does not.
+    const auto r = mdtest::run_command(
+        "timeout 120 " + mpirun(2) + "--bind-to none " + MDCORE_BINARY +
+        " run --system water --nwater 500 --steps 10 --threads 1 --pin on --pin-offset " + std::to_string(cpus - 1));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    const std::string message = "mdcore: error: rank 1: --pin on: 1 thread from CPU " + std::to_string(cpus);
+    const auto first = r.output.find(message);
+    EXPECT_NE(first, std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find(message, first + 1), std::string::npos) << "said more than once:\n" << r.output;
 }
 
 // --- refused layouts -------------------------------------------------------------

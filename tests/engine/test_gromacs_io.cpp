@@ -10,8 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "../common/error_message.h"
 #include "gromacs_test_inputs.h"
 #include "io/gromacs_io.h"
+#include "mdcore/text_file.h"
 
 #ifndef MDT_TEST_DATA_DIR
 #error "MDT_TEST_DATA_DIR is set by tests/CMakeLists.txt"
@@ -333,6 +335,39 @@ TEST_F(GromacsIo, MalformedGroFiles) {
     const std::string two_box = write("box.gro", replace_once(kTwoWaterGro, "   3.00000   3.00000   3.00000", "3 3"));
     expect_input_error([&] { read_gro(two_box); }, {"box.gro:9:", "box"});
     expect_input_error([&] { read_gro(path("missing.gro")); }, {"missing.gro"});
+}
+
+// A .gro is read with the bounds of every user input: a regular file, at most
+// 1 GiB, lines at most 1 MiB; a bad line is quoted short and printable.
+bool printable(const std::string& s) {
+    for (const char c : s)
+        if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) return false;
+    return true;
+}
+
+TEST_F(GromacsIo, GroReaderIsBounded) {
+    if (fs::exists("/dev/zero"))
+        expect_input_error([&] { read_gro("/dev/zero"); },
+                           {"/dev/zero: cannot read the .gro file", "not a regular file"});
+    expect_input_error([&] { read_gro(dir_.string()); }, {"cannot read the .gro file", "is a directory"});
+    // A sparse file: over the limit without writing a gigabyte.
+    const std::string big = write("big.gro", "");
+    fs::resize_file(big, kMaxGroFileBytes + 1);
+    expect_input_error([&] { read_gro(big); }, {"big.gro: cannot read the .gro file", "limit of 1 GiB"});
+    const std::string long_line = write("long.gro", "t\n    1\n" + std::string(kMaxInputLineBytes + 1, '1') + "\n");
+    const std::string message = mdtest::message_of<InputError>([&] { read_gro(long_line); });
+    EXPECT_NE(message.find("long.gro:3: line is longer than the limit of 1 MiB"), std::string::npos) << message;
+    EXPECT_LT(message.size(), 300u);
+}
+
+TEST_F(GromacsIo, BinaryGroIsQuotedShortAndPrintable) {
+    std::string binary = "t\n";
+    for (int i = 0; i < 4000; ++i) binary += static_cast<char>(i % 256 == 10 ? 1 : i % 256);
+    const std::string gro = write("bin.gro", binary + "\n");
+    const std::string message = mdtest::message_of<InputError>([&] { read_gro(gro); });
+    EXPECT_NE(message.find("bin.gro:2:"), std::string::npos) << message;
+    EXPECT_TRUE(printable(message)) << message;
+    EXPECT_LT(message.size(), 300u) << message;
 }
 
 TEST_F(GromacsIo, MalformedTopologies) {

@@ -320,6 +320,16 @@ TEST(MdpReader, LongValuesAreCutInMessages) {
     EXPECT_NE(message.find("..."), std::string::npos);
 }
 
+TEST(MdpReader, BinaryKeysAndValuesArePrintableInMessages) {
+    for (const std::string text : {std::string("integrator = md\x01\xfe\x80\n"), std::string("nst\x1b[2Jlist = 5\n"),
+                                   std::string("\x7f\xff\x01\n")}) {
+        const std::string message = error_of(text);
+        ASSERT_FALSE(message.empty()) << text;
+        for (const char c : message)
+            EXPECT_TRUE(static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f) << message;
+    }
+}
+
 class MdpFiles : public mdtest::TempDirTest {};
 
 TEST_F(MdpFiles, NonRegularFilesAndLimitsAreRefused) {

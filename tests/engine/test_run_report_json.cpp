@@ -235,6 +235,23 @@ TEST(RunReportJson, BlocksAreWhatTheReportHolds) {
     EXPECT_EQ(json::parse(pairlist_to_json(r.pairlist, r.config)), report.at("pairlist"));
 }
 
+// Each line of the text report is as long as its numbers need: the start and end
+// energies of a run that blew up (1e300 kJ/mol) overran a fixed line buffer, which
+// cut the start line's newline off and ran it into the end line.
+TEST(RunReportText, HugeEnergiesKeepTheirLines) {
+    RunReport r = full_report();
+    r.start = energies(1e300);
+    r.end = energies(-1e300);
+    const std::string text = run_report_to_text(r);
+    const auto start = text.find("\nstart ");
+    const auto end = text.find("\nend   ");
+    ASSERT_NE(start, std::string::npos) << text;
+    ASSERT_NE(end, std::string::npos) << text;
+    const std::string start_line = text.substr(start + 1, text.find('\n', start + 1) - start - 1);
+    EXPECT_EQ(start_line.substr(start_line.size() - 2), " K") << start_line;
+    EXPECT_GT(start_line.size(), 900u);  // numbers of 300 digits each
+}
+
 // What the first mdcore wrote: no PME or constraint fields, no drift error, no build id or commit.
 TEST(RunReportJson, AReportOfTheFirstSchemaReads) {
     const std::string first = R"({"schema_version":1,"engine_version":"0.1.0","status":"ok",

@@ -64,6 +64,17 @@ TEST(Tunables, RefusalsNameTheFlagAndQuoteTheText) {
     EXPECT_EQ(error_of(Tunable::PmeGrid, "52x52"), "--pme-grid: '52x52' is not NXxNYxNZ with positive sizes");
     EXPECT_EQ(error_of(Tunable::PmeGrid, "52x0x52"), "--pme-grid: '52x0x52' is not NXxNYxNZ with positive sizes");
     EXPECT_EQ(error_of(Tunable::Threads, "4097"), "--threads: 4097 is above the limit of 4096");
+    // -1 holds "auto" inside; typed, it is below the range (it was taken as auto).
+    EXPECT_EQ(error_of(Tunable::Npme, "-1"), "--npme: -1 is below the minimum of 0 ('auto' lets mdcore choose)");
+    EXPECT_EQ(error_of(Tunable::Threads, "-1"), "--threads: -1 must be positive");
+    // A size too large is out of range (it said "not ... positive sizes").
+    EXPECT_EQ(error_of(Tunable::Dd, "99999999999x1x1"),
+              "--dd: '99999999999x1x1': 99999999999 is out of range (each size is 1 to 1000000)");
+    EXPECT_EQ(
+        error_of(Tunable::Dd, "1x1x99999999999999999999999"),
+        "--dd: '1x1x99999999999999999999999': 99999999999999999999999 is out of range (each size is 1 to 1000000)");
+    EXPECT_EQ(error_of(Tunable::PmeGrid, "52x1000001x52"),
+              "--pme-grid: '52x1000001x52': 1000001 is out of range (each size is 1 to 1000000)");
     // Typed values obey the same rules, under the caller's label.
     try {
         check_tunable(Tunable::PmeOrder, TunableValue{8L}, "pme_order");

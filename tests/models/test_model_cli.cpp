@@ -76,13 +76,13 @@ TEST_F(ModelCli, FitPredictAndCompare) {
         ASSERT_TRUE(db::ModelStore(store).latest());
     }
 
-    r = run("predict --db " + db() + " --system water --natoms 6000 --hardware hw-test --top 3");
+    r = run("predict --db " + db() + " --system water --natoms 6000 --hardware hw-test --top-k 3");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_TRUE(contains(r.output, "run it   mdcore run --system water --nwater 2000")) << r.output;
     EXPECT_TRUE(contains(r.output, "gmx mdrun -ntmpi 1 -ntomp")) << r.output;
     EXPECT_TRUE(contains(r.output, "fourierspacing")) << r.output;
 
-    r = run("predict --db " + db() + " --system water --natoms 6000 --hardware hw-test --top 4 --json");
+    r = run("predict --db " + db() + " --system water --natoms 6000 --hardware hw-test --top-k 4 --json");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const auto j = nlohmann::json::parse(r.output);
     ASSERT_EQ(j.at("ranked").size(), 4u);
@@ -133,13 +133,13 @@ TEST_F(ModelCli, PredictWithinAUsersSpace) {
     EXPECT_TRUE(contains(r.output, "warp")) << r.output;
 }
 
-// --gro/--topol: the user's own box, described from the files, not from a generated kind.
+// --gro/--top: the user's own box, described from the files.
 TEST_F(ModelCli, PredictForAUsersOwnBox) {
     fill();
     ASSERT_EQ(run("fit --db " + db() + " --model cost").exit_code, 0);
     const std::string data = std::string(MDT_TEST_DATA_DIR) + "/gromacs/water-3nm/";
-    const std::string files = " --gro " + data + "conf.gro --topol " + data + "topol.top";
-    Result r = run("predict --db " + db() + " --hardware hw-test --json --top 2" + files);
+    const std::string files = " --gro " + data + "conf.gro --top " + data + "topol.top";
+    Result r = run("predict --db " + db() + " --hardware hw-test --json --top-k 2" + files);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const auto j = nlohmann::json::parse(r.output);
     EXPECT_EQ(j.at("system").get<std::string>().rfind("gro:natoms=2652:files=", 0), 0u) << j.at("system");
@@ -147,12 +147,24 @@ TEST_F(ModelCli, PredictForAUsersOwnBox) {
     ASSERT_EQ(j.at("ranked").size(), 2u);
     EXPECT_TRUE(contains(j["ranked"][0]["mdcore"].get<std::string>(), "--gro " + data + "conf.gro --top ")) << r.output;
     EXPECT_TRUE(j["ranked"][0]["extrapolated"].get<bool>());  // a system kind the model never saw
+    // --topol, the former name of --top, still reads the topology and says so once.
+    r = run("predict --db " + db() + " --hardware hw-test --top-k 2 --gro " + data + "conf.gro --topol " + data +
+            "topol.top");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "mdtune: note: --topol is now --top (the topology, as in mdcore run)")) << r.output;
+    r = run("predict --db " + db() + files + " --topol " + data + "topol.top");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, "--topol is the former name of --top: give one of them")) << r.output;
     std::ofstream(path("bad.top")) << "[ defaults ]\n1 2 no 1.0 1.0\n[ bonds ]\n";
-    r = run("predict --db " + db() + " --gro " + data + "conf.gro --topol " + path("bad.top"));
+    r = run("predict --db " + db() + " --gro " + data + "conf.gro --top " + path("bad.top"));
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_TRUE(contains(r.output, "bad.top")) << r.output;
     EXPECT_EQ(run("predict --db " + db() + " --system water --natoms 3000" + files).exit_code, 2);
     EXPECT_EQ(run("predict --db " + db() + " --gro " + data + "conf.gro").exit_code, 2);
+    // A device is no .gro: refused at once, not read until memory runs out.
+    r = run("predict --db " + db() + " --gro /dev/zero --top " + data + "topol.top");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, "--gro: /dev/zero: cannot read the file: it is not a regular file")) << r.output;
 }
 
 // --mdp with --gro/--topol: a protein described as mdcore run --mdp runs it.
@@ -162,11 +174,11 @@ TEST_F(ModelCli, PredictForAProteinWithItsMdp) {
     fill();
     ASSERT_EQ(run("fit --db " + db() + " --model cost").exit_code, 0);
     const std::string data = std::string(MDT_TEST_DATA_DIR) + "/topologies/charmm27/";
-    const std::string files = " --gro " + data + "conf.gro --topol " + data + "topol.top";
+    const std::string files = " --gro " + data + "conf.gro --top " + data + "topol.top";
     const std::string mdp = path("md.mdp");
     std::ofstream(mdp) << "integrator = md\ndt = 0.002\nrcoulomb = 1.1\nrvdw = 1.1\nfourierspacing = 0.15\n"
                           "constraints = h-bonds\n";
-    Result r = run("predict --db " + db() + " --hardware hw-test --json --top 2" + files + " --mdp " + mdp);
+    Result r = run("predict --db " + db() + " --hardware hw-test --json --top-k 2" + files + " --mdp " + mdp);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     auto j = nlohmann::json::parse(r.output);
     EXPECT_EQ(j.at("system").get<std::string>().rfind("gro:natoms=2644:files=", 0), 0u) << j.at("system");
@@ -176,7 +188,7 @@ TEST_F(ModelCli, PredictForAProteinWithItsMdp) {
     EXPECT_EQ(best["gromacs"]["mdp"]["rvdw"], "1.1");  // the .mdp's cut-off
     EXPECT_TRUE(contains(best["gromacs"]["notes"].dump(), "LINCS constraints")) << r.output;
     // Another system than the same files without it.
-    r = run("predict --db " + db() + " --hardware hw-test --json --top 2" + files);
+    r = run("predict --db " + db() + " --hardware hw-test --json --top-k 2" + files);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(nlohmann::json::parse(r.output).at("system"), with_mdp);
 
@@ -189,7 +201,7 @@ TEST_F(ModelCli, PredictForAProteinWithItsMdp) {
     EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
     r = run("predict --db " + db() + " --system water --natoms 3000 --mdp " + mdp);
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_TRUE(contains(r.output, "--mdp needs --gro and --topol")) << r.output;
+    EXPECT_TRUE(contains(r.output, "--mdp needs --gro and --top")) << r.output;
 }
 
 TEST_F(ModelCli, HoldoutSizesAreScoredNotFitted) {

@@ -87,6 +87,14 @@ TEST_F(MpiCli, BadInputIsAUsageError) {
     EXPECT_NE(bad.output.find("bad.conf:4: collective 2 (allreduce), communicator size 4: the first message rule"),
               std::string::npos)
         << bad.output;
+    // A device is no rules file: refused at once, not read until memory runs out.
+    for (const std::string command :
+         {"mpi evaluate --rules /dev/zero --db " + path("e.db"), "mpi show --rules /dev/zero --db " + path("e.db")}) {
+        const Result dev = run(command);
+        EXPECT_EQ(dev.exit_code, 2) << command;
+        EXPECT_NE(dev.output.find("/dev/zero"), std::string::npos) << dev.output;
+        EXPECT_NE(dev.output.find("it is not a regular file"), std::string::npos) << dev.output;
+    }
 }
 
 }  // namespace

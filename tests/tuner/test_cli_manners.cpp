@@ -50,12 +50,15 @@ TEST_F(CliManners, AUsageErrorIsOneLineNamingTheFlagAndTheHelp) {
     const std::vector<Case> cases{
         {"", "mdtune: error: a command is required (see `mdtune --help`)"},
         {"frobnicate", "mdtune: error: unknown command 'frobnicate' (see `mdtune --help`)"},
-        {"show --top 0x10", "mdtune: error: --top: '0x10' is not an integer (see `mdtune show --help`)"},
-        {"show --top 0", "mdtune: error: --top: 0 is out of range [1, 1000000] (see `mdtune show --help`)"},
+        {"show --top-k 0x10", "mdtune: error: --top-k: '0x10' is not an integer (see `mdtune show --help`)"},
+        {"show --top-k 0", "mdtune: error: --top-k: 0 is out of range [1, 1000000] (see `mdtune show --help`)"},
         {"show --db", "mdtune: error: --db needs a value (see `mdtune show --help`)"},
         {"show --db a --db b", "mdtune: error: --db given twice (see `mdtune show --help`)"},
         {"show --bogus", "mdtune: error: unknown flag --bogus (see `mdtune show --help`)"},
         {"hw --json=x", "mdtune: error: --json takes no value (see `mdtune hw --help`)"},
+        // --top is the topology everywhere, as in mdcore run; the count of configs is --top-k.
+        {"predict --top 5", "mdtune: error: --top needs --gro (see `mdtune predict --help`)"},
+        {"tune --top-k 0", "mdtune: error: --top-k: 0 is out of range [1, 1000] (see `mdtune tune --help`)"},
         {"predict --system water --natoms 3001",
          "mdtune: error: --natoms: 3001 is not a multiple of 3 (water counts atoms as 3 x nwater) (see `mdtune "
          "predict --help`)"},
@@ -99,6 +102,57 @@ TEST_F(CliManners, OutputPathsAreCheckedBeforeAnythingRuns) {
     EXPECT_FALSE(fs::exists(missing));
     EXPECT_FALSE(fs::exists(path("absent.db")));
     EXPECT_FALSE(fs::exists(path("b.db")));
+}
+
+// What mdtune prints must arrive: on a full standard output the command fails (exit 1)
+// and says so on stderr.
+TEST_F(CliManners, AFullStandardOutputFailsTheCommand) {
+    for (const std::string args : {"--help", "hw", "hw --json", "show --help"}) {
+        const auto r = mdtest::run_command("(" + kMdtune + " " + args + " >/dev/full)");
+        EXPECT_EQ(r.exit_code, 1) << args << "\n" << r.output;
+        EXPECT_NE(r.output.find("mdtune: error: standard output: cannot write: No space left"), std::string::npos)
+            << args << "\n" << r.output;
+    }
+}
+
+// Misuse found by a careless user: one line naming the flag or file, exit 2, and no
+// file created or changed.
+TEST_F(CliManners, MisusedDatabasesAreOneLineAndCreateNothing) {
+    auto r = run_stderr("show --db " + path("typo.db"));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_EQ(r.output, "mdtune: database error: " + path("typo.db") + ": no such database file\n");
+    EXPECT_FALSE(fs::exists(path("typo.db")));
+    std::ofstream(path("empty.db")).flush();
+    r = run_stderr("show --db " + path("empty.db"));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_EQ(r.output, "mdtune: database error: " + path("empty.db") +
+                            ": an empty database (no mdtune tables yet): nothing to read\n");
+    EXPECT_EQ(fs::file_size(path("empty.db")), 0u);
+    r = run_stderr("db merge " + path("out.db") + " " + path("nope.db"));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(path("nope.db") + ": no such database file"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(path("out.db")));
+}
+
+TEST_F(CliManners, MisusedListsAndValuesAreUsageErrors) {
+    struct Case {
+        std::string args, message;
+    };
+    const std::vector<Case> cases{
+        {"compare --hardware H,H --db " + path("absent.db"), "--hardware: 'H' is given twice"},
+        {"compare --hardware A,B --watts A=1e-300 --db " + path("absent.db"),
+         "--watts: '1e-300' is outside 1e-06 to 1e+12"},
+        {"compare --hardware A,B --price A=1,A=2 --db " + path("absent.db"), "--price: 'A' is given twice"},
+        {"sweep " + path("s.toml") + " --slice '' --db " + path("t.db"), "--slice: '' is not i/M (e.g. 0/4)"},
+    };
+    for (const Case& c : cases) {
+        const auto r = run_stderr(c.args);
+        EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
+        EXPECT_NE(r.output.find("mdtune: error: " + c.message), std::string::npos) << c.args << "\n" << r.output;
+        EXPECT_EQ(lines(r.output), 1u) << r.output;
+    }
+    EXPECT_FALSE(fs::exists(path("absent.db")));
+    EXPECT_FALSE(fs::exists(path("t.db")));
 }
 
 }  // namespace

@@ -60,11 +60,13 @@ TEST(BatchScript, ArrayRangesAndQuoting) {
 
 TEST(BatchScript, JobOptionsAreCheckedBeforeTheyReachAnSbatchLine) {
     slurm::JobOptions o;
-    for (const char* t : {"10", "00:10:00", "1-00:00:00", "90:00", "2-12"}) {
+    for (const char* t : {"10", "00:10:00", "1-00:00:00", "90:00", "2-12", "25:00:00", "1-23:59:59", "0:30"}) {
         o.time = t;
         EXPECT_NO_THROW(slurm::validate_job_options(o)) << t;
     }
-    for (const char* t : {"ten", "1:2:3:4", "00:10:00\n#SBATCH --x", ""}) {
+    // 0 would be no limit at all; minutes and seconds stop at 59, hours after days at 23.
+    for (const char* t : {"ten", "1:2:3:4", "00:10:00\n#SBATCH --x", "", "0", "00:00:00", "0-0", "25:61:61", "10:60",
+                          "1-24", "1-1:60:00", "-5", "1:-1"}) {
         o.time = t;
         if (o.time.empty()) continue;
         EXPECT_THROW(slurm::validate_job_options(o), std::invalid_argument) << t;

@@ -2,7 +2,9 @@
 // file and the line ("repeats = 100000" once said "must be 1 or more", which hid the real limit).
 #include <gtest/gtest.h>
 
+#include "../common/address_space_limit.h"
 #include "../common/error_message.h"
+#include "mdcore/text_file.h"
 #include "mdtune/tuner/space.h"
 
 namespace mdtune {
@@ -40,6 +42,22 @@ TEST(SpaceLimits, ParametersStopAtMdcoresFlagRanges) {
     EXPECT_EQ(error_of(kLj + "[space]\nnstlist = 100000\nthreads = 4096\n"), "");
     // Threads are bounded by the machine when the sweep starts (an infeasible config), not here.
     EXPECT_EQ(error_of(kLj + "[space]\nthreads = 5000\n"), "");
+}
+
+// The space file is read with the bounds of every user input: a regular file, at
+// most 256 MiB, lines at most 1 MiB, and messages that quote it short and printable.
+TEST(SpaceLimits, SpaceFileIsBounded) {
+    {
+        mdtest::AddressSpaceLimit limit(256 << 20);  // the unbounded read ran out of memory here
+        EXPECT_TRUE(mdtest::names_problem(mdtest::message_of<tuner::SpaceError>([] { tuner::load_space("/dev/zero"); }),
+                                          "not a regular file", "/dev/zero: cannot read the space file"));
+    }
+    EXPECT_EQ(error_of(kLj + "# " + std::string(mdcore::kMaxInputLineBytes, 'x') + "\n"),
+              "limits.toml:4: line is longer than the limit of 1 MiB");
+    const std::string message = error_of(kLj + "x = \"\x01\xff\x1b[2J\"\n");
+    ASSERT_FALSE(message.empty());
+    for (const char c : message)
+        EXPECT_TRUE(static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f) << message;
 }
 
 }  // namespace

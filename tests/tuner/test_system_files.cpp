@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <tuple>
 
+#include "../common/address_space_limit.h"
 #include "../common/file_text.h"
 #include "../common/temp_dir_test.h"
 #include "mdtune/core/input_error.h"
@@ -93,6 +95,19 @@ TEST_F(SystemFiles, UnsupportedOrMissingFilesAreClearErrors) {
         FAIL() << "accepted a missing file";
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("--gro: " + path("nowhere.gro")), std::string::npos) << e.what();
+    }
+    // Devices are refused before a byte is read; a file over the limit, by its size.
+    mdtest::AddressSpaceLimit limit(256 << 20);  // the unbounded read ran out of memory here
+    for (const auto& [gro, top, fragment] :
+         {std::tuple<std::string, std::string, std::string>{
+              "/dev/zero", kData + "topol.top", "--gro: /dev/zero: cannot read the file: it is not a regular file"},
+          {kData + "conf.gro", "/dev/zero", "--top: /dev/zero: cannot read the file: it is not a regular file"}}) {
+        try {
+            describe_system_files(gro, top);
+            FAIL() << "accepted " << gro << " " << top;
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+        }
     }
 }
 

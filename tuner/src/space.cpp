@@ -330,13 +330,16 @@ std::string SearchSpace::infeasible_reason(const SystemDescriptor& system, const
 
 SearchSpace parse_space(const std::string& toml_text, const std::string& source) {
     const Checker ck(source);
+    if (const std::size_t line = mdcore::first_long_line(toml_text))
+        throw SpaceError(source + ":" + std::to_string(line) + ": line is longer than the limit of " +
+                         mdcore::size_text(mdcore::kMaxInputLineBytes));
     toml::table root;
     try {
         root = toml::parse(toml_text, source);
     } catch (const toml::parse_error& e) {
         const auto& b = e.source().begin;
         throw SpaceError(source + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": " +
-                         std::string(e.description()));
+                         mdcore::printable_excerpt(e.description(), 200));
     }
     SearchSpace space;
     space.source = source;
@@ -378,8 +381,7 @@ SearchSpace parse_space(const std::string& toml_text, const std::string& source)
 
 SearchSpace load_space(const std::string& path) {
     const FileText file = read_file_text(path);
-    if (file.status == FileText::Status::CannotOpen) throw SpaceError(path + ": cannot open the space file");
-    if (file.status == FileText::Status::CannotRead) throw SpaceError(path + ": cannot read the space file");
+    if (!file.ok()) throw SpaceError(path + ": cannot read the space file: it " + file.error);
     return parse_space(file.text, path);
 }
 

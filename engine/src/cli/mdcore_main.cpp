@@ -9,19 +9,18 @@
 #include "domdec/mpi_world.h"
 #include "mdcore/build_info.h"
 #include "mdcore/engine.h"
+#include "mdcore/output_file.h"
 
 namespace {
 
-int usage_error(const std::string& problem, bool in_run) {
-    // Every rank finds the same problem; one says so.
-    if (mdcore::world_rank() == 0)
+int usage_error(const std::string& problem, bool in_run, bool speaker = mdcore::world_rank() == 0) {
+    // Every rank finds the same problem in the flags; one says so.
+    if (speaker)
         std::cerr << "mdcore: error: " << problem << " (see `mdcore " << (in_run ? "run " : "") << "--help`)\n";
     return 2;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int main_unchecked(int argc, char** argv) {
     // Under mpirun/srun every rank runs this program; on its own MPI stays off.
     mdcore::MpiSession mpi(&argc, &argv);
     CLI::App app{"mdcore: molecular dynamics on generated systems or GROMACS boxes", "mdcore"};
@@ -52,6 +51,10 @@ int main(int argc, char** argv) {
         return 0;
     } catch (const CLI::ParseError& e) {
         return usage_error(e.what(), run.chosen());
+    } catch (const mdcore::run_cli::AgreedUsageError& e) {
+        // Every rank knows; the first that found it says so, naming itself when it is not rank 0.
+        const std::string where = e.rank != 0 ? "rank " + std::to_string(e.rank) + ": " : "";
+        return usage_error(where + e.what(), true, e.speaker);
     } catch (const mdcore::run_cli::UsageError& e) {
         return usage_error(e.what(), run.chosen());
     } catch (const std::exception& e) {
@@ -60,4 +63,12 @@ int main(int argc, char** argv) {
         if (mdcore::world_size() > 1) mdcore::abort_world(1);
         return 1;
     }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // What was printed (the report, a table, --help) must have arrived: a full disk
+    // or a closed pipe is a failure.
+    return mdcore::exit_code_after_stdout("mdcore", main_unchecked(argc, argv));
 }

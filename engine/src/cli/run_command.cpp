@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <string_view>
@@ -18,6 +18,7 @@
 #include "gpu/gpu_device.h"
 #include "io/gromacs_io.h"
 #include "mdcore/generators.h"
+#include "mdcore/output_file.h"
 #include "mdcore/units.h"
 
 namespace mdcore::run_cli {
@@ -70,6 +71,16 @@ void check_writable(const std::string& flag, const std::string& path) {
         throw UsageError("--" + flag + ": cannot write '" + path + "': folder '" + dir.string() + "' does not exist");
     if (::access(dir.c_str(), W_OK) != 0)
         throw UsageError("--" + flag + ": cannot write '" + path + "': folder '" + dir.string() + "' is not writable");
+}
+
+// Writes an output file; a failure names the flag as well as the file.
+template <typename Write>
+void with_flag(const char* flag, Write&& write) {
+    try {
+        write();
+    } catch (const std::runtime_error& e) {
+        throw std::runtime_error(std::string("--") + flag + ": " + e.what());
+    }
 }
 
 // The run's flags that are not tunables (those come from the tunable table).
@@ -442,28 +453,46 @@ void RunCommand::check_output_paths() const {
 }
 
 void RunCommand::write_report(const RunReport& report) const {
+    // The report is the run's result: one that did not arrive whole is a failed run (exit 1).
     const auto json_target = text("json");
-    if (json_target && *json_target == "-") {
-        std::cout << run_report_to_json(report) << "\n";
-        return;
-    }
-    std::cout << run_report_to_text(report);
-    if (json_target) {
-        std::ofstream out(*json_target);
-        if (!out) throw std::runtime_error("--json: cannot write '" + *json_target + "'");
-        out << run_report_to_json(report) << "\n";
+    std::cout << (json_target && *json_target == "-" ? run_report_to_json(report) + "\n" : run_report_to_text(report));
+    if (const std::string error = flush_stdout(); !error.empty()) throw std::runtime_error("the report: " + error);
+    if (json_target && *json_target != "-") {
+        with_flag("json", [&] { write_text_file(*json_target, run_report_to_json(report) + "\n"); });
     }
 }
 
 int RunCommand::execute() {
-    reject_extras();
-    read_mdp_file();
-    const RunConfig config = run_config();
-    const RunControl control = run_control();
-    inject_test_fault(config);
+    RunConfig config;
+    RunControl control;
     System sys;
-    try {
+    // Under mpirun every rank checks the input; a problem only some ranks find (their
+    // CPUs for --pin, a file missing on their node) must stop every rank, or the others
+    // would wait in a collective for ranks that left. The ranks agree after reading the
+    // system (resolve_config counts the node's ranks, a collective) and after the checks.
+    const auto checked_by_all = [](const std::function<void()>& checks) {
+        std::optional<std::string> problem;
+        try {
+            checks();
+        } catch (const UsageError& e) {
+            problem = e.what();
+        } catch (const std::invalid_argument& e) {
+            problem = e.what();
+        } catch (const InputError& e) {
+            problem = e.what();
+        }
+        if (const int first = first_failed_rank(problem.has_value()); first < world_size())
+            throw AgreedUsageError(problem.value_or(""), first, world_rank() == first);
+    };
+    checked_by_all([&] {
+        reject_extras();
+        read_mdp_file();
+        config = run_config();
+        control = run_control();
+        inject_test_fault(config);
         sys = build_system();
+    });
+    checked_by_all([&] {
         // Reject bad input before running.
         const EffectiveConfig eff = resolve_config(sys, config, control);
         plan_thread_pinning(control, eff.threads);
@@ -472,16 +501,12 @@ int RunCommand::execute() {
             auto gpu = find_gpu(config.gpu_id);
             if (const std::string* why = std::get_if<std::string>(&gpu)) throw UsageError("--nb gpu: " + *why);
         }
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
-    } catch (const InputError& e) {
-        throw UsageError(e.what());
-    }
-    check_output_paths();
+        check_output_paths();
+    });
     if (const auto path = text("dump-forces")) {
         // Step-0 forces of the start configuration, in input order (all ranks compute, rank 0 writes).
         const ForceResult forces = compute_forces(sys, config);
-        if (world_rank() == 0) write_forces(*path, forces.forces);
+        if (world_rank() == 0) with_flag("dump-forces", [&] { write_forces(*path, forces.forces); });
     }
     // Under mpirun every rank runs; rank 0 writes the report and the files.
     const bool writer = world_rank() == 0;
@@ -489,7 +514,8 @@ int RunCommand::execute() {
         RunReport report = run(sys, config, control);
         report.setting_sources = sources_;
         if (!writer) return 0;
-        if (const auto path = text("out-gro")) write_gro(*path, sys, "mdcore final state");
+        if (const auto path = text("out-gro"))
+            with_flag("out-gro", [&] { write_gro(*path, sys, "mdcore final state"); });
         write_report(report);
         return 0;
     } catch (const RunFailed& failure) {
@@ -497,7 +523,11 @@ int RunCommand::execute() {
         if (!writer) return 1;
         RunReport report = failure.report();
         report.setting_sources = sources_;
-        write_report(report);
+        try {
+            write_report(report);
+        } catch (const std::runtime_error& e) {
+            std::cerr << "mdcore: error: " << e.what() << "\n";
+        }
         std::cerr << "mdcore: error: " << failure.what() << "\n";
         return 1;
     }

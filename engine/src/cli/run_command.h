@@ -21,6 +21,15 @@ struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// Bad input found by some ranks of a run under mpirun, once every rank knows: the
+// lowest of them says it (`speaker`, with `rank` in the message), all exit 2.
+struct AgreedUsageError : UsageError {
+    AgreedUsageError(const std::string& what, int rank, bool speaker)
+        : UsageError(what), rank(rank), speaker(speaker) {}
+    int rank;
+    bool speaker;
+};
+
 class RunCommand {
 public:
     explicit RunCommand(CLI::App& app);  // adds the `run` subcommand to app

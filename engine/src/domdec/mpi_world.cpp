@@ -93,6 +93,18 @@ int world_size() {
 #endif
 }
 
+int first_failed_rank(bool failed) {
+#ifdef MDCORE_HAVE_MPI
+    if (mpi_active()) {
+        const int mine = failed ? world_rank() : world_size();
+        int first = mine;
+        MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        return first;
+    }
+#endif
+    return failed ? 0 : 1;
+}
+
 void abort_world(int code) {
 #ifdef MDCORE_HAVE_MPI
     if (mpi_active()) MPI_Abort(MPI_COMM_WORLD, code);

@@ -30,6 +30,10 @@ int world_rank();
 int world_size();
 // Ranks of MPI_COMM_WORLD on this node (sharing its memory); 1 when MPI is not active.
 int node_rank_count();
+// Called by every rank at the same point after a check that may fail on some ranks
+// only (a rank's CPUs, a file missing on its node): the lowest rank whose `failed` is
+// true, or world_size() when none failed. Collective over MPI_COMM_WORLD.
+int first_failed_rank(bool failed);
 // Ends every rank of MPI_COMM_WORLD with `code` (a failure one rank cannot share).
 [[noreturn]] void abort_world(int code);
 

@@ -3,6 +3,7 @@
 
 #include "io/gromacs_io.h"
 #include "io/text_input.h"
+#include "mdcore/text_file.h"
 #include "system/physical_limits.h"
 
 namespace mdcore {
@@ -56,7 +57,7 @@ bool parse_gro_atom_line(const Where& where, const std::string& line, int width,
     if (vel_start >= line.size() || trim(sv.substr(vel_start)).empty()) return false;
     gro.velocities.push_back(parse_gro_fields(where, line, vel_start, width, "velocity"));
     const std::string problem = limits::velocity_problem(gro.velocities.back());
-    if (!problem.empty()) fail(where, "atom " + gro.atom_name.back() + ": " + problem);
+    if (!problem.empty()) fail(where, "atom " + printable_excerpt(gro.atom_name.back()) + ": " + problem);
     return true;
 }
 
@@ -83,19 +84,23 @@ Box parse_gro_box(const Where& where, const std::string& line) {
 void check_positions_near_box(const GroFile& gro, const std::string& path) {
     for (std::size_t i = 0; i < gro.positions.size(); ++i) {
         const std::string problem = limits::position_problem(gro.positions[i], gro.box);
-        if (!problem.empty()) fail({path, static_cast<int>(i) + 3}, "atom " + gro.atom_name[i] + ": " + problem);
+        if (!problem.empty())
+            fail({path, static_cast<int>(i) + 3}, "atom " + printable_excerpt(gro.atom_name[i]) + ": " + problem);
     }
 }
 
 }  // namespace
 
 GroFile read_gro(const std::string& path) {
-    const auto lines = input::read_lines(path);
-    if (!lines) throw InputError(path + ": cannot open .gro file");
-    return parse_gro_lines(*lines, path);
+    std::string text;
+    const std::string why = read_text_file(path, kMaxGroFileBytes, text);
+    if (!why.empty()) throw InputError(path + ": cannot read the .gro file: it " + why);
+    return parse_gro_text(text, path);
 }
 
 GroFile parse_gro_text(const std::string& text, const std::string& name) {
+    if (const std::size_t line = first_long_line(text))
+        fail({name, static_cast<int>(line)}, "line is longer than the limit of " + size_text(kMaxInputLineBytes));
     std::vector<std::string> lines;
     std::size_t start = 0;
     while (start < text.size()) {

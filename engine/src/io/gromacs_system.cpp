@@ -6,6 +6,7 @@
 #include "io/gromacs_io.h"
 #include "io/molecule_bonded.h"
 #include "io/topology.h"
+#include "mdcore/text_file.h"
 #include "system/physical_limits.h"
 
 namespace mdcore {
@@ -103,8 +104,8 @@ void append_molecule(const MoleculeType& mol, const MoleculeBonded& bonded, cons
         const std::size_t i = static_cast<std::size_t>(offset) + j;
         if (gro.atom_name[i] != atom.name)
             fail({gro_path, static_cast<int>(i) + 3},
-                 "atom name '" + gro.atom_name[i] + "' does not match '" + atom.name + "' of molecule " + mol.name +
-                     " in the topology (" + atom.where.file + ":" + std::to_string(atom.where.line) + ")");
+                 "atom name " + quote_excerpt(gro.atom_name[i]) + " does not match '" + atom.name + "' of molecule " +
+                     mol.name + " in the topology (" + atom.where.file + ":" + std::to_string(atom.where.line) + ")");
         sys.type.push_back(type_remap[atom.type]);
         sys.charge.push_back(atom.charge);
         sys.mass.push_back(atom.mass);

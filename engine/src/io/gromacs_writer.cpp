@@ -1,44 +1,10 @@
 // .gro and force output.
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <stdexcept>
 
 #include "io/gromacs_io.h"
+#include "mdcore/output_file.h"
 
 namespace mdcore {
-namespace {
-
-// Dumps formatted text, reporting failures as std::runtime_error naming the file.
-class OutputFile {
-public:
-    explicit OutputFile(const std::string& path) : path_(path), f_(std::fopen(path.c_str(), "w")) {
-        if (!f_) throw std::runtime_error(path + ": cannot open for writing: " + std::strerror(errno));
-    }
-    ~OutputFile() {
-        if (f_) std::fclose(f_);
-    }
-    OutputFile(const OutputFile&) = delete;
-    OutputFile& operator=(const OutputFile&) = delete;
-
-    template <typename... Args>
-    void print(const char* format, Args... args) {
-        std::fprintf(f_, format, args...);
-    }
-    void close() {
-        const bool write_failed = std::ferror(f_) != 0;
-        const bool close_failed = std::fclose(f_) != 0;
-        f_ = nullptr;
-        if (write_failed || close_failed) throw std::runtime_error(path_ + ": error while writing");
-    }
-
-private:
-    std::string path_;
-    std::FILE* f_;
-};
-
-}  // namespace
 
 void write_gro(const std::string& path, const System& system, const std::string& title) {
     const std::size_t n = system.natoms();

@@ -1,18 +1,14 @@
 #include "io/mdp_reader.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <set>
 
 #include "io/text_input.h"
+#include "mdcore/text_file.h"
 
 namespace mdcore {
 namespace {
@@ -52,12 +48,9 @@ std::string word(std::string_view value) {
     return w;
 }
 
-// A value in a message: long ones cut, so the message stays one readable line.
-std::string shown(std::string_view value) {
-    constexpr std::size_t kMax = 60;
-    if (value.size() <= kMax) return std::string(value);
-    return std::string(value.substr(0, kMax)) + "...";
-}
+// A value in a message: long ones cut and unprintable bytes as '?', so the message
+// stays one readable line.
+std::string shown(std::string_view value) { return printable_excerpt(value, 60); }
 
 // Keys mdcore reads, checks, or records (everything but the ignored ones).
 const std::set<std::string>& handled_keys() {
@@ -165,10 +158,10 @@ public:
 
     void add(const std::string& key, Entry e) {
         if (const auto it = entries_.find(key); it != entries_.end())
-            fail(at(e), e.key + " is given twice: line " + std::to_string(it->second.line) + " (" + it->second.key +
-                            ") and line " + std::to_string(e.line));
+            fail(at(e), shown(e.key) + " is given twice: line " + std::to_string(it->second.line) + " (" +
+                            shown(it->second.key) + ") and line " + std::to_string(e.line));
         if (!handled(key) && !ignored_key(key))
-            fail(at(e), e.key + " = " + shown(e.value) +
+            fail(at(e), shown(e.key) + " = " + shown(e.value) +
                             ": unknown .mdp key; refused, as mdcore cannot tell whether it changes the physics");
         if (!handled(key) && !e.value.empty()) out_.ignored.push_back(e.key);
         entries_.emplace(key, std::move(e));
@@ -189,7 +182,7 @@ public:
 private:
     Where at(const Entry& e) const { return Where{out_.path, e.line}; }
     [[noreturn]] void refuse(const Entry& e, const std::string& why) const {
-        fail(at(e), e.key + " = " + shown(e.value) + ": " + why);
+        fail(at(e), shown(e.key) + " = " + shown(e.value) + ": " + why);
     }
     const Entry* get(const std::string& key) const {
         const auto it = entries_.find(key);
@@ -501,19 +494,9 @@ MdpSettings parse_mdp_text(std::string_view text, const std::string& name) {
 }
 
 MdpSettings read_mdp(const std::string& path) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) throw InputError(path + ": cannot read the .mdp file: " + std::strerror(errno));
-    if (!S_ISREG(st.st_mode)) throw InputError(path + ": not a regular file (a .mdp must be one)");
-    if (static_cast<unsigned long long>(st.st_size) > kMdpMaxFileBytes)
-        throw InputError(path + ": " + std::to_string(st.st_size) + " bytes is above mdcore's limit for a .mdp file (" +
-                         std::to_string(kMdpMaxFileBytes >> 20) + " MiB)");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path + ": cannot read the .mdp file");
-    // Read at most one byte past the limit: a file that grows (or reports size 0) stays bounded.
-    std::string text(kMdpMaxFileBytes + 1, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    if (in.bad()) throw InputError(path + ": cannot read the .mdp file");
-    text.resize(static_cast<std::size_t>(in.gcount()));
+    std::string text;
+    const std::string why = read_text_file(path, kMdpMaxFileBytes, text);
+    if (!why.empty()) throw InputError(path + ": cannot read the .mdp file: it " + why);
     return parse_mdp_text(text, path);
 }
 

@@ -13,6 +13,7 @@
 
 #include "mdcore/gromacs_input.h"
 #include "mdcore/run_config.h"
+#include "mdcore/text_file.h"
 
 namespace mdcore {
 
@@ -79,7 +80,7 @@ struct MdpSettings {
 
 // Limits of the bounded reader (in its messages).
 inline constexpr std::size_t kMdpMaxLineBytes = 64 * 1024;
-inline constexpr std::size_t kMdpMaxFileBytes = 16 * 1024 * 1024;
+inline constexpr std::size_t kMdpMaxFileBytes = kMaxMdpFileBytes;
 
 // Reads and maps a .mdp file; throws InputError (FILE:LINE: key = value: why) for
 // malformed or refused input, and for a path that is not a regular file or breaks

@@ -3,10 +3,10 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <limits>
 
 #include "io/gromacs_io.h"
+#include "mdcore/text_file.h"
 
 namespace mdcore::input {
 
@@ -58,28 +58,14 @@ std::optional<double> to_double(std::string_view s) {
 int parse_int(const Where& where, std::string_view token, const std::string& what) {
     const auto v = to_long(token);
     if (!v || *v < std::numeric_limits<int>::min() || *v > std::numeric_limits<int>::max())
-        // Appended, not "'" + string: GCC 12 warns falsely (-Wrestrict) on that operator+.
-        fail(where, std::string("'").append(token).append("' is not a valid integer ").append(what));
+        fail(where, quote_excerpt(token).append(" is not a valid integer ").append(what));
     return static_cast<int>(*v);
 }
 
 double parse_double(const Where& where, std::string_view token, const std::string& what) {
     const auto v = to_double(token);
-    if (!v) fail(where, "'" + std::string(token) + "' is not a valid number for " + what);
+    if (!v) fail(where, quote_excerpt(token) + " is not a valid number for " + what);
     return *v;
-}
-
-std::optional<std::vector<std::string>> read_lines(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) return std::nullopt;
-    std::vector<std::string> lines;
-    std::string line;
-    while (std::getline(in, line)) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        lines.push_back(std::move(line));
-    }
-    if (in.bad()) return std::nullopt;
-    return lines;
 }
 
 }  // namespace mdcore::input

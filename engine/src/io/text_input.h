@@ -31,7 +31,4 @@ std::optional<double> to_double(std::string_view s);  // finite values only
 int parse_int(const Where& where, std::string_view token, const std::string& what);
 double parse_double(const Where& where, std::string_view token, const std::string& what);
 
-// All lines of a file, the '\r' of CRLF files dropped; nullopt when it cannot be read.
-std::optional<std::vector<std::string>> read_lines(const std::string& path);
-
 }  // namespace mdcore::input

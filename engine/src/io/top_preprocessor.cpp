@@ -1,22 +1,18 @@
 #include "io/top_preprocessor.h"
 
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <string_view>
 #include <unordered_map>
 
 #include "mdcore/gromacs_input.h"
+#include "mdcore/text_file.h"
 
 namespace mdcore::input {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr std::size_t kQuoteChars = 80;
 
 bool is_ident_char(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
@@ -38,24 +34,6 @@ std::string_view rtrim(std::string_view s) {
     return s;
 }
 
-// s between delimiters, at most kQuoteChars characters, unprintable ones as '?', so a
-// megabyte-long or binary line cannot flood a message.
-std::string quote(std::string_view s, char delimiter = '\'') {
-    std::string out(1, delimiter);
-    for (std::size_t i = 0; i < s.size() && i < kQuoteChars; ++i) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        out += (c >= 0x20 && c < 0x7f) ? static_cast<char>(c) : '?';
-    }
-    if (s.size() > kQuoteChars) out += "...";
-    out += delimiter;
-    return out;
-}
-
-std::string size_text(std::size_t bytes) {
-    if (bytes % (std::size_t{1} << 30) == 0) return std::to_string(bytes >> 30) + " GiB";
-    return std::to_string(bytes >> 20) + " MiB";
-}
-
 const std::string kMacroNameRule = "(letters, digits and '_', not starting with a digit)";
 
 // Lookups by string_view, so that testing a token for being a macro allocates nothing.
@@ -67,27 +45,7 @@ using MacroMap = std::unordered_map<std::string, std::string, StringHash, std::e
 
 // The whole file as text; on failure, why, as the end of a sentence about the file.
 std::string load_text(const std::string& path, std::string& text) {
-    std::error_code ec;
-    const fs::file_status st = fs::status(path, ec);
-    if (!fs::exists(st)) return "does not exist";
-    if (fs::is_directory(st)) return "is a directory, not a file";
-    // /dev/zero, a FIFO or a socket would never end or block.
-    if (!fs::is_regular_file(st)) return "is not a regular file (a device, pipe or socket?)";
-    const auto size = fs::file_size(path, ec);
-    if (!ec && size > kMaxTopologyFileBytes) return "is larger than the limit of " + size_text(kMaxTopologyFileBytes);
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::string("cannot be read (") + std::strerror(errno) + ")";
-    text.clear();
-    if (!ec) text.reserve(size);
-    // Read in chunks against the limit rather than trusting the size: the file may grow.
-    char buffer[1 << 16];
-    while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-        text.append(buffer, static_cast<std::size_t>(in.gcount()));
-        if (text.size() > kMaxTopologyFileBytes)
-            return "is larger than the limit of " + size_text(kMaxTopologyFileBytes);
-    }
-    if (in.bad()) return "cannot be read (I/O error)";
-    return {};
+    return read_text_file(path, kMaxTopologyFileBytes, text);
 }
 
 // The next physical line at pos, its CR of a CRLF end dropped; false at the end.
@@ -118,7 +76,7 @@ public:
         for (const std::string& dir : default_topology_dirs()) add_search_dir(dir);
         for (const auto& [name, value] : options.defines) {
             if (!is_identifier(name))
-                throw InputError("the define " + quote(name) + " given for this run is not a macro name " +
+                throw InputError("the define " + quote_excerpt(name) + " given for this run is not a macro name " +
                                  kMacroNameRule);
             macros_[name] = std::string(trim(value));
         }
@@ -187,7 +145,7 @@ private:
             }
         }
         if (!conds.empty())
-            fail(conds.back().where, quote(conds.back().directive) + " has no matching #endif before " + file +
+            fail(conds.back().where, quote_excerpt(conds.back().directive) + " has no matching #endif before " + file +
                                          " ends at line " + std::to_string(line_no));
     }
 
@@ -221,7 +179,7 @@ private:
             if (conds.empty()) fail(where, "#else without a matching #ifdef or #ifndef in this file");
             Conditional& c = conds.back();
             if (c.in_else)
-                fail(where, "second #else for " + quote(c.directive) + " at " + c.where.file + ":" +
+                fail(where, "second #else for " + quote_excerpt(c.directive) + " at " + c.where.file + ":" +
                                 std::to_string(c.where.line));
             c.in_else = true;
             return;
@@ -245,15 +203,15 @@ private:
             return;
         }
         if (keyword.empty())
-            fail(where, "malformed preprocessor line " + quote(line) + " (expected '#' and a directive name)");
-        fail(where, "preprocessor directive " + quote("#" + keyword) +
+            fail(where, "malformed preprocessor line " + quote_excerpt(line) + " (expected '#' and a directive name)");
+        fail(where, "preprocessor directive " + quote_excerpt("#" + keyword) +
                         " is not supported (supported: #include, #define, #undef, #ifdef, #ifndef, #else, #endif)");
     }
 
     static std::string_view single_name(const Where& where, const std::string& keyword, std::string_view arg) {
         if (arg.empty()) fail(where, "#" + keyword + " needs a macro name");
         if (!is_identifier(arg))
-            fail(where, "#" + keyword + " expects one macro name " + kMacroNameRule + ", not " + quote(arg));
+            fail(where, "#" + keyword + " expects one macro name " + kMacroNameRule + ", not " + quote_excerpt(arg));
         return arg;
     }
 
@@ -262,7 +220,8 @@ private:
         std::size_t n = 0;
         while (n < arg.size() && !is_space(arg[n])) ++n;
         const std::string_view name = arg.substr(0, n);
-        if (!is_identifier(name)) fail(where, "#define name " + quote(name) + " is not a macro name " + kMacroNameRule);
+        if (!is_identifier(name))
+            fail(where, "#define name " + quote_excerpt(name) + " is not a macro name " + kMacroNameRule);
         macros_.insert_or_assign(std::string(name), std::string(trim(arg.substr(n))));
     }
 
@@ -272,12 +231,13 @@ private:
                                   : open == '<' ? arg.find('>', 1)
                                                 : std::string_view::npos;
         if (close == std::string_view::npos)
-            fail(where, "malformed #include " + quote(arg) + " (expected #include \"file\" or #include <file>)");
+            fail(where,
+                 "malformed #include " + quote_excerpt(arg) + " (expected #include \"file\" or #include <file>)");
         const std::string name(arg.substr(1, close - 1));
         if (name.empty()) fail(where, "#include with an empty file name");
         if (!trim(arg.substr(close + 1)).empty())
-            fail(where, "unexpected text " + quote(trim(arg.substr(close + 1))) + " after #include " +
-                            quote(name, open == '"' ? '"' : '<'));
+            fail(where, "unexpected text " + quote_excerpt(trim(arg.substr(close + 1))) + " after #include " +
+                            quote_excerpt(name, open == '"' ? '"' : '<'));
 
         // grompp searches "file" and <file> alike: the including file's folder, -I, the library.
         std::vector<std::string> candidates;
@@ -302,7 +262,7 @@ private:
             }
         }
         if (found.empty()) {
-            std::string message = "cannot find included file " + quote(name, '"');
+            std::string message = "cannot find included file " + quote_excerpt(name, '"');
             if (!searched.empty()) {
                 message += " (searched ";
                 for (std::size_t i = 0; i < searched.size(); ++i) message += (i ? ", " : "") + searched[i];
@@ -314,14 +274,16 @@ private:
         const fs::path key = canonical_key(found);
         for (const fs::path& open_file : open_)
             if (open_file == key)
-                fail(where, "recursive #include of " + quote(name, '"') + " (" + found + " is already being read)");
+                fail(where,
+                     "recursive #include of " + quote_excerpt(name, '"') + " (" + found + " is already being read)");
         if (open_.size() >= static_cast<std::size_t>(kMaxIncludeDepth))
-            fail(where, "#include " + quote(name, '"') + " nests deeper than the limit of " +
+            fail(where, "#include " + quote_excerpt(name, '"') + " nests deeper than the limit of " +
                             std::to_string(kMaxIncludeDepth) + " files");
 
         std::string text;
         const std::string why = load_text(found, text);
-        if (!why.empty()) fail(where, "cannot open included file " + quote(name, '"') + ": " + found + " " + why);
+        if (!why.empty())
+            fail(where, "cannot open included file " + quote_excerpt(name, '"') + ": " + found + " " + why);
         total_bytes_ += text.size();
         // Includes that are not recursive can still multiply (each file including the next one twice).
         if (total_bytes_ > kMaxTopologyTotalBytes)
@@ -352,7 +314,8 @@ private:
         for (int round = 0;; ++round) {
             if (!substitute_once(where, text, next, last_macro) || next == text) return;
             if (round + 1 >= kMaxMacroRounds)
-                fail(where, "macro " + quote(last_macro) + " still expands after " + std::to_string(kMaxMacroRounds) +
+                fail(where, "macro " + quote_excerpt(last_macro) + " still expands after " +
+                                std::to_string(kMaxMacroRounds) +
                                 " rounds (a #define that refers to itself, directly or through others?)");
             text.swap(next);
         }
@@ -382,7 +345,7 @@ private:
                     copied = j;
                     if (out.size() > kMaxTopologyLineBytes)
                         fail(where, "line is longer than the limit of " + size_text(kMaxTopologyLineBytes) +
-                                        " after substituting macro " + quote(it->first));
+                                        " after substituting macro " + quote_excerpt(it->first));
                 }
             }
             i = j;

@@ -8,13 +8,14 @@
 #include <vector>
 
 #include "io/text_input.h"
+#include "mdcore/text_file.h"
 
 namespace mdcore::input {
 
 // Limits that keep hostile or mistaken input from exhausting the stack or memory.
 inline constexpr int kMaxIncludeDepth = 64;                                 // files open at once, the .top included
-inline constexpr std::size_t kMaxTopologyLineBytes = std::size_t{1} << 20;  // a line, also after joining and expansion
-inline constexpr std::size_t kMaxTopologyFileBytes = std::size_t{256} << 20;  // one file
+inline constexpr std::size_t kMaxTopologyLineBytes = kMaxInputLineBytes;    // a line, also after joining and expansion
+inline constexpr std::size_t kMaxTopologyFileBytes = kMaxTextFileBytes;     // one file
 inline constexpr std::size_t kMaxTopologyTotalBytes = std::size_t{1} << 30;   // all files read, repeats counted
 inline constexpr int kMaxMacroRounds = 100;                                   // expansion rounds on one line
 

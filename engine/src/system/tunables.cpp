@@ -171,13 +171,26 @@ std::optional<long> parse_long(std::string_view text) {
     return v;
 }
 
-std::optional<std::array<int, 3>> parse_grid(std::string_view text) {
+constexpr long kMaxGridSize = 1'000'000;
+
+// NXxNYxNZ. A size of digits too large (also beyond a long) is out of range, said
+// as such in `problem`; anything else that is no grid, "".
+std::optional<std::array<int, 3>> parse_grid(std::string_view text, std::string& problem) {
     std::array<int, 3> grid{};
     for (int d = 0; d < 3; ++d) {
         const std::size_t x = d < 2 ? text.find('x') : text.size();
         if (x == std::string_view::npos) return std::nullopt;
-        const auto n = parse_long(text.substr(0, x));
-        if (!n || *n <= 0 || *n > 1'000'000) return std::nullopt;
+        const std::string_view size = text.substr(0, x);
+        const auto n = parse_long(size);
+        if (!n && !size.empty() && size.find_first_not_of("0123456789") == std::string_view::npos) {
+            problem = std::string(size) + " is out of range (each size is 1 to " + std::to_string(kMaxGridSize) + ")";
+            return std::nullopt;
+        }
+        if (n && *n > kMaxGridSize) {
+            problem = std::to_string(*n) + " is out of range (each size is 1 to " + std::to_string(kMaxGridSize) + ")";
+            return std::nullopt;
+        }
+        if (!n || *n <= 0) return std::nullopt;
         grid[d] = static_cast<int>(*n);
         text = d < 2 ? text.substr(x + 1) : std::string_view{};
     }
@@ -215,6 +228,12 @@ TunableValue parse_tunable(Tunable t, std::string_view text, std::string_view la
         case TunableKind::Integer:
             value = parse_long(text);
             if (!value) throw TunableError(name + ": '" + shown + "' is not an integer");
+            // -1 is how "auto" is held: typed, it is a number below the range, not auto.
+            if (info.accepts_auto && std::get<long>(*value) == -1)
+                throw TunableError(
+                    name + ": -1 " +
+                    (info.min == 1 ? "must be positive" : "is below the minimum of " + g(info.min, "%.15g")) +
+                    " ('auto' lets mdcore choose)");
             break;
         case TunableKind::Real: {
             char* end = nullptr;
@@ -234,10 +253,15 @@ TunableValue parse_tunable(Tunable t, std::string_view text, std::string_view la
             }
             if (!value) throw TunableError(name + ": '" + shown + "' is not one of " + tunable_choices(t));
             break;
-        case TunableKind::Grid:
-            if (const auto grid = parse_grid(text)) value = *grid;
+        case TunableKind::Grid: {
+            std::string problem;
+            if (const auto grid = parse_grid(text, problem))
+                value = *grid;
+            else if (!problem.empty())
+                throw TunableError(name + ": '" + shown + "': " + problem);
             else throw TunableError(name + ": '" + shown + "' is not NXxNYxNZ with positive sizes");
             break;
+        }
     }
     check_range(info, *value, name, shown);
     return *value;

@@ -194,6 +194,10 @@ GbenchReport parse_gbench_json(std::string_view text, const std::string& source)
         }
         if (!r.error) {
             r.real_time = check.number(b, path, "real_time");
+            // A time of 0 is no measurement: against it every change would compare as "+0.00 %".
+            if (!(r.real_time > 0))
+                check.fail(path + ".real_time",
+                           "is 0; a run's time must be positive (a benchmark that measured nothing)");
             r.cpu_time = check.number(b, path, "cpu_time");
             if (r.iterations == 0) check.fail(path + ".iterations", "is 0 for a run without error");
         }
@@ -219,8 +223,8 @@ GbenchReport parse_gbench_json(std::string_view text, const std::string& source)
 
 GbenchReport read_gbench_file(const std::string& path) {
     const FileText file = read_file_text(path);
-    if (file.status == FileText::Status::CannotOpen) throw GbenchError(path + ": cannot open");
-    return parse_gbench_json(file.text, path);  // a read that failed part way fails to parse
+    if (!file.ok()) throw GbenchError(path + ": cannot open: it " + file.error);
+    return parse_gbench_json(file.text, path);
 }
 
 std::string to_gbench_json(const GbenchReport& report) {

@@ -233,7 +233,7 @@ EvaluateResult evaluate_and_store(db::Store& store, const std::string& hardware_
     EvaluateResult r;
     {
         FileText file = read_file_text(rules_path);
-        if (file.status == FileText::Status::CannotOpen) throw InputError("--rules: cannot read '" + rules_path + "'");
+        if (!file.ok()) throw InputError("--rules: cannot read '" + rules_path + "': it " + file.error);
         r.text = std::move(file.text);
     }
     parse_rules(r.text, rules_path);  // a file Open MPI would drop silently is refused here

@@ -1,11 +1,14 @@
 #include "mdtune/mpi/rules_file.h"
 
+#include <sys/stat.h>
+
 #include <cctype>
 #include <climits>
-#include <fstream>
 #include <set>
 #include <sstream>
 
+#include "mdcore/output_file.h"
+#include "mdcore/text_file.h"
 #include "mdtune/core/file_text.h"
 #include "mdtune/models/mpi_catalog.h"
 
@@ -52,20 +55,22 @@ public:
             std::size_t end = pos_;
             while (end < text_.size() && !std::isspace(static_cast<unsigned char>(text_[end])) && text_[end] != '#') ++end;
             const std::string word(text_.substr(start, end - start));
-            if (c == '-') fail(line_, "expected " + what + ", found negative number '" + word + "'");
-            fail(line_, "expected " + what + ", found '" + word + "' (only decimal numbers and # comments are allowed)");
+            if (c == '-') fail(line_, "expected " + what + ", found negative number " + mdcore::quote_excerpt(word));
+            fail(line_, "expected " + what + ", found " + mdcore::quote_excerpt(word) +
+                            " (only decimal numbers and # comments are allowed)");
         }
         while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
         const std::string digits(text_.substr(start, pos_ - start));
         if (pos_ < text_.size() && !std::isspace(static_cast<unsigned char>(text_[pos_])) && text_[pos_] != '#') {
             std::size_t end = pos_;
             while (end < text_.size() && !std::isspace(static_cast<unsigned char>(text_[end])) && text_[end] != '#') ++end;
-            fail(line_, "expected " + what + ", found '" + std::string(text_.substr(start, end - start)) +
-                            "' (only decimal numbers and # comments are allowed)");
+            fail(line_, "expected " + what + ", found " + mdcore::quote_excerpt(text_.substr(start, end - start)) +
+                            " (only decimal numbers and # comments are allowed)");
         }
         if (digits.size() > 1 && digits[0] == '0')
-            fail(line_, "'" + digits + "' has a leading zero: Open MPI would read it as an octal number");
-        if (digits.size() > 18) fail(line_, "'" + digits + "' is too large (at most 18 digits)");
+            fail(line_,
+                 mdcore::quote_excerpt(digits) + " has a leading zero: Open MPI would read it as an octal number");
+        if (digits.size() > 18) fail(line_, mdcore::quote_excerpt(digits) + " is too large (at most 18 digits)");
         last_line_ = line_;
         return {std::stoull(digits), line_};
     }
@@ -76,8 +81,8 @@ public:
         if (pos_ < text_.size()) {
             std::size_t end = pos_;
             while (end < text_.size() && !std::isspace(static_cast<unsigned char>(text_[end]))) ++end;
-            fail(line_, "unexpected '" + std::string(text_.substr(pos_, end - pos_)) +
-                            "' after the last rule (the counts at the top do not match the rules)");
+            fail(line_, "unexpected " + mdcore::quote_excerpt(text_.substr(pos_, end - pos_)) +
+                            " after the last rule (the counts at the top do not match the rules)");
         }
     }
 
@@ -177,6 +182,9 @@ std::string write_rules(const RulesFile& rules) {
 
 RulesFile parse_rules(std::string_view text, const std::string& source) {
     Tokens t(text, source);
+    if (const std::size_t line = mdcore::first_long_line(text))
+        t.fail(static_cast<int>(line),
+               "line is longer than the limit of " + mdcore::size_text(mdcore::kMaxInputLineBytes));
     RulesFile rules;
     const Token ncol = t.next("the number of collectives");
     if (ncol.value > static_cast<std::uint64_t>(kMaxCollectives))
@@ -242,19 +250,22 @@ RulesFile parse_rules(std::string_view text, const std::string& source) {
 
 RulesFile read_rules_file(const std::string& path) {
     const FileText file = read_file_text(path);
-    if (file.status == FileText::Status::CannotOpen) throw RulesError(path + ": cannot read the rules file");
-    return parse_rules(file.text, path);  // a read that failed part way fails to parse
+    if (!file.ok()) throw RulesError(path + ": cannot read the rules file: it " + file.error);
+    return parse_rules(file.text, path);
 }
 
 void write_rules_file(const std::string& path, const RulesFile& rules) {
     const std::string text = write_rules(rules);
     // Write beside and rename: a reader (a running mpirun) never sees half a file.
     const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw RulesError(path + ": cannot write the rules file");
-        out << text;
-        if (!out.flush()) throw RulesError(path + ": write failed");
+    // The rename would replace a device or a pipe by a regular file.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        throw RulesError(path + ": not a regular file (a rules file is written beside and renamed into place)");
+    try {
+        mdcore::write_text_file(tmp, text);
+    } catch (const std::runtime_error& e) {
+        throw RulesError(path + ": cannot write the rules file (" + e.what() + ")");
     }
     if (std::rename(tmp.c_str(), path.c_str()) != 0) {
         std::remove(tmp.c_str());

@@ -100,12 +100,40 @@ std::string array_ranges(const std::vector<int>& ids) {
     return out;
 }
 
+namespace {
+
+// Why `time` is no positive Slurm time limit, "" when it is one. Slurm's formats:
+// M, M:S, H:M:S, D-H, D-H:M, D-H:M:S; seconds and minutes below 60 where a larger
+// unit comes first, hours below 24 after days; 0 would mean no limit at all.
+std::string time_problem(const std::string& time) {
+    static const std::regex form(
+        R"(^(?:(\d{1,5})-(\d{1,2})(?::(\d{1,2})(?::(\d{1,2}))?)?|(\d{1,7})(?::(\d{1,2})(?::(\d{1,2}))?)?)$)");
+    std::smatch m;
+    if (!std::regex_match(time, m, form)) return "is not a Slurm time (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM:SS)";
+    const auto field = [&](int i) { return m[i].matched ? std::stol(m[i].str()) : 0L; };
+    long seconds = 0;
+    if (m[1].matched) {  // D-H[:M[:S]]
+        if (field(2) > 23) return "has " + m[2].str() + " hours after the days (at most 23)";
+        if (field(3) > 59 || field(4) > 59) return "has minutes or seconds above 59";
+        seconds = ((field(1) * 24 + field(2)) * 60 + field(3)) * 60 + field(4);
+    } else if (m[7].matched) {  // H:M:S
+        if (field(6) > 59 || field(7) > 59) return "has minutes or seconds above 59";
+        seconds = (field(5) * 60 + field(6)) * 60 + field(7);
+    } else {  // M or M:S
+        if (field(6) > 59) return "has seconds above 59";
+        seconds = field(5) * 60 + field(6);
+    }
+    if (seconds == 0) return "is zero (Slurm would take it as no limit at all)";
+    return "";
+}
+
+}  // namespace
+
 void validate_job_options(const JobOptions& o) {
-    // Slurm's time formats: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S.
-    static const std::regex time_re(R"(^(\d+-)?\d+(:\d{1,2}){0,2}$)");
     static const std::regex name_re(R"(^[A-Za-z0-9_.+-]+(,[A-Za-z0-9_.+-]+)*$)");
-    if (!o.time.empty() && !std::regex_match(o.time, time_re))
-        throw std::invalid_argument("--time: '" + o.time + "' is not a Slurm time (HH:MM:SS, MM, D-HH:MM:SS)");
+    if (!o.time.empty())
+        if (const std::string problem = time_problem(o.time); !problem.empty())
+            throw std::invalid_argument("--time: '" + o.time + "' " + problem);
     if (!o.partition.empty() && !std::regex_match(o.partition, name_re))
         throw std::invalid_argument("--partition: '" + o.partition + "' is not a partition name (letters, digits, _ . + -)");
     if (!o.account.empty() && !std::regex_match(o.account, name_re))

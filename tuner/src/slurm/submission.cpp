@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mdcore/output_file.h"
 #include "mdtune/process/digest.h"
 #include "mdtune/db/store.h"
 
@@ -60,11 +61,7 @@ void save_manifest(const fs::path& folder, const SweepManifest& m) {
     const json j = {{"key", m.key}, {"space_source", m.space_source}, {"space_digest", m.space_digest},
                     {"tasks", m.tasks}, {"trials_per_task", m.trials_per_task}, {"submissions", subs}};
     const fs::path tmp = folder / "manifest.json.tmp";
-    {
-        std::ofstream out(tmp);
-        out << j.dump(2) << "\n";
-        if (!out) throw std::runtime_error(tmp.string() + ": cannot write");
-    }
+    mdcore::write_text_file(tmp.string(), j.dump(2) + "\n");
     fs::rename(tmp, folder / "manifest.json");
 }
 
