@@ -9,7 +9,7 @@
 #   4. tune's winner, the exhaustive winner and the default measured again with
 #      `mdcore run` in ROUNDS interleaved rounds: the median ratio winner/best.
 # Usage: scripts/eval_tune_water24k.sh [--build DIR] [--dir DIR] [--rounds N]
-#                                      [--space FILE] [--train-db FILE]
+#                                      [--space FILE] [--train-db FILE] [--system DIR]
 #   --build  build directory holding bin/mdtune and bin/mdcore (default build)
 #   --dir    work directory (default build/eval_tune); its training database is reused,
 #            the tune and exhaustive databases are made anew so their times count
@@ -19,6 +19,9 @@
 #            water24k_exhaustive_large.toml has 72)
 #   --train-db  a database with training trials and a fitted model (e.g. the one
 #            scripts/eval_models.sh made) used instead of step 1's sweeps
+#   --system the box tune is asked about: a folder with conf.gro, topol.top and, when
+#            present, md.mdp (default benchmarks/data/water-24k; the protein DHFR:
+#            --system tests/data/dhfr-jac --space models/eval/dhfr_exhaustive.toml)
 # Timings are only as good as the machine is quiet: run nothing else meanwhile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +31,7 @@ dir=""
 rounds=5
 space=models/eval/water24k_exhaustive.toml
 train_from=""
+box=benchmarks/data/water-24k
 while (($#)); do
   case "$1" in
     --build) build=${2:?--build needs a directory}; shift ;;
@@ -35,6 +39,7 @@ while (($#)); do
     --rounds) rounds=${2:?--rounds needs a number}; shift ;;
     --space) space=${2:?--space needs a file}; shift ;;
     --train-db) train_from=${2:?--train-db needs a file}; shift ;;
+    --system) box=${2:?--system needs a folder}; shift ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "eval_tune_water24k.sh: unknown option '$1' (--build DIR, --dir DIR, --rounds N, --space FILE, --train-db FILE)" >&2; exit 2 ;;
   esac
@@ -50,7 +55,9 @@ dir=${dir:-$build/eval_tune}
 [[ -f $space ]] || { echo "eval_tune_water24k.sh: --space: $space not found" >&2; exit 2; }
 [[ -z $train_from || -f $train_from ]] || { echo "eval_tune_water24k.sh: --train-db: $train_from not found" >&2; exit 2; }
 mkdir -p "$dir"
-box=benchmarks/data/water-24k
+[[ -f $box/conf.gro && -f $box/topol.top ]] || { echo "eval_tune_water24k.sh: --system: $box has no conf.gro and topol.top" >&2; exit 2; }
+mdp_flags=()
+[[ -f $box/md.mdp ]] && mdp_flags=(--mdp "$box/md.mdp")
 train_db=$dir/train.db tune_db=$dir/tune.db full_db=$dir/exhaustive.db
 
 if [[ -n $train_from ]]; then
@@ -68,11 +75,11 @@ done
 fi
 
 echo
-echo "== mdtune tune on water-24k"
+echo "== mdtune tune on $box"
 rm -f "$tune_db" "$tune_db-wal" "$tune_db-shm"
 cp "$train_db" "$tune_db"
 t0=$SECONDS
-"$mdtune" tune --gro "$box/conf.gro" --top "$box/topol.top" --space "$space" --db "$tune_db" | tee "$dir/tune.log"
+"$mdtune" tune --gro "$box/conf.gro" --top "$box/topol.top" "${mdp_flags[@]}" --space "$space" --db "$tune_db" | tee "$dir/tune.log"
 tune_s=$((SECONDS - t0))
 echo "tune: $tune_s s"
 
@@ -89,7 +96,7 @@ echo "exhaustive sweep: $full_s s"
 echo
 echo "== final interleaved check ($rounds rounds)"
 python3 - "$mdcore" "$box" "$dir" "$rounds" "$tune_s" "$full_s" <<'PY'
-import json, statistics, subprocess, sys
+import json, os, statistics, subprocess, sys
 mdcore, box, work, rounds, tune_s, full_s = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
 
 def best_of(path):
@@ -112,8 +119,9 @@ ms = {k: [] for k in configs}
 for r in range(rounds):
     order = list(configs) if r % 2 == 0 else list(reversed(configs))
     for name in order:
+        mdp = ["--mdp", f"{box}/md.mdp"] if os.path.exists(f"{box}/md.mdp") else []
         run = subprocess.run([mdcore, "run", "--gro", f"{box}/conf.gro", "--top", f"{box}/topol.top", "--steps", "600",
-                              "--warmup", "100", "--json", "-"] + flags(configs[name])
+                              "--warmup", "100", "--json", "-"] + mdp + flags(configs[name])
                              + ([] if "threads=" in configs[name] else ["--threads", "2"]),
                              capture_output=True, text=True)
         if run.returncode:
