@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `mdtune tune` on the GROMACS water-24k box against an exhaustive sweep of the same
+# `mdtune tune` on a box (by default the GROMACS water-24k box; --system) against an exhaustive sweep of the same
 # space (models/eval/water24k_exhaustive.toml), to see whether tune finds the exhaustive best in a fraction of its time:
 #   1. training data: the quick training sweeps of scripts/eval_models.sh (generated
 #      water and LJ boxes, never this box) in their own database, and a fit;
