@@ -510,9 +510,10 @@ private:
         MoleculeType& mol = current_moltype(where);
         if (t.size() != 4) fail(where, "[ settles ] expects OW funct doh dhh");
         const long ow = input::to_long(t[0]).value_or(0);
-        if (ow < 1 || ow + 2 > static_cast<long>(mol.atoms.size()))
-            fail(where, "settle oxygen " + t[0] + " needs atoms " + t[0] + ".." + std::to_string(ow + 2) +
-                            " but the molecule has " + std::to_string(mol.atoms.size()));
+        // ow > natoms - 2, not ow + 2 > natoms: ow may be as large as a long holds.
+        if (ow < 1 || ow > static_cast<long>(mol.atoms.size()) - 2)
+            fail(where, "settle oxygen " + t[0] + " needs atoms " + t[0] + " to " + t[0] + " + 2 but the molecule has " +
+                            std::to_string(mol.atoms.size()));
         if (parse_int(where, t[1], "settle function type") != 1) fail(where, "settle function type must be 1");
         TopSettle s{static_cast<int>(ow) - 1, parse_double(where, t[2], "doh"), parse_double(where, t[3], "dhh")};
         if (!(s.d_oh > 0.0) || !(s.d_hh > 0.0) || !(s.d_hh < 2.0 * s.d_oh))
