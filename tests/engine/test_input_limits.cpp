@@ -36,10 +36,10 @@ const std::string kSettleLine = "  1   1     0.1  0.16330";
 TEST_F(InputLimits, SettleOxygenIndexNearIntMaxIsRefused) {
     // 2147483647 + 2 overflowed the range check and crashed in settle_parameters.
     expect_top_error("max.top", replace_once(kTwoWaterTop, kSettleLine, "  2147483647 1 0.1 0.16330"),
-                     {"settle oxygen 2147483647", "2147483647..2147483649", "the molecule has 3"});
+                     {"settle oxygen 2147483647", "2147483647 to 2147483647 + 2", "the molecule has 3"});
     // 2147483646 was refused, but its message printed "..-2147483648".
     expect_top_error("max1.top", replace_once(kTwoWaterTop, kSettleLine, "  2147483646 1 0.1 0.16330"),
-                     {"2147483646..2147483648"});
+                     {"2147483646 to 2147483646 + 2"});
     expect_top_error("neg.top", replace_once(kTwoWaterTop, kSettleLine, "  -2147483648 1 0.1 0.16330"),
                      {"settle oxygen -2147483648"});
 }
