@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config libgtest-dev libbenchmark-dev libfftw3-dev libeigen3-dev
           libsqlite3-dev sqlite3 nlohmann-json3-dev libtomlplusplus-dev libhwloc-dev
-          libopenmpi-dev openmpi-bin libcli11-dev valgrind munge slurm-wlm gromacs-data)
+          libopenmpi-dev openmpi-bin libcli11-dev valgrind munge slurm-wlm gromacs gromacs-data)
 for arg in "$@"; do
   case "$arg" in
     --peers) packages+=(lammps) ;;

@@ -15,6 +15,7 @@
 #include "mdcore/engine.h"
 #include "mdtune/core/hardware.h"
 #include "mdtune/core/system_files.h"
+#include "mdtune/tuner/engine.h"
 #include "mdtune/tuner/measurement_identity.h"
 #include "mdtune/process/stop_signals.h"
 #include "mdtune/tuner/slice.h"
@@ -123,16 +124,16 @@ tuner::SliceFilter slice_of_sweep(const tuner::SearchSpace& space, const std::st
 }
 
 // What trials are keyed by besides system, config and settings (see measurement_identity.h).
-tuner::MeasurementIdentity identify(const std::string& mdcore, const std::vector<std::string>& launcher) {
+tuner::MeasurementIdentity identify(tuner::Engine& engine, const std::vector<std::string>& launcher) {
     try {
-        return tuner::identify_measurement(mdcore, launcher, environ);
+        return engine.identity(launcher, environ);
     } catch (const tuner::MdcoreNotFound& e) {
         throw InputError(e.what());
     }
 }
 
 // Per system: the best config, the default's speed, the verdict and the mdcore command line.
-void print_outcomes(const tuner::SweepSummary& summary) {
+void print_outcomes(const tuner::SweepSummary& summary, const tuner::Engine& engine) {
     for (const tuner::SystemOutcome& o : summary.systems) {
         std::printf("\n%s\n", o.system.canonical().c_str());
         if (!o.best || !o.verdict) {
@@ -151,11 +152,7 @@ void print_outcomes(const tuner::SweepSummary& summary) {
             std::printf("  default   %.4f ms/step, %.2f ns/day\n", d.ms_median, d.ns_per_day);
         }
         print_verdict(*o.verdict, o.baseline ? &o.baseline->result : nullptr);
-        std::string flags;
-        for (const auto& a : o.best->proposal.config.mdcore_args()) flags += " " + a;
-        std::string sys_flags;
-        for (const auto& a : o.system.mdcore_args()) sys_flags += " " + a;
-        std::printf("  run it    mdcore run%s%s\n", sys_flags.c_str(), flags.c_str());
+        std::printf("  run it    %s\n", engine.command_line(o.system, o.best->proposal.config).c_str());
     }
 }
 
@@ -213,6 +210,18 @@ int sweep(const SweepOptions& opts) {
     ctx.rounds.seed = seed;
     apply_guard_rails(opts.guard_rails, ctx.rounds);
 
+    // The engine's program first: its own feasibility rules decide what the strategy plans.
+    if (space.engine.kind != tuner::EngineKind::Mdcore && !opts.mdcore.empty())
+        throw InputError("--mdcore applies to engine mdcore; the space's [engine] program names " +
+                         std::string(tuner::engine_name(space.engine.kind)) + "'s program");
+    const std::string mdcore = opts.mdcore.empty() ? default_mdcore_path() : opts.mdcore;
+    const std::unique_ptr<tuner::Engine> engine = tuner::make_engine(space.engine, mdcore);
+    const tuner::MeasurementIdentity identity = identify(*engine, launcher);
+    ctx.build_id = tuner::measurement_build_id(identity);
+    space.engine_rules = [&engine](const SystemDescriptor& system, const Config& config) {
+        return engine->infeasible_reason(system, config);
+    };
+
     std::unique_ptr<tuner::Strategy> strategy = make_strategy(strategy_name, space, ctx.caps, budget, seed, eta, opts.confidence);
     const tuner::InfeasibleTally& dropped = strategy->infeasible();
     if (strategy->planned() == 0)
@@ -230,16 +239,12 @@ int sweep(const SweepOptions& opts) {
     std::unique_ptr<tuner::StopCondition> stop;
     if (budget && strategy_name != "random") stop = tuner::stop_after_trials(budget + space.systems.size());
 
-    const std::string mdcore = opts.mdcore.empty() ? default_mdcore_path() : opts.mdcore;
-    const tuner::MeasurementIdentity identity = identify(mdcore, launcher);
-    ctx.build_id = tuner::measurement_build_id(identity);
-
     db::Store store(opts.db);
     store.put_hardware(hw.id, hw.to_json());
     store.put_build(ctx.build_id, tuner::measurement_build_json(identity));
     // A config's ranks start under mpirun (srun inside Slurm) unless --launcher says otherwise.
-    const auto runner = tuner::make_subprocess_runner(
-        mdcore, tuner::local_launch_policy(launcher, space.launch.oversubscribe, space.launch.nodes, ctx.caps.cores));
+    const auto runner =
+        engine->runner(tuner::local_launch_policy(launcher, space.launch.oversubscribe, space.launch.nodes, ctx.caps.cores));
 
     // Ctrl-C / SIGTERM: stop after killing the run in flight; the database keeps
     // every finished trial and the sweep is marked interrupted.
@@ -263,7 +268,7 @@ int sweep(const SweepOptions& opts) {
     std::printf("\n");
     // A space checked point by point as the sweep went: what it dropped on the way.
     if (dropped.examined != examined_before && dropped.dropped > 0) std::printf("note: %s\n", dropped.summary().c_str());
-    print_outcomes(summary);
+    print_outcomes(summary, *engine);
     return summary.interrupted ? 130 : 0;
 }
 

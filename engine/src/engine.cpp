@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "analysis/line_fit.h"
+#include "mdcore/line_fit.h"
 #include "domdec/dd_layout.h"
 #include "domdec/mpi_world.h"
 #include "domdec/update_groups.h"

@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "analysis/line_fit.h"
+#include "mdcore/line_fit.h"
 
 namespace {
 

@@ -25,8 +25,9 @@ bool is_executable_file(const std::string& path) {
     return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
 }
 
-// As execvp finds it: a name without '/' is looked up in PATH. "" when not found.
-std::string resolve_executable(const std::string& name) {
+}  // namespace
+
+std::string find_executable(const std::string& name) {
     if (name.find('/') != std::string::npos) return is_executable_file(name) ? name : "";
     const char* path = std::getenv("PATH");
     std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
@@ -42,14 +43,12 @@ std::string resolve_executable(const std::string& name) {
 
 std::string file_digest(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw MdcoreNotFound("--mdcore: cannot read '" + path + "'");
+    if (!in) throw MdcoreNotFound("cannot read the program '" + path + "'");
     process::Fnv1a d;
     char buf[1 << 16];
     while (in.read(buf, sizeof buf) || in.gcount() > 0) d.update(std::string_view(buf, static_cast<std::size_t>(in.gcount())));
     return d.hex();
 }
-
-}  // namespace
 
 std::map<std::string, std::string> measurement_environment(const char* const* envp) {
     std::map<std::string, std::string> out;
@@ -68,7 +67,7 @@ MeasurementIdentity identify_measurement(const std::string& mdcore_path, const s
     MeasurementIdentity id;
     id.launcher = launcher;
     id.environment = measurement_environment(envp);
-    const std::string resolved = resolve_executable(mdcore_path);
+    const std::string resolved = find_executable(mdcore_path);
     if (resolved.empty()) {
         if (launcher.empty())
             throw MdcoreNotFound("--mdcore: '" + mdcore_path + "' is not an executable file (nor a program in PATH)");
@@ -93,9 +92,11 @@ MeasurementIdentity identify_measurement(const std::string& mdcore_path, const s
 
 std::string measurement_build_json(const MeasurementIdentity& identity) {
     nlohmann::json j = nlohmann::json::parse(current_build_json());
-    nlohmann::json mdcore{{"id", identity.mdcore}};
-    if (!identity.mdcore_version_json.empty()) mdcore["version"] = nlohmann::json::parse(identity.mdcore_version_json);
-    j["mdcore"] = mdcore;
+    nlohmann::json program{{"id", identity.mdcore}};
+    if (!identity.mdcore_version_json.empty()) program["version"] = nlohmann::json::parse(identity.mdcore_version_json);
+    // mdcore's key stays as it always was; another engine's program is named as such.
+    if (identity.engine == "mdcore") j["mdcore"] = program;
+    else j["engine"] = {{"name", identity.engine}, {"program", program}};
     j["launcher"] = identity.launcher;
     j["environment"] = identity.environment;
     return j.dump();

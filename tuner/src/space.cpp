@@ -267,6 +267,52 @@ void parse_launch(const Checker& ck, const toml::table& t, LaunchSettings& l) {
     }
 }
 
+// [engine] name = "mdcore" | "gromacs", program = "gmx", grompp_maxwarn = N.
+void parse_engine(const Checker& ck, const toml::table& t, EngineSettings& e) {
+    for (const auto& [key, node] : in_file_order(t)) {
+        const toml::source_region* where = &node->source();
+        if (key == "name") {
+            const std::string name = ck.text("engine", key, *node);
+            const auto kind = parse_engine_name(name);
+            if (!kind) ck.fail("engine", "name: unknown engine '" + name + "' (" + kEngineNames + ")", where);
+            e.kind = *kind;
+        } else if (key == "program") {
+            e.program = ck.text("engine", key, *node);
+            if (e.program.empty()) ck.fail("engine", "program: empty (the engine's program, e.g. \"gmx\" or a path)", where);
+        } else if (key == "grompp_maxwarn") {
+            const long v = ck.integer("engine", key, *node);
+            if (v < 0 || v > 100) ck.fail("engine", "grompp_maxwarn: " + std::to_string(v) + " must be 0 to 100", where);
+            e.grompp_maxwarn = static_cast<int>(v);
+        } else {
+            ck.fail("engine", "unknown key '" + key + "' (name, program, grompp_maxwarn)", where);
+        }
+    }
+}
+
+// What the space asks of its engine: tunables it has, systems it runs.
+void check_engine(const Checker& ck, const toml::table& root, const SearchSpace& space) {
+    const EngineKind kind = space.engine.kind;
+    if (kind == EngineKind::Mdcore) {
+        if (space.engine.grompp_maxwarn > 0)
+            ck.fail("engine", "grompp_maxwarn applies to engine gromacs, not mdcore", nullptr);
+        return;
+    }
+    const toml::table* dims = root["space"].as_table();
+    for (const auto& [param, values] : space.dims)
+        if (!engine_has_tunable(kind, param)) {
+            const toml::node* node = dims ? dims->get(param_info(param).name) : nullptr;
+            ck.fail("space",
+                    "'" + std::string(param_info(param).name) + "': engine " + std::string(engine_name(kind)) +
+                        " has no such tunable (it has " + engine_tunable_names(kind) + ")",
+                    node ? &node->source() : nullptr);
+        }
+    for (const SystemDescriptor& system : space.systems)
+        if (!system.from_files() || system.mdp.empty())
+            ck.fail("system",
+                    "engine " + std::string(engine_name(kind)) + " runs a GROMACS input: give gro, top and mdp",
+                    nullptr);
+}
+
 }  // namespace
 
 namespace {
@@ -325,7 +371,9 @@ std::string SearchSpace::infeasible_reason(const SystemDescriptor& system, const
                                            const HardwareCaps& hw) const {
     HardwareCaps caps = hw;
     caps.oversubscribe = caps.oversubscribe || launch.oversubscribe;
-    return mdtune::infeasible_reason(system, config, caps);
+    std::string reason = mdtune::infeasible_reason(system, config, caps);
+    if (reason.empty() && engine_rules) reason = engine_rules(system, config);
+    return reason;
 }
 
 SearchSpace parse_space(const std::string& toml_text, const std::string& source) {
@@ -347,8 +395,8 @@ SearchSpace parse_space(const std::string& toml_text, const std::string& source)
     bool have_system = false;
     for (const auto& [key, node] : in_file_order(root)) {
         const toml::table* t = node->as_table();
-        if (key != "system" && key != "space" && key != "measure" && key != "launch")
-            ck.fail("", "unknown section [" + key + "] (system, space, measure, launch)", &node->source());
+        if (key != "system" && key != "space" && key != "measure" && key != "launch" && key != "engine")
+            ck.fail("", "unknown section [" + key + "] (system, space, measure, launch, engine)", &node->source());
         if (!t) ck.fail("", "'" + key + "' must be a section [" + key + "]", &node->source());
         if (key == "system") {
             parse_system(ck, *t, space);
@@ -357,6 +405,8 @@ SearchSpace parse_space(const std::string& toml_text, const std::string& source)
             parse_dims(ck, *t, space);
         } else if (key == "launch") {
             parse_launch(ck, *t, space.launch);
+        } else if (key == "engine") {
+            parse_engine(ck, *t, space.engine);
         } else {
             parse_measure(ck, *t, space.measure);
         }
@@ -371,6 +421,7 @@ SearchSpace parse_space(const std::string& toml_text, const std::string& source)
                     std::to_string(space.launch.ranks) + ")",
                 nullptr);
     if (space.systems.empty()) ck.fail("system", "no systems to run", nullptr);
+    check_engine(ck, root, space);
     if (space.size() >= kMaxSpacePoints)
         ck.fail("space",
                 "the space has 2^63 or more (system, config) points (the product of the list lengths); "

@@ -1,4 +1,4 @@
-#include "analysis/line_fit.h"
+#include "mdcore/line_fit.h"
 
 #include <algorithm>
 #include <cmath>

@@ -17,6 +17,7 @@ struct MdcoreNotFound : std::invalid_argument {
 };
 
 struct MeasurementIdentity {
+    std::string engine = "mdcore";                   // the engine whose program this is (mdtune/tuner/engine.h)
     // "gnu-build-id:<hex>" from `mdcore --version --json`; "file-fnv1a:<hex>" of the
     // binary when it reports none; "unresolved:<path>" when only the launcher can find it.
     std::string mdcore;
@@ -25,6 +26,11 @@ struct MeasurementIdentity {
     std::vector<std::string> launcher;               // argv prefix, as run
     std::map<std::string, std::string> environment;  // OMP_*, GOMP_*, KMP_*, MDCORE_*
 };
+
+// As execvp finds it: a name without '/' is looked up in PATH. "" when not found.
+std::string find_executable(const std::string& name);
+// FNV-1a digest of a program's file; throws MdcoreNotFound when it cannot be read.
+std::string file_digest(const std::string& path);
 
 // The variables of envp (NAME=value entries, null-terminated) that change a run.
 std::map<std::string, std::string> measurement_environment(const char* const* envp);

@@ -3,6 +3,7 @@
 // measurement settings, read from TOML with sections [system], [space], [measure]
 // (a list means "sweep these values"). Constraints are checked before anything runs.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -12,6 +13,7 @@
 #include "mdtune/core/config.h"
 #include "mdtune/core/feasibility.h"
 #include "mdtune/core/trial.h"
+#include "mdtune/tuner/engine_settings.h"
 
 namespace mdtune::tuner {
 
@@ -57,6 +59,10 @@ struct SearchSpace {
     std::vector<std::pair<Param, std::vector<ParamValue>>> dims;   // [space], in file order
     MeasureSettings measure;                                       // [measure]
     LaunchSettings launch;                                         // [launch]
+    EngineSettings engine;                                         // [engine]: mdcore unless named
+    // The engine's own rules (Engine::infeasible_reason), set once its program is
+    // identified; checked after the machine's limits.
+    std::function<std::string(const SystemDescriptor&, const Config&)> engine_rules;
 
     // Cartesian product of dims (empty dims: one default config). Builds every
     // config: for small spaces; sweeps decode points by index instead.
