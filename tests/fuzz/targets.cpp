@@ -13,6 +13,8 @@
 #include "io/gromacs_io.h"
 #include "io/mdp_reader.h"
 #include "mdtune/bench/gbench_json.h"
+#include "mdtune/gromacs/log_report.h"
+#include "mdtune/gromacs/md_log.h"
 #include "mdtune/mpi/rules_file.h"
 #include "mdtune/tuner/space.h"
 
@@ -274,6 +276,48 @@ Target mdp_target(const std::string& corpus) {
     t.run = [](const std::string& input) {
         return classify<mdcore::InputError>(
             {"fuzz.mdp"}, [&] { return check_mdp(input, mdcore::parse_mdp_text(input, "fuzz.mdp")); });
+    };
+    return t;
+}
+
+namespace {
+
+// What an md.log may yield: finite numbers, counts that are not negative, and a
+// report (when the log has a speed) with a positive, finite time per step.
+std::string check_md_log(const mdtune::gromacs::MdLog& log) {
+    if (!std::isfinite(log.ns_per_day) || !std::isfinite(log.wall_s) || !std::isfinite(log.core_s))
+        return "non-finite speed or time";
+    if (log.ns_per_day < 0 || log.timed_steps() < 0) return "negative speed or step count";
+    for (const auto& row : log.cycles)
+        if (!std::isfinite(row.wall_s) || !std::isfinite(row.percent) || row.task.empty()) return "bad accounting row";
+    for (const auto& f : log.frames)
+        for (const auto& [name, v] : f.terms)
+            if (!std::isfinite(v)) return "non-finite energy " + name;
+    if (log.drift && !std::isfinite(*log.drift)) return "non-finite drift";
+    const mdcore::RunReport rep = mdtune::gromacs::report_from_md_log(log, 400, 100);
+    if (!(rep.ms_per_step > 0) || !std::isfinite(rep.ms_per_step)) return "report without a time per step";
+    for (const auto& [task, t] : rep.timings)
+        if (!std::isfinite(t)) return "non-finite timing " + task;
+    if (!std::isfinite(rep.drift_per_atom_per_ps)) return "non-finite fitted drift";
+    return "";
+}
+
+}  // namespace
+
+Target md_log_target(const std::string& corpus) {
+    Target t{"mdlog", ".log",
+             {load_corpus(corpus + "/mdlog"),
+              words({"\n", " ", "Performance:", "Time:", "Step           Time\n", "   Energies (kJ/mol)\n",
+                     "Changing nstlist from 10 to ", "Fatal error:\n", "Source file: x (line 1)\n",
+                     "R E A L   C Y C L E   A N D   T I M E   A C C O U N T I N G\n", "Input Parameters:\n",
+                     "   dt = 0\n", "   dt = -1\n", " 1e999", " nan", " -0", " 99999999999999999999",
+                     "Domain decomposition grid ", "Using 2 MPI threads\n", "Conserved energy drift: inf\n",
+                     "-----------------------------------------------------------------------------\n"}),
+              ""},
+             nullptr};
+    t.run = [](const std::string& input) {
+        return classify<mdtune::gromacs::LogReportError>(
+            {"md.log"}, [&] { return check_md_log(mdtune::gromacs::parse_md_log(input)); });
     };
     return t;
 }

@@ -14,5 +14,6 @@ Target toml_space_target(const std::string& corpus);
 Target gbench_json_target(const std::string& corpus);
 Target mpi_rules_target(const std::string& corpus);
 Target mdp_target(const std::string& corpus);
+Target md_log_target(const std::string& corpus);  // GROMACS md.log
 
 }  // namespace mdtest::fuzz

@@ -95,6 +95,12 @@ TEST_F(Fuzz, MdpReader) {
     expect_clean(t);
 }
 
+TEST_F(Fuzz, GromacsMdLog) {
+    const Target t = md_log_target(kCorpus);
+    expect_seeds_accepted(t);
+    expect_clean(t);
+}
+
 // The driver itself: a parser that crashes, hangs, throws the wrong type or accepts
 // garbage on some inputs is caught, counted, and the input saved; the run goes on.
 TEST(FuzzDriver, CatchesCrashesHangsAndBadVerdicts) {

@@ -50,6 +50,9 @@ std::optional<long> integer(std::string_view w) {
     return v;
 }
 
+// A time or a speed: a negative one is no reading at all.
+double non_negative(std::optional<double> v) { return v && *v > 0 ? *v : 0.0; }
+
 int small_count(std::optional<long> v) { return v && *v >= 0 && *v <= 10'000'000 ? static_cast<int>(*v) : 0; }
 
 // The number after `key` in `line` ("rlist 1.098 nm" with key "rlist").
@@ -135,7 +138,8 @@ long MdLog::timed_steps() const {
     const auto dt = number(parameter("dt"));
     if (!dt || *dt <= 0 || ns_per_day <= 0 || wall_s <= 0) return 0;
     // ns/day = steps x dt[ps] x 1e-3 / wall x 86400
-    return std::lround(ns_per_day * wall_s / (86400.0 * *dt * 1e-3));
+    const double steps = ns_per_day * wall_s / (86400.0 * *dt * 1e-3);
+    return std::isfinite(steps) && steps < 1e15 ? std::lround(steps) : 0;  // beyond any run: no reading
 }
 
 FatalError find_fatal_error(std::string_view text) {
@@ -219,8 +223,8 @@ MdLog parse_md_log(std::string_view text) {
             if (starts_with(t, "Time:")) {
                 const auto w = words(t);
                 if (w.size() >= 3) {
-                    log.core_s = number(w[1]).value_or(0);
-                    log.wall_s = number(w[2]).value_or(0);
+                    log.core_s = non_negative(number(w[1]));
+                    log.wall_s = non_negative(number(w[2]));
                 }
                 section = Section::Run;
                 continue;
@@ -316,7 +320,7 @@ MdLog parse_md_log(std::string_view text) {
             other_table = false;
         } else if (starts_with(t, "Performance:")) {
             const auto w = words(t);
-            if (w.size() >= 2) log.ns_per_day = number(w[1]).value_or(0);
+            if (w.size() >= 2) log.ns_per_day = non_negative(number(w[1]));
         } else if (starts_with(t, "Finished mdrun")) {
             log.finished = true;
         } else if (!raw.empty() && raw[0] != ' ' && raw.back() != ':' && section == Section::Parameters) {
