@@ -104,4 +104,8 @@ std::string MeasureSettings::canonical() const {
 
 std::string TrialKey::str() const { return hardware_id + "|" + system + "|" + config + "|" + build_id + "|" + measure; }
 
+std::string_view trial_engine(const TrialResult& r) {
+    return r.report && r.report->build.engine_version.rfind("GROMACS ", 0) == 0 ? "gromacs" : "mdcore";
+}
+
 }  // namespace mdtune::core

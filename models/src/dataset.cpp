@@ -11,6 +11,8 @@ std::vector<Sample> make_samples(const std::vector<db::StoredTrial>& trials,
     std::map<std::string, const db::StoredTrial*> chosen;
     for (const db::StoredTrial& t : trials) {
         if (t.result.status != TrialStatus::Ok || !(t.result.ms_median > 0)) continue;
+        // mdcore's features and candidates describe mdcore runs: another engine's trials are not its data.
+        if (trial_engine(t.result) != "mdcore") continue;
         const std::string key = t.hardware_id + "|" + t.system.canonical() + "|" + t.config.canonical();
         auto [it, fresh] = chosen.emplace(key, &t);
         if (fresh) continue;
@@ -86,7 +88,7 @@ std::set<std::string> invalid_configs(const std::vector<db::StoredTrial>& trials
                                       mdcore::SystemKind system_kind) {
     std::map<std::string, std::pair<long, long>> longest;  // config -> (longest invalid, longest ok) steps
     for (const db::StoredTrial& t : trials) {
-        if (t.hardware_id != hardware_id || t.system.kind != system_kind) continue;
+        if (t.hardware_id != hardware_id || t.system.kind != system_kind || trial_engine(t.result) != "mdcore") continue;
         auto& [invalid, ok] = longest.try_emplace(t.config.canonical(), -1L, -1L).first->second;
         if (t.result.status == TrialStatus::Invalid) invalid = std::max(invalid, t.measure.steps);
         if (t.result.status == TrialStatus::Ok) ok = std::max(ok, t.measure.steps);

@@ -180,6 +180,23 @@ TEST(Predictor, RecordedInvalidConfigsAreCollectedPerMachineAndKind) {
     EXPECT_TRUE(models::invalid_configs(trials, hw.id, trials[0].system.kind).empty());
 }
 
+// A GROMACS trial (its report names a GROMACS build) is not mdcore's data: its
+// settings and times would teach mdcore's model about another program.
+TEST(Predictor, OtherEnginesTrialsAreNotTrainingData) {
+    const auto hw = test::test_hardware();
+    auto trials = test::synthetic_trials(hw);
+    const std::map<std::string, models::HardwareFeatures> hardware{{hw.id, hw}};
+    const std::size_t all = models::make_samples(trials, hardware).size();
+    ASSERT_GT(all, 1u);
+    trials[0].result.report = mdcore::RunReport{};
+    trials[0].result.report->build.engine_version = "GROMACS 2022.5-Debian_2022.5_2";
+    EXPECT_EQ(trial_engine(trials[0].result), "gromacs");
+    EXPECT_EQ(trial_engine(trials[1].result), "mdcore");
+    EXPECT_EQ(models::make_samples(trials, hardware).size(), all - 1);
+    trials[0].result.status = TrialStatus::Invalid;
+    EXPECT_TRUE(models::invalid_configs(trials, hw.id, trials[0].system.kind).empty());
+}
+
 TEST(Output, GromacsSettingsFollowThePmeBalance) {
     const auto hw = test::test_hardware();
     const models::SystemModel water({mdcore::SystemKind::Water, 3000, 1});

@@ -100,6 +100,11 @@ struct TrialResult {
     std::vector<RepeatSample> samples;
 };
 
+// The engine that measured a trial: "gromacs" when its report says a GROMACS build
+// ran it ("GROMACS <version>" as the engine version), else "mdcore" (rows without a
+// report are mdcore's: other engines came later). Models learn from one engine's trials.
+std::string_view trial_engine(const TrialResult& r);
+
 // More than half of the trial's repeats were noisy: never the best.
 bool is_noisy(const TrialResult& r);
 

@@ -27,7 +27,8 @@ struct Sample {
     std::map<std::string, double> timings;  // task -> seconds per step (TrialResult::timings)
 };
 
-// Ok trials with a positive time, deduplicated per (hardware, system, config):
+// mdcore's Ok trials with a positive time (another engine's, such as GROMACS', are
+// left out), deduplicated per (hardware, system, config):
 // the longest measurement wins (a successive-halving rung is a short one), then
 // the latest. `hardware` maps every hardware id of the trials to its features;
 // a missing id throws std::invalid_argument naming it. Trials of a user's box
