@@ -167,6 +167,8 @@ mdcore::EffectiveConfig resolve_for_system(const SystemDescriptor& system, const
     return eff;
 }
 
+std::string machine_infeasible_reason(const Config& config, const HardwareCaps& hw) { return machine_reason(config, hw); }
+
 std::string infeasible_reason(const SystemDescriptor& system, const Config& config, const HardwareCaps& hw) {
     if (std::string why = machine_reason(config, hw); !why.empty()) return why;
     try {

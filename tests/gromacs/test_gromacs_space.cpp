@@ -66,6 +66,19 @@ TEST(EngineSpace, EngineRulesJoinTheMachineRules) {
         return config.value<long>(Param::Nstlist) == 20L ? std::string("refused by the engine") : std::string();
     };
     EXPECT_EQ(s.infeasible_reason(s.systems[0], c, caps), "refused by the engine");
+    // mdcore's own limits do not bind GROMACS (grompp judges a cut-off beyond half the
+    // 3 nm box); the machine's do.
+    Config long_cutoff;
+    long_cutoff.set(Param::PmeScale, 1.6);
+    EXPECT_EQ(s.infeasible_reason(s.systems[0], long_cutoff, caps), "");
+    SearchSpace mdcore_space = s;
+    mdcore_space.engine = EngineSettings{};
+    mdcore_space.engine_rules = nullptr;
+    EXPECT_NE(mdcore_space.infeasible_reason(s.systems[0], long_cutoff, caps).find("half the shortest box edge"),
+              std::string::npos);
+    Config too_many;
+    too_many.set(Param::Threads, 3L);
+    EXPECT_NE(s.infeasible_reason(s.systems[0], too_many, caps).find("exceeds the 2 hardware threads"), std::string::npos);
 }
 
 }  // namespace

@@ -371,7 +371,9 @@ std::string SearchSpace::infeasible_reason(const SystemDescriptor& system, const
                                            const HardwareCaps& hw) const {
     HardwareCaps caps = hw;
     caps.oversubscribe = caps.oversubscribe || launch.oversubscribe;
-    std::string reason = mdtune::infeasible_reason(system, config, caps);
+    // mdcore's rules (resolve_config) bind mdcore; another engine has its own (engine_rules).
+    std::string reason = engine.kind == EngineKind::Mdcore ? mdtune::infeasible_reason(system, config, caps)
+                                                           : machine_infeasible_reason(config, caps);
     if (reason.empty() && engine_rules) reason = engine_rules(system, config);
     return reason;
 }

@@ -63,5 +63,9 @@ mdcore::EffectiveConfig resolve_for_system(const SystemDescriptor& system, const
 
 // Why the point cannot run on `hw`, "" when it can.
 std::string infeasible_reason(const SystemDescriptor& system, const Config& config, const HardwareCaps& hw);
+// Only the machine's limits a config names (threads and ranks x threads against the
+// cores, a SIMD level or a GPU the machine lacks): what another engine's trials
+// are held to, since mdcore's own rules do not bind another program.
+std::string machine_infeasible_reason(const Config& config, const HardwareCaps& hw);
 
 }  // namespace mdtune::core
