@@ -286,7 +286,7 @@ int sweep(const CLI::App& cmd) {
                 rep.sweep_id, rep.interrupted ? "interrupted" : "done", rep.launches, rep.reused, rep.failed_launches,
                 rep.seconds, rep.mpi_library.c_str());
     std::printf("next: mdtune mpi rules --out rules.conf --db %s\n", store.path().c_str());
-    return rep.interrupted ? 130 : (rep.failed_launches && !rep.launches ? 1 : 0);
+    return rep.interrupted ? process::stop_exit_code() : (rep.failed_launches && !rep.launches ? 1 : 0);
 }
 
 void add_sweep(CLI::App& mpi_cmd, int& exit_code) {
@@ -544,10 +544,10 @@ int evaluate(const CLI::App& cmd) {
     if (!r.report.canary_applied) std::printf("warning: %s\n", r.report.canary_note.c_str());
     if (!r.stored) {
         std::fprintf(stderr, "mdtune: error: no size was measured both ways\n");
-        return r.report.interrupted ? 130 : 1;
+        return r.report.interrupted ? process::stop_exit_code() : 1;
     }
     print_evaluation(r, a, store);
-    return r.report.interrupted ? 130 : 0;
+    return r.report.interrupted ? process::stop_exit_code() : 0;
 }
 
 void add_evaluate(CLI::App& mpi_cmd, int& exit_code) {
