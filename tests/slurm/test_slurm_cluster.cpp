@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "../common/run_command.h"
+#include "../common/shell_quote.h"
 #include "../common/temp_dir_test.h"
 #include "mdtune/db/mpi_store.h"
 #include "mdtune/db/store.h"
@@ -116,12 +117,7 @@ TEST_F(SlurmCluster, ArrayOfThreeTasksMergesToTheRowsOfALocalSweep) {
     EXPECT_NE(store.hardware_json(trials[0].hardware_id).value_or("").find("\"node_type\""), std::string::npos);
 }
 
-// POSIX single quotes, for paths on the test's command lines.
-std::string sh_quoted(const std::string& word) {
-    std::string out = "'";
-    for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
+using mdtest::sh_quoted;
 
 // sbatch reads the quoted #SBATCH --output of a folder with a space and quotes,
 // and the tasks find a box named relative to the space file from the sweep folder.

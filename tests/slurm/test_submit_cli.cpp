@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "../common/run_command.h"
+#include "../common/shell_quote.h"
 #include "../common/temp_dir_test.h"
 
 namespace {
@@ -79,12 +80,7 @@ TEST_F(SubmitCli, WithoutSbatchItFailsBeforeWritingAnything) {
     EXPECT_FALSE(fs::exists(db() + ".shards"));
 }
 
-// POSIX single quotes, for paths on the tests' command lines.
-std::string sh_quoted(const std::string& word) {
-    std::string out = "'";
-    for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
+using mdtest::sh_quoted;
 
 TEST_F(SubmitCli, DryRunQuotesAnOutputFolderWithASpaceAndQuotes) {
     const std::string folder = path("my \"runs\" it's");
