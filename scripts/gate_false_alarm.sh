@@ -13,11 +13,15 @@
 #     a really slower binary); S pairs (normal run, slow run), each compared in
 #     a copy of the identical runs' database (their history, not the other
 #     pairs' slow labels); the share that flags BM_LeapFrog is the detection
-#     rate, by wall time and, once, by instruction counts under callgrind
-#     (default build, SIMD capped at AVX2).
+#     rate, by wall time, with how often the whole gate passed, failed or was
+#     inconclusive;
+#  3. instruction counts under callgrind (default build, SIMD capped at AVX2):
+#     I back-to-back runs of the normal build (I-1 comparisons) and J
+#     normal/slow pairs, with the same tallies.
 #
 # usage: scripts/gate_false_alarm.sh            (from the repository root)
 # exit status: 0 measured (the figures are printed; they are not a verdict);
+#              (compare's own exits: 0 pass, 1 FAIL, 2 no verdict, 3 inconclusive)
 #              2 usage, build or run error.
 #
 # Environment (default in brackets):
@@ -32,6 +36,8 @@
 #   MDT_GATE_SLOW_BUILD  the slowed build directory, configured and built here when
 #                        missing                                              [build-slow5]
 #   MDT_GATE_INSTRUCTIONS  1: also compare by instruction counts (needs valgrind) [1]
+#   MDT_GATE_INS_IDENTICAL I back-to-back instruction-count runs of one build  [2]
+#   MDT_GATE_INS_PAIRS     J normal/slow instruction-count pairs                [1]
 #   MDT_GATE_WORKDIR     database and logs                                   [a temporary dir]
 set -euo pipefail
 
@@ -45,9 +51,11 @@ filter=${MDT_GATE_FILTER:-(LeapFrog|Settle|Update/).*threads:1}
 build=${MDT_GATE_BUILD:-build}
 slow_build=${MDT_GATE_SLOW_BUILD:-build-slow5}
 with_instructions=${MDT_GATE_INSTRUCTIONS:-1}
+ins_identical=${MDT_GATE_INS_IDENTICAL:-2}
+ins_pairs=${MDT_GATE_INS_PAIRS:-1}
 # shellcheck disable=SC2206 # the user's extra arguments are meant to be split
 run_args=(${MDT_GATE_RUN_ARGS:-})
-for v in identical pairs; do
+for v in identical pairs ins_identical ins_pairs; do
   [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "gate_false_alarm.sh: $v='${!v}' is not a positive integer" >&2; exit 2; }
 done
 ((identical >= 2)) || { echo "gate_false_alarm.sh: MDT_GATE_IDENTICAL must be at least 2" >&2; exit 2; }
@@ -83,12 +91,21 @@ run() {  # label bin-dir metric (MDT_GATE_RUN_ARGS go to wall-time runs only)
     { echo "gate_false_alarm.sh: bench run $1 failed (log $work/runs.log)" >&2; exit 2; }
 }
 
-compare() {  # baseline candidate metric [extra args]; prints 0 pass, 1 fail, 2 no verdict
+compare() {  # baseline candidate metric [extra args]; prints 0 pass, 1 fail, 2 no verdict, 3 inconclusive
   local rc=0
   "$mdtune" bench compare --db "$db" --baseline "$1" --candidate "$2" --metric "$3" "${@:4}" \
     >>"$work/compare.log" 2>&1 || rc=$?
-  ((rc <= 2)) || { echo "gate_false_alarm.sh: compare $1 $2 exited $rc" >&2; exit 2; }
+  ((rc <= 3)) || { echo "gate_false_alarm.sh: compare $1 $2 exited $rc" >&2; exit 2; }
   echo "$rc"
+}
+
+# Tallies of compare's exits: pass FAIL no-verdict inconclusive.
+declare -A tally
+count() {  # key exit
+  tally[$1.$2]=$((${tally[$1.$2]:-0} + 1))
+}
+tally_text() {  # key
+  echo "${tally[$1.0]:-0} pass, ${tally[$1.1]:-0} FAIL, ${tally[$1.2]:-0} no verdict, ${tally[$1.3]:-0} inconclusive"
 }
 
 flags_leapfrog() {  # baseline candidate metric: 1 when BM_LeapFrog is a regression
@@ -102,10 +119,9 @@ for ((i = 1; i <= identical; i++)); do
   log "identical run $i/$identical"
   run "same-$i" "$build/bin" real_time
 done
-fail=0 pass=0 none=0 raw_fail=0
 for ((i = 2; i <= identical; i++)); do
-  case $(compare "same-$((i - 1))" "same-$i" real_time) in 0) ((++pass)) ;; 1) ((++fail)) ;; *) ((++none)) ;; esac
-  if [[ $(compare "same-$((i - 1))" "same-$i" real_time --no-history) == 1 ]]; then ((++raw_fail)); fi
+  count same "$(compare "same-$((i - 1))" "same-$i" real_time)"
+  count same_raw "$(compare "same-$((i - 1))" "same-$i" real_time --no-history)"
 done
 total=$((identical - 1))
 
@@ -122,25 +138,38 @@ for ((k = 1; k <= pairs; k++)); do
   run "norm-$k" "$build/bin" real_time
   run "slow-$k" "$slow_build/bin" real_time
   caught=$((caught + $(flags_leapfrog "norm-$k" "slow-$k" real_time)))
+  count slow "$(compare "norm-$k" "slow-$k" real_time)"
 done
 db=$identical_db
 
 ins="not measured (MDT_GATE_INSTRUCTIONS=0)"
 if [[ $with_instructions == 1 ]]; then
   if valgrind --version >/dev/null 2>&1; then
-    log "instruction counts: normal and slow build under callgrind"
-    run ins-norm "$build/bin" instructions
-    run ins-slow "$slow_build/bin" instructions
-    run ins-norm2 "$build/bin" instructions
-    ins="5 % slowdown flagged $(flags_leapfrog ins-norm ins-slow instructions)/1; identical builds: exit $(compare ins-norm ins-norm2 instructions) (0 = pass)"
+    db=$work/instructions.db
+    rm -f "$db" "$db-wal" "$db-shm"
+    for ((i = 1; i <= ins_identical; i++)); do
+      log "instruction counts: identical run $i/$ins_identical"
+      run "ins-same-$i" "$build/bin" instructions
+      ((i == 1)) || count ins_same "$(compare "ins-same-$((i - 1))" "ins-same-$i" instructions)"
+    done
+    ins_caught=0
+    for ((k = 1; k <= ins_pairs; k++)); do
+      log "instruction counts: slow pair $k/$ins_pairs"
+      run "ins-norm-$k" "$build/bin" instructions
+      run "ins-slow-$k" "$slow_build/bin" instructions
+      ins_caught=$((ins_caught + $(flags_leapfrog "ins-norm-$k" "ins-slow-$k" instructions)))
+      count ins_slow "$(compare "ins-norm-$k" "ins-slow-$k" instructions)"
+    done
+    ins="identical builds, $((ins_identical - 1)) comparisons: $(tally_text ins_same);
+  5 % slowdown of BM_LeapFrog: flagged in $ins_caught of $ins_pairs comparisons; gate: $(tally_text ins_slow)"
   else
     ins="not measured (valgrind not installed)"
   fi
 fi
 
 echo
-echo "identical builds, $total back-to-back comparisons: $fail FAIL, $pass pass, $none no verdict" \
-  "(false alarms $((100 * fail / total)) %; without the historic drift: $raw_fail FAIL)"
-echo "5 % slowdown of BM_LeapFrog by wall time: flagged in $caught of $pairs comparisons"
+echo "identical builds by wall time, $total back-to-back comparisons: $(tally_text same)" \
+  "(false alarms $((100 * ${tally[same.1]:-0} / total)) %; without the historic drift: $(tally_text same_raw))"
+echo "5 % slowdown of BM_LeapFrog by wall time: flagged in $caught of $pairs comparisons; gate: $(tally_text slow)"
 echo "by instruction counts: $ins"
-echo "reports: $work/compare.log, runs: $work/runs.log, databases: $identical_db and $work/pair-K.db"
+echo "reports: $work/compare.log, runs: $work/runs.log, databases: $identical_db, $work/pair-K.db and $work/instructions.db"

@@ -86,6 +86,7 @@ bench::GateOptions gate_options(const ArgMap& opts, db::BenchMetric metric) {
     o.exact_counts = metric == db::BenchMetric::Instructions;
     o.min_runs = static_cast<int>(opts.integer("min-runs").value_or(o.exact_counts ? 1 : bench::kDefaultRuns));
     o.family_wise = !opts.has("per-benchmark-alpha");
+    o.allow_inconclusive = opts.has("allow-inconclusive");
     return o;
 }
 
@@ -416,12 +417,13 @@ int compare(const ArgMap& opts) {
         throw InputError("baseline and candidate have no benchmark in common" +
                          std::string(filter ? " (after --filter)" : ""));
     std::cout << bench::format_report(report, format);
-    if (report.no_verdict()) {
+    const bench::GateOutcome outcome = report.outcome();
+    if (outcome == bench::GateOutcome::NoVerdict)
         std::cerr << "mdtune bench: no verdict: " << report.too_few_runs_text()
                   << " a side (each run is one process; mdtune bench run --runs " << gate.min_runs << ")\n";
-        return 2;
-    }
-    return report.failed() ? 1 : 0;
+    else if (outcome == bench::GateOutcome::Inconclusive)
+        std::cerr << "mdtune bench: " << report.inconclusive_text() << "\n";
+    return bench::exit_code(outcome);
 }
 
 int history(const std::string& benchmark, const ArgMap& opts) {
@@ -552,7 +554,9 @@ void add_compare(CLI::App& bench, int& exit_code) {
     CLI::App* cmd = bench.add_subcommand(
         "compare", "The regression gate: exit 1 when a benchmark regressed significantly beyond the threshold");
     cmd->footer("Each run (one process of a suite) gives one value per benchmark: the median of its repetitions.\n"
-                "Fewer than --min-runs a side: no verdict (exit 2). Wall-time p-values are Holm-corrected over the\n"
+                "Fewer than --min-runs a side: no verdict (exit 2). A benchmark too noisy to resolve the threshold\n"
+                "makes the comparison inconclusive (exit 3; --allow-inconclusive: exit 0), unless another regressed\n"
+                "(exit 1). Instruction counts (--metric instructions) are exact. Wall-time p-values are Holm-corrected over the\n"
                 "benchmarks compared, so alpha bounds the chance of any false alarm in one comparison\n"
                 "(--per-benchmark-alpha: each benchmark tested at alpha alone). Against a baseline measured at\n"
                 "another time a change must also exceed the benchmark's historic drift on this hardware.");
@@ -565,6 +569,8 @@ void add_compare(CLI::App& bench, int& exit_code) {
         ->type_name("TEXT")
         ->check(word_in({"table", "markdown", "json"}));
     cmd->add_flag("--per-benchmark-alpha")->description("Test each benchmark at alpha alone (no Holm correction)");
+    cmd->add_flag("--allow-inconclusive")
+        ->description("Pass (exit 0) when some benchmark is too noisy to resolve the threshold and none regressed");
     cmd->add_flag("--no-history")
         ->description("Ignore the benchmarks' historic drift on this hardware (wall time, baseline from another time)");
     cmd->callback([cmd, &exit_code] { exit_code = guarded([&] { return compare(GivenFlags(*cmd)); }); });

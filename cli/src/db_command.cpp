@@ -39,14 +39,19 @@ int export_trials(const ExportOptions& opts) {
     if (!opts.kind.empty()) f.system_kind = opts.kind;
     if (!opts.hardware.empty()) f.hardware_id = opts.hardware;
     if (!opts.status.empty()) f.status = parse_trial_status(opts.status);
-    const db::Store store(opts.db, db::Store::Mode::ReadOnly);
-    const auto trials = store.trials(f);
     if (opts.samples && opts.format != "csv")
         throw InputError("--samples is a CSV layout; JSON export already lists each trial's \"samples\"");
-    std::cout << (opts.format == "json" ? db::export_trials_json(trials)
-                  : opts.samples        ? db::export_samples_csv(trials)
-                                        : db::export_trials_csv(trials));
+    const db::Store store(opts.db, db::Store::Mode::ReadOnly);
+    // Row by row from SQLite to stdout: a database of any size exports in constant memory.
+    const db::ExportLayout layout = opts.format == "json" ? db::ExportLayout::TrialsJson
+                                    : opts.samples        ? db::ExportLayout::SamplesCsv
+                                                          : db::ExportLayout::TrialsCsv;
+    db::write_export(std::cout, layout, [&](const std::function<void(const db::StoredTrial&)>& each) {
+        store.for_each_trial(f, each);
+    });
     if (opts.format == "json") std::cout << "\n";
+    std::cout.flush();
+    if (!std::cout) throw std::runtime_error("db export: writing to stdout failed");
     return 0;
 }
 

@@ -269,7 +269,12 @@ int predict(const PredictOptions& opts) {
     std::printf("%zu feasible candidates, %zu rejected by constraints; 90 %% intervals\n\n", r.ranked.size(),
                 r.rejected.size());
     print_ranking(opts, p);
-    const models::RankedConfig& best = r.ranked[0];
+    // Never "run it" for a config predicted slower than mdcore's defaults: then the defaults are the advice.
+    const bool keep_defaults = models::default_is_fastest(r);
+    const models::RankedConfig& best = keep_defaults ? *r.default_config : r.ranked[0];
+    if (keep_defaults)
+        std::printf("\n  keep mdcore's defaults: no candidate is predicted faster (rank 1 %.3f, defaults %.3f ms/step)\n",
+                    r.ranked[0].prediction.ms, r.default_config->prediction.ms);
     std::printf("\n  run it   %s\n", models::mdcore_command(request.system, best.config).c_str());
     print_gromacs(r.system_features, best.effective, "  ");
     std::printf("\nanswered in %.0f ms without running MD\n", p.elapsed_ms);

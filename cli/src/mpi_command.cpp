@@ -23,6 +23,7 @@
 #include "mdtune/mpi/rules_file.h"
 #include "mdtune/mpi/sweep.h"
 #include "mdtune/db/mpi_store.h"
+#include "mdtune/mpi/rank_cap.h"
 #include "mdtune/process/stop_signals.h"
 
 namespace mdtune::cli {
@@ -117,6 +118,24 @@ std::vector<int> ranks_opt(const CLI::App& cmd, std::vector<int> fallback) {
     return text ? parse_int_list("np", *text, 1, 1 << 20) : fallback;
 }
 
+// The rank counts this machine (or Slurm allocation) can start, unless
+// --no-rank-cap; the ones left out are said, and none left is a usage error.
+std::vector<int> capped_ranks(const std::vector<int>& ranks, const mpi::LaunchContext& ctx, bool no_cap) {
+    const char* tasks = std::getenv("SLURM_NTASKS");
+    const mpi::RankCap cap = mpi::rank_cap(ctx, tasks ? std::atoi(tasks) : 0);
+    if (no_cap || cap.most == 0) return ranks;
+    std::vector<int> dropped;
+    std::vector<int> kept = mpi::within_cap(ranks, cap, dropped);
+    if (dropped.empty()) return kept;
+    std::string list;
+    for (int r : dropped) list += (list.empty() ? "" : ",") + std::to_string(r);
+    const std::string why = "--np " + list + ": more than " + std::to_string(cap.most) + " ranks, the most " +
+                            cap.where + " can start; --no-rank-cap runs them anyway";
+    if (kept.empty()) throw mpi::InputError(why);
+    std::fprintf(stderr, "mdtune: note: left out %s\n", why.c_str());
+    return kept;
+}
+
 std::string default_binary() {
     char buf[PATH_MAX];
     const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
@@ -140,6 +159,9 @@ void add_launch_flags(CLI::App& cmd) {
     cmd.add_option("--binary", "The mpi_collectives program (default: next to mdtune)")->type_name("PATH");
     cmd.add_option("--mca", "Extra Open MPI parameters NAME=VALUE,...")->type_name("TEXT");
     cmd.add_option("--db", "Database (default mdtune.db)")->type_name("FILE");
+    cmd.add_flag("--no-rank-cap")
+        ->description("Launch rank counts beyond what this machine (" + std::to_string(mpi::kRanksPerCore) +
+                      " ranks per core) or the Slurm allocation holds");
 }
 
 mpi::LaunchContext launch_opts(const GivenFlags& opts) {
@@ -267,6 +289,7 @@ int sweep(const CLI::App& cmd) {
     so.rounds = static_cast<int>(opts.integer("rounds").value_or(1));
     so.binary = opts.text("binary").value_or(default_binary());
     const mpi::LaunchContext ctx = launch_opts(opts);
+    so.ranks = capped_ranks(so.ranks, ctx, opts.has("no-rank-cap"));
     const std::string db = opts.text("db").value_or("mdtune.db");
     check_output_file("--db", db);
 
@@ -286,7 +309,7 @@ int sweep(const CLI::App& cmd) {
                 rep.sweep_id, rep.interrupted ? "interrupted" : "done", rep.launches, rep.reused, rep.failed_launches,
                 rep.seconds, rep.mpi_library.c_str());
     std::printf("next: mdtune mpi rules --out rules.conf --db %s\n", store.path().c_str());
-    return rep.interrupted ? 130 : (rep.failed_launches && !rep.launches ? 1 : 0);
+    return rep.interrupted ? process::stop_exit_code() : (rep.failed_launches && !rep.launches ? 1 : 0);
 }
 
 void add_sweep(CLI::App& mpi_cmd, int& exit_code) {
@@ -523,6 +546,7 @@ EvaluateArgs evaluate_args(const CLI::App& cmd) {
     eo.timeout_s = opts.real("timeout").value_or(quick ? 120 : 300);
     eo.binary = opts.text("binary").value_or(default_binary());
     a.launch = launch_opts(opts);
+    eo.ranks = capped_ranks(eo.ranks, a.launch, opts.has("no-rank-cap"));
     return a;
 }
 
@@ -544,10 +568,10 @@ int evaluate(const CLI::App& cmd) {
     if (!r.report.canary_applied) std::printf("warning: %s\n", r.report.canary_note.c_str());
     if (!r.stored) {
         std::fprintf(stderr, "mdtune: error: no size was measured both ways\n");
-        return r.report.interrupted ? 130 : 1;
+        return r.report.interrupted ? process::stop_exit_code() : 1;
     }
     print_evaluation(r, a, store);
-    return r.report.interrupted ? 130 : 0;
+    return r.report.interrupted ? process::stop_exit_code() : 0;
 }
 
 void add_evaluate(CLI::App& mpi_cmd, int& exit_code) {

@@ -47,16 +47,30 @@ std::string mark_of(const db::StoredTrial& t, const std::optional<tuner::Verdict
     return "";
 }
 
-// Median ratio to the default in the same rounds with its interval, "-" without rounds.
+// Median ratio to the default in the same rounds with its interval, "-" without
+// rounds; one round gives a ratio but no interval (lo, hi NaN).
 models::stats::Interval ratio_of(const TrialResult& r, double confidence) {
     const std::vector<double> ratios = clean_ratios(r);
     if (ratios.empty()) return {NAN, NAN, NAN};
+    if (ratios.size() == 1) return {ratios.front(), NAN, NAN};
     return models::stats::bootstrap_median(ratios, confidence);
+}
+
+std::string ratio_text(const models::stats::Interval& ratio) {
+    char vs[64] = "-";
+    if (std::isfinite(ratio.lo))
+        std::snprintf(vs, sizeof vs, "%.3f (%.3f-%.3f)", ratio.estimate, ratio.lo, ratio.hi);
+    else if (std::isfinite(ratio.estimate))
+        std::snprintf(vs, sizeof vs, "%.3f (1 round)", ratio.estimate);
+    return vs;
 }
 
 std::string verdict_line(const tuner::Verdict& v) {
     const int pc = static_cast<int>(std::lround(v.confidence * 100));
     if (v.best_is_default) return "the default configuration is the best measured";
+    if (clean_ratios(v.best.result).size() == 1)
+        return config_text(v.best.proposal.config) + " is the fastest measured, from one round: no " +
+               std::to_string(pc) + "% statement (sweep --rounds 3 or more)";
     return config_text(v.best.proposal.config) +
            (v.indistinguishable_from_default ? " is indistinguishable from the default at "
                                              : " is faster than the default at ") +
@@ -85,7 +99,9 @@ int show(const ShowOptions& opts) {
         std::vector<const TrialResult*> ok;
         for (const db::StoredTrial* t : list)
             if (t->result.status == TrialStatus::Ok) ok.push_back(&t->result);
-        const auto score = tuner::rank_scores(ok, tuner::all_have_ratios(ok));
+        // The table shows the column it is ranked by first after the steps.
+        const bool by_ratio = tuner::all_have_ratios(ok);
+        const auto score = tuner::rank_scores(ok, by_ratio);
         std::stable_sort(list.begin(), list.end(), [&score](const db::StoredTrial* a, const db::StoredTrial* b) {
             const bool oka = a->result.status == TrialStatus::Ok, okb = b->result.status == TrialStatus::Ok;
             if (oka != okb) return oka;
@@ -98,8 +114,9 @@ int show(const ShowOptions& opts) {
         for (const db::StoredTrial* t : list) width = std::max<int>(width, static_cast<int>(t->config.canonical().size()));
         if (!opts.json) {
             std::printf("sweep %ld  %s\n", sweep_id, system.c_str());
-            std::printf("  %-4s %-*s %6s %10s %21s %9s %10s %-8s %-5s %s\n", "rank", width, "config", "steps", "ms/step",
-                        "min-max", "ns/day", "drift", "status", "mark", "vs default");
+            std::printf("  %-4s %-*s %6s%s %10s %21s %9s %10s %-8s %-5s%s\n", "rank", width, "config", "steps",
+                        by_ratio ? "  vs default (ranked by)    " : "", "ms/step", "min-max", "ns/day", "drift", "status",
+                        "mark", by_ratio ? "" : " vs default");
         }
         for (std::size_t k = 0; k < list.size() && k < top; ++k) {
             const db::StoredTrial& t = *list[k];
@@ -112,17 +129,19 @@ int show(const ShowOptions& opts) {
                                {"ms_max", t.result.ms_max}, {"ns_per_day", t.result.ns_per_day},
                                {"drift", t.result.drift}, {"status", std::string(to_string(t.result.status))},
                                {"mark", mark}, {"rounds", t.result.samples.size()}};
-                if (std::isfinite(ratio.estimate))
-                    row["ratio_to_default"] = {{"median", ratio.estimate}, {"lo", ratio.lo}, {"hi", ratio.hi}};
+                if (std::isfinite(ratio.estimate)) {
+                    const auto bound = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
+                    row["ratio_to_default"] = {{"median", ratio.estimate}, {"lo", bound(ratio.lo)}, {"hi", bound(ratio.hi)}};
+                }
+                row["ranked_by"] = by_ratio ? "ratio_to_default" : "ms_median";
                 out.push_back(row);
             } else {
-                char vs[64] = "-";
-                if (std::isfinite(ratio.estimate))
-                    std::snprintf(vs, sizeof vs, "%.3f (%.3f-%.3f)", ratio.estimate, ratio.lo, ratio.hi);
-                std::printf("  %-4zu %-*s %6ld %10.4f %10.4f-%-10.4f %9.2f %10.2e %-8s %-5s %s\n", k + 1, width,
-                            cfg.c_str(), t.measure.steps, t.result.ms_median, t.result.ms_min, t.result.ms_max,
+                char first[40] = "";
+                if (by_ratio) std::snprintf(first, sizeof first, "  %-26s", ratio_text(ratio).c_str());
+                std::printf("  %-4zu %-*s %6ld%s %10.4f %10.4f-%-10.4f %9.2f %10.2e %-8s %-5s%s\n", k + 1, width,
+                            cfg.c_str(), t.measure.steps, first, t.result.ms_median, t.result.ms_min, t.result.ms_max,
                             t.result.ns_per_day, t.result.drift, std::string(to_string(t.result.status)).c_str(),
-                            mark.c_str(), vs);
+                            mark.c_str(), by_ratio ? "" : (" " + ratio_text(ratio)).c_str());
             }
         }
         if (!opts.json && verdict) std::printf("  verdict: %s\n", verdict_line(*verdict).c_str());

@@ -13,6 +13,7 @@
 #include "mdcore/output_file.h"
 #include "mdtune/core/hardware.h"
 #include "mdtune/slurm/batch_script.h"
+#include "mdtune/slurm/job_space.h"
 #include "mdtune/slurm/slurm_client.h"
 #include "mdtune/slurm/submission.h"
 #include "mdtune/db/store.h"
@@ -58,8 +59,14 @@ slurm::JobOptions job_options(const SubmitOptions& opts) {
 // The manifest of an earlier submission of this space, or a new one.
 // per_task: --trials-per-task, 0 when not given. (A long, not an optional: GCC 12
 // warned of a maybe-uninitialised optional payload here.)
-slurm::SweepManifest manifest_for(const tuner::SearchSpace& space, const fs::path& folder, long per_task) {
+slurm::SweepManifest manifest_for(const tuner::SearchSpace& space, const fs::path& folder, long per_task,
+                                  const std::vector<slurm::SystemFile>& files) {
     if (auto m = slurm::load_manifest(folder)) {
+        for (const slurm::SystemFile& f : files)
+            if (const auto was = m->system_files.find(f.path); was != m->system_files.end() && was->second != f.digest)
+                throw InputError("[system] " + f.key + ": " + f.path + " changed since this space was first submitted "
+                                 "(digest " + was->second + ", now " + f.digest + "): its shards would mix two "
+                                 "systems. Restore the file, or remove " + folder.string() + " to start over");
         if (per_task > 0 && per_task != m->trials_per_task)
             throw InputError("--trials-per-task " + std::to_string(per_task) + ": this space was submitted with " +
                              std::to_string(m->trials_per_task) + " (" + std::to_string(m->tasks) +
@@ -72,6 +79,7 @@ slurm::SweepManifest manifest_for(const tuner::SearchSpace& space, const fs::pat
     m.space_source = space.source;
     m.space_digest = slurm::space_digest(space.text);
     m.trials_per_task = static_cast<int>(per_task > 0 ? per_task : 1);
+    for (const slurm::SystemFile& f : files) m.system_files[f.path] = f.digest;
     m.tasks = tuner::slice_count(space, m.trials_per_task);
     if (m.tasks > kMaxArrayTasks) {
         const std::size_t points = tuner::enumerate_points(space).size();
@@ -147,6 +155,16 @@ void write_file(const fs::path& path, const std::string& text, fs::perms perms) 
     fs::permissions(path, perms);
 }
 
+// The scripts' text; a folder no #SBATCH line can name (a line break) is bad input.
+template <typename Render>
+std::string rendered(const std::string& main_db, Render&& render) {
+    try {
+        return render();
+    } catch (const std::invalid_argument& e) {
+        throw InputError("--db: " + main_db + ": " + e.what());
+    }
+}
+
 // `mdtune submit --mpi [options] [-- mpi sweep options]`: one job of R tasks whose
 // `mdtune mpi sweep --launcher srun` writes the main database (the only writer).
 int submit_mpi(const SubmitOptions& opts) {
@@ -166,7 +184,7 @@ int submit_mpi(const SubmitOptions& opts) {
     const fs::path folder = slurm::shard_root(main_db) / "mpi";
     const slurm::MpiScript mpi{"mdtune-mpi", self_executable(), main_db, (folder / "logs").string(), nodes, ranks,
                                sweep_args};
-    const std::string text = slurm::render_mpi_script(mpi, job);
+    const std::string text = rendered(main_db, [&] { return slurm::render_mpi_script(mpi, job); });
     const fs::path script = folder / "mpi.sh";
     if (opts.dry_run) {
         std::printf("# %s\n%s\n# would run:\nsbatch --parsable %s\n", script.c_str(), text.c_str(), script.c_str());
@@ -183,6 +201,7 @@ int submit_mpi(const SubmitOptions& opts) {
 }
 
 int submit(const SubmitOptions& opts) {
+    slurm::check_slurm_conf();
     if (opts.mpi) return submit_mpi(opts);
     if (opts.space.empty()) throw InputError("submit needs a SPACE.toml file (or --mpi)");
     if (!opts.sweep_args.empty()) throw InputError("`-- OPTIONS` are mdtune mpi sweep's, for submit --mpi only");
@@ -192,7 +211,9 @@ int submit(const SubmitOptions& opts) {
     const tuner::SearchSpace space = tuner::load_space(opts.space);
     const std::string main_db = fs::absolute(opts.db).lexically_normal().string();
     const fs::path folder = slurm::sweep_folder(main_db, slurm::sweep_key(space));
-    slurm::SweepManifest manifest = manifest_for(space, folder, opts.trials_per_task);
+    // Resolved here, on the login node: the tasks read a copy of the space elsewhere.
+    const std::vector<slurm::SystemFile> files = slurm::system_files(space);
+    slurm::SweepManifest manifest = manifest_for(space, folder, opts.trials_per_task, files);
 
     const SliceTally tally = tally_slices(space, folder, manifest);
     const std::vector<int>& missing = tally.missing;
@@ -200,6 +221,8 @@ int submit(const SubmitOptions& opts) {
                 "%zu to submit\n",
                 opts.space.c_str(), tuner::enumerate_points(space).size(), manifest.tasks, manifest.trials_per_task, tally.complete,
                 tally.active, missing.size());
+    for (const slurm::SystemFile& f : files)
+        std::printf("[system] %s = %s (digest %s)\n", f.key.c_str(), f.path.c_str(), f.digest.c_str());
     if (missing.empty()) {
         std::printf("nothing to submit (mdtune status --db %s)\n", main_db.c_str());
         return 0;
@@ -213,8 +236,8 @@ int submit(const SubmitOptions& opts) {
                              (folder / "space.toml").string(), folder.string(), manifest.key, manifest.tasks,
                              space.launch.nodes, space.launch.ranks};
     const slurm::MergeScript merge{"mdtune-merge-" + manifest.key, mdtune_path, main_db, folder.string()};
-    const std::string array_text = slurm::render_array_script(array, job);
-    const std::string merge_text = slurm::render_merge_script(merge, job);
+    const std::string array_text = rendered(main_db, [&] { return slurm::render_array_script(array, job); });
+    const std::string merge_text = rendered(main_db, [&] { return slurm::render_merge_script(merge, job); });
     const std::string array_flag =
         "--array=" + slurm::array_ranges(missing) + (opts.array_parallel > 0 ? "%" + std::to_string(opts.array_parallel) : "");
     const fs::path array_file = folder / "array.sh", merge_file = folder / "merge.sh";
@@ -229,7 +252,8 @@ int submit(const SubmitOptions& opts) {
     { const db::Store check(main_db); }  // a bad main database fails now, not in the merge job
 
     fs::create_directories(folder / "logs");
-    write_file(folder / "space.toml", space.text, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+    write_file(folder / "space.toml", slurm::space_text_for_jobs(space),
+               fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
     const auto exec = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec;
     write_file(array_file, array_text, exec);
     write_file(merge_file, merge_text, exec);

@@ -269,7 +269,7 @@ int sweep(const SweepOptions& opts) {
     // A space checked point by point as the sweep went: what it dropped on the way.
     if (dropped.examined != examined_before && dropped.dropped > 0) std::printf("note: %s\n", dropped.summary().c_str());
     print_outcomes(summary, *engine);
-    return summary.interrupted ? 130 : 0;
+    return summary.interrupted ? process::stop_exit_code() : 0;
 }
 
 }  // namespace

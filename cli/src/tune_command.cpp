@@ -61,7 +61,7 @@ int print_outcome(const tuner::TuneResult& r, const SystemDescriptor& system, co
     const tuner::SystemOutcome& o = r.summary.systems.at(0);
     if (!o.best) {
         std::printf("\nno valid configuration measured\n");
-        return r.summary.interrupted ? 130 : 1;
+        return r.summary.interrupted ? process::stop_exit_code() : 1;
     }
     const TrialResult& b = o.best->result;
     std::printf("\n  measured best  %s: %.3f ms/step (%.3f-%.3f over %d rounds), %.2f ns/day\n",
@@ -77,7 +77,7 @@ int print_outcome(const tuner::TuneResult& r, const SystemDescriptor& system, co
     std::printf("  run it         %s\n", models::mdcore_command(system, o.best->proposal.config).c_str());
     print_gromacs(r.system_features, r.best_effective, "  ");
     std::printf("recorded in %s as sweep %ld\n", db.c_str(), r.summary.sweep_id);
-    return r.summary.interrupted ? 130 : 0;
+    return r.summary.interrupted ? process::stop_exit_code() : 0;
 }
 
 int tune(const TuneOptions& opts) {

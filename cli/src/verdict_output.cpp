@@ -12,8 +12,13 @@ namespace {
 
 int percent(double confidence) { return static_cast<int>(std::lround(confidence * 100)); }
 
+// The best's clean ratios to the default: one round gives a ratio, no interval.
+std::size_t rounds_of(const tuner::Verdict& v) { return clean_ratios(v.best.result).size(); }
+
 void print_speedup(const tuner::Verdict& v, const TrialResult* baseline) {
-    if (std::isfinite(v.speedup.estimate)) {
+    if (std::isfinite(v.speedup.estimate) && rounds_of(v) == 1) {
+        std::printf("  speed-up  %.2fx over the default configuration (one round: no interval)\n", v.speedup.estimate);
+    } else if (std::isfinite(v.speedup.estimate)) {
         std::printf("  speed-up  %.2fx over the default configuration (%d%% interval %.2f-%.2fx, median of the "
                     "per-round ratios)\n",
                     v.speedup.estimate, percent(v.confidence), v.speedup.lo, v.speedup.hi);
@@ -30,6 +35,8 @@ void print_verdict(const tuner::Verdict& v, const TrialResult* baseline) {
     const int pc = percent(v.confidence);
     if (v.best_is_default)
         std::printf("  verdict   the default configuration is the best measured\n");
+    else if (rounds_of(v) == 1)
+        std::printf("  verdict   fastest measured, from one round: no %d%% statement (--rounds 3 or more)\n", pc);
     else if (v.indistinguishable_from_default)
         std::printf("  verdict   indistinguishable from the default at %d%% confidence\n", pc);
     else

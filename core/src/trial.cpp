@@ -27,6 +27,10 @@ bool is_failure(TrialStatus s) {
     return s == TrialStatus::Failed || s == TrialStatus::Timeout || s == TrialStatus::Crashed;
 }
 
+bool is_interrupted(const TrialResult& r) {
+    return r.status == TrialStatus::Failed && r.stderr_tail.starts_with(kInterruptedTail);
+}
+
 double RepeatSample::cpu_share() const {
     if (wall_s <= 0 || threads <= 0) return 0.0;
     const double parallel = std::clamp(measured_s, 0.0, wall_s);

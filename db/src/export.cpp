@@ -1,5 +1,9 @@
-// Export of stored trials for people and other tools: CSV (RFC 4180) and JSON.
+// Export of stored trials for people and other tools: CSV (RFC 4180) and JSON,
+// written one trial at a time, so an export of any size holds one row in memory.
 #include <charconv>
+#include <functional>
+#include <ostream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "mdtune/db/store.h"
@@ -95,65 +99,107 @@ void append_csv_row(const std::vector<Field>& row, std::string& out, bool names)
     out += "\r\n";
 }
 
+// The trial's identifying columns, then the repeat's.
+std::vector<Field> sample_row(const StoredTrial& t, const RepeatSample& r) {
+    std::vector<Field> row;
+    for (Field& f : fields(t))
+        for (const char* keep : {"id", "hardware_id", "system_kind", "natoms", "seed", "config", "build_id"})
+            if (std::string_view(f.name) == keep) row.push_back({f.name, std::move(f.value)});
+    row.front().name = "trial_id";
+    for (Field& f : sample_fields(r)) row.push_back(std::move(f));
+    return row;
+}
+
+nlohmann::json json_row(const StoredTrial& t) {
+    nlohmann::json row = nlohmann::json::object();
+    for (Field& f : fields(t)) row[f.name] = std::move(f.value);
+    row["timings"] = t.result.timings;
+    // The report's pairlist object as the store writes it; null without a report.
+    const ReportColumns columns = report_columns(t.result.report);
+    row["pairlist"] = columns.pairlist_json.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(columns.pairlist_json);
+    nlohmann::json samples = nlohmann::json::array();  // empty for trials not measured in rounds
+    for (const RepeatSample& r : t.result.samples) {
+        nlohmann::json sample = nlohmann::json::object();
+        for (Field& f : sample_fields(r)) sample[f.name] = std::move(f.value);
+        samples.push_back(std::move(sample));
+    }
+    row["samples"] = std::move(samples);
+    return row;
+}
+
+// One element of the array as nlohmann's dump(2) of the whole array writes it:
+// the element's own dump, every line indented two more spaces (strings hold no
+// raw line breaks, JSON escapes them).
+void write_json_element(std::ostream& out, const nlohmann::json& row) {
+    std::string text = row.dump(2);
+    out << "  ";
+    std::size_t from = 0;
+    for (std::size_t nl; (nl = text.find('\n', from)) != std::string::npos; from = nl + 1)
+        out.write(text.data() + from, static_cast<std::streamsize>(nl + 1 - from)) << "  ";
+    out.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
+}
+
+}  // namespace
+
+void write_export(std::ostream& out, ExportLayout layout, const TrialSource& trials) {
+    std::string line;
+    switch (layout) {
+        case ExportLayout::TrialsCsv:
+            append_csv_row(fields(StoredTrial{}), line, true);
+            out << line;
+            trials([&](const StoredTrial& t) {
+                line.clear();
+                append_csv_row(fields(t), line, false);
+                out << line;
+            });
+            return;
+        case ExportLayout::SamplesCsv:
+            append_csv_row(sample_row(StoredTrial{}, RepeatSample{}), line, true);
+            out << line;
+            trials([&](const StoredTrial& t) {
+                for (const RepeatSample& r : t.result.samples) {
+                    line.clear();
+                    append_csv_row(sample_row(t, r), line, false);
+                    out << line;
+                }
+            });
+            return;
+        case ExportLayout::TrialsJson: {
+            bool first = true;
+            out << "[";
+            trials([&](const StoredTrial& t) {
+                out << (first ? "\n" : ",\n");
+                write_json_element(out, json_row(t));
+                first = false;
+            });
+            out << (first ? "]\n" : "\n]\n");
+            return;
+        }
+    }
+}
+
+namespace {
+
+std::string export_vector(ExportLayout layout, const std::vector<StoredTrial>& trials) {
+    std::ostringstream out;
+    write_export(out, layout, [&trials](const std::function<void(const StoredTrial&)>& each) {
+        for (const StoredTrial& t : trials) each(t);
+    });
+    return out.str();
+}
+
 }  // namespace
 
 std::string export_samples_csv(const std::vector<StoredTrial>& trials) {
-    // The trial's identifying columns, then the repeat's.
-    auto row_of = [](const StoredTrial& t, const RepeatSample& r) {
-        std::vector<Field> row;
-        for (Field& f : fields(t))
-            for (const char* keep : {"id", "hardware_id", "system_kind", "natoms", "seed", "config", "build_id"})
-                if (std::string_view(f.name) == keep) row.push_back({f.name, std::move(f.value)});
-        row.front().name = "trial_id";
-        for (Field& f : sample_fields(r)) row.push_back(std::move(f));
-        return row;
-    };
-    std::string out;
-    append_csv_row(row_of(StoredTrial{}, RepeatSample{}), out, true);
-    for (const StoredTrial& t : trials)
-        for (const RepeatSample& r : t.result.samples) append_csv_row(row_of(t, r), out, false);
-    return out;
+    return export_vector(ExportLayout::SamplesCsv, trials);
 }
 
 std::string export_trials_csv(const std::vector<StoredTrial>& trials) {
-    std::string out;
-    const std::vector<Field> header = fields(StoredTrial{});
-    for (std::size_t i = 0; i < header.size(); ++i) {
-        if (i) out += ',';
-        out += header[i].name;
-    }
-    out += "\r\n";
-    for (const StoredTrial& t : trials) {
-        const std::vector<Field> row = fields(t);
-        for (std::size_t i = 0; i < row.size(); ++i) {
-            if (i) out += ',';
-            out += csv_field(csv_text(row[i].value));
-        }
-        out += "\r\n";
-    }
-    return out;
+    return export_vector(ExportLayout::TrialsCsv, trials);
 }
 
 std::string export_trials_json(const std::vector<StoredTrial>& trials) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const StoredTrial& t : trials) {
-        nlohmann::json row = nlohmann::json::object();
-        for (Field& f : fields(t)) row[f.name] = std::move(f.value);
-        row["timings"] = t.result.timings;
-        // The report's pairlist object as the store writes it; null without a report.
-        const ReportColumns columns = report_columns(t.result.report);
-        row["pairlist"] = columns.pairlist_json.empty() ? nlohmann::json(nullptr)
-                                                        : nlohmann::json::parse(columns.pairlist_json);
-        nlohmann::json samples = nlohmann::json::array();  // empty for trials not measured in rounds
-        for (const RepeatSample& r : t.result.samples) {
-            nlohmann::json sample = nlohmann::json::object();
-            for (Field& f : sample_fields(r)) sample[f.name] = std::move(f.value);
-            samples.push_back(std::move(sample));
-        }
-        row["samples"] = std::move(samples);
-        out.push_back(std::move(row));
-    }
-    return out.dump(2) + "\n";
+    return export_vector(ExportLayout::TrialsJson, trials);
 }
 
 }  // namespace mdtune::db

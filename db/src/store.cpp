@@ -346,6 +346,12 @@ std::optional<StoredTrial> Store::find_trial(const TrialKey& key) const {
 }
 
 std::vector<StoredTrial> Store::trials(const TrialFilter& f) const {
+    std::vector<StoredTrial> out;
+    for_each_trial(f, [&out](const StoredTrial& t) { out.push_back(t); });
+    return out;
+}
+
+void Store::for_each_trial(const TrialFilter& f, const std::function<void(const StoredTrial&)>& each) const {
     std::string sql = select_trial_sql(db_);
     std::string where;
     auto add = [&where](const char* cond) { where += (where.empty() ? " WHERE " : " AND ") + std::string(cond); };
@@ -361,9 +367,7 @@ std::vector<StoredTrial> Store::trials(const TrialFilter& f) const {
     if (f.system_kind) st.bind_text(i++, *f.system_kind);
     if (f.natoms) st.bind_int(i++, *f.natoms);
     if (f.status) st.bind_text(i++, to_string(*f.status));
-    std::vector<StoredTrial> out;
-    while (st.step()) out.push_back(read_trial(db_, st));
-    return out;
+    while (st.step()) each(read_trial(db_, st));
 }
 
 // ---- Merge ---------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "mdtune/db/store.h"
 #include "mdtune/models/model_record.h"
 #include "mdtune/models/validation.h"
 
@@ -24,7 +25,8 @@ std::string pct(double v) {
 
 void require_database(const std::string& path) {
     if (!std::filesystem::exists(path))
-        throw std::runtime_error(path + ": no such database (run `mdtune sweep SPACE.toml --db " + path + "` first)");
+        throw db::DbRefusedError(path + ": no such database file (run `mdtune sweep SPACE.toml --db " + path +
+                                 "` first)");
 }
 
 SystemDescriptor checked_system(const std::string& kind, long natoms, const std::string& natoms_text) {

@@ -62,6 +62,10 @@ bool best_indistinguishable_from_default(const Ranking& r) {
     return r.ranked[0].prediction.hi >= r.default_config->prediction.lo;
 }
 
+bool default_is_fastest(const Ranking& r) {
+    return r.default_config && !r.ranked.empty() && r.default_config->prediction.ms <= r.ranked[0].prediction.ms;
+}
+
 nlohmann::json predict_json(const PredictRequest& request, const PredictResult& result, std::size_t top) {
     const Ranking& r = result.ranking;
     const db::StoredModel& m = result.model;
@@ -76,6 +80,7 @@ nlohmann::json predict_json(const PredictRequest& request, const PredictResult& 
     if (r.default_config) {
         out["default"] = ranked_json(*r.default_config, request.system, r.system_features);
         out["indistinguishable_from_default"] = best_indistinguishable_from_default(r);
+        out["keep_defaults"] = default_is_fastest(r);
     }
     out["candidates"] = r.ranked.size();
     out["rejected"] = r.rejected.size();

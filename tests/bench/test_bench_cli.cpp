@@ -139,9 +139,35 @@ TEST_F(BenchCli, OneProcessASideGivesNoVerdict) {
     EXPECT_NE(out_.find("too few independent runs: 1 < 7"), std::string::npos) << out_;
     EXPECT_NE(out_.find("gate: no verdict"), std::string::npos) << out_;
     EXPECT_NE(out_.find("--runs 7"), std::string::npos) << out_;
-    // --min-runs 1 lets one run a side through, and then the U test has too little to go on.
-    EXPECT_EQ(mdtune("bench compare --baseline base --candidate slow --min-runs 1 --db " + db_), 0) << out_;
+    // --min-runs 1 lets one run a side through, and then the U test has too little
+    // to go on: inconclusive, not a pass.
+    EXPECT_EQ(mdtune("bench compare --baseline base --candidate slow --min-runs 1 --db " + db_), 3) << out_;
     EXPECT_NE(out_.find("too few repetitions to reach p < 0.0500"), std::string::npos) << out_;
+}
+
+TEST_F(BenchCli, ANoisySlowdownIsInconclusiveWithItsOwnExitCode) {
+    // Seven runs a side; BM_Noisy is really 5 % slower but its runs spread 8 %.
+    const std::vector<double> noisy{90, 95, 100, 105, 110, 97, 103};
+    auto ingest_label = [&](const std::string& label, double factor) {
+        std::string files;
+        for (int r = 0; r < 7; ++r)
+            files += " " + json_file(label + std::to_string(r) + ".json",
+                                     {{"BM_Noisy", {noisy[r] * factor}}, {"BM_Quiet", {100.0 + 0.01 * r}}});
+        ASSERT_EQ(mdtune("bench ingest" + files + " --label " + label + " --hardware hw --db " + db_), 0) << out_;
+    };
+    ingest_label("base", 1.0);
+    ingest_label("slow", 1.05);
+    const std::string cmp = "bench compare --baseline base --candidate slow --db " + db_;
+    EXPECT_EQ(mdtune(cmp), 3) << out_;
+    EXPECT_NE(out_.find("gate: INCONCLUSIVE"), std::string::npos) << out_;
+    EXPECT_NE(out_.find("inconclusive: 1 of 2 benchmark(s) cannot resolve +-3.0%: BM_Noisy (~"), std::string::npos)
+        << out_;
+    EXPECT_NE(out_.find("--metric instructions"), std::string::npos) << out_;
+    EXPECT_EQ(out_.find("gate: pass"), std::string::npos) << out_;
+    EXPECT_EQ(mdtune(cmp + " --allow-inconclusive"), 0) << out_;
+    EXPECT_NE(out_.find("gate: pass (inconclusive allowed"), std::string::npos) << out_;
+    EXPECT_EQ(mdtune(cmp + " --format json"), 3) << out_;
+    EXPECT_EQ(nlohmann::json::parse(out_.substr(out_.find("{\n"), out_.rfind('}') - out_.find("{\n") + 1))["outcome"], "inconclusive") << out_;
 }
 
 TEST_F(BenchCli, ABaselineFromAnotherTimeIsJudgedAgainstTheHistoricDrift) {
@@ -230,7 +256,8 @@ TEST_F(BenchCli, RunsAreProcessesInterleavedAcrossSuites) {
     }
     EXPECT_NE(out_.find("stored 12 result(s) of 1 benchmark(s)"), std::string::npos) << out_;
     EXPECT_EQ(counts(), (std::pair<long, long>{6, 12}));
-    // The default number of runs gives a verdict, whatever the machine's noise.
+    // The default number of runs is enough for a comparison, whatever the machine's
+    // noise: pass, fail or (noisy) inconclusive, never "no verdict".
     for (const std::string label : {"B", "C"}) {
         ASSERT_EQ(mdtune("bench run --bench-dir " + bin + " --suites bench_a --filter 10000 --min-time 0.001 --label " +
                          label + " --quiet --db " + db_),
@@ -239,7 +266,7 @@ TEST_F(BenchCli, RunsAreProcessesInterleavedAcrossSuites) {
         EXPECT_NE(out_.find("7 run(s) x 3 repetition(s)"), std::string::npos) << out_;
     }
     const int rc = mdtune("bench compare --baseline B --candidate C --db " + db_);
-    EXPECT_TRUE(rc == 0 || rc == 1) << out_;
+    EXPECT_TRUE(rc == 0 || rc == 1 || rc == 3) << out_;
     EXPECT_NE(out_.find("7/7"), std::string::npos) << out_;
 }
 

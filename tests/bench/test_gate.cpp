@@ -226,6 +226,96 @@ TEST(Gate, ReportFailsOnARegressionAndSummarisesWithTheGeometricMean) {
     EXPECT_EQ(j["benchmarks"][0]["verdict"], "regression");
 }
 
+// Seven runs a side whose spread (IQR/median 8 %) cannot resolve 3 %.
+const std::vector<double> kNoisyRuns{90, 95, 100, 105, 110, 97, 103};
+const std::vector<double> kQuietRuns{100, 100.1, 99.9, 100.05, 99.95, 100.02, 99.98};
+
+std::vector<double> times(const std::vector<double>& v, double f) {
+    std::vector<double> out;
+    for (double x : v) out.push_back(x * f);
+    return out;
+}
+
+TEST(Gate, ANoisyFivePercentSlowdownIsInconclusiveNotAPass) {
+    // Three benchmarks really 5 % slower but too noisy to tell, one unchanged and
+    // quiet: the geometric mean moves beyond the threshold, and no verdict may pass it.
+    Samples base, cand;
+    for (const char* name : {"BM_A", "BM_B", "BM_C"}) {
+        base[name] = kNoisyRuns;
+        cand[name] = times(kNoisyRuns, 1.05);
+    }
+    base["BM_Quiet"] = cand["BM_Quiet"] = kQuietRuns;
+    const GateReport r = run_gate(base, cand, GateOptions{});
+    EXPECT_EQ(r.count(Verdict::TooNoisy), 3u);
+    EXPECT_EQ(r.count(Verdict::NoChange), 1u);
+    EXPECT_GT(r.geomean_ratio - 1.0, 0.03);
+    EXPECT_FALSE(r.failed());
+    EXPECT_FALSE(r.no_verdict());
+    EXPECT_TRUE(r.inconclusive());
+    EXPECT_EQ(r.outcome(), GateOutcome::Inconclusive);
+    EXPECT_EQ(exit_code(r.outcome()), 3);
+    // Spread 8 % at one run is resolution ~24 %: (24 % / 3 %)^2 = 65 runs a side.
+    EXPECT_EQ(r.rows[0].runs_to_resolve, 65u);
+    const std::string text = r.inconclusive_text();
+    for (const char* part : {"3 of 4 benchmark(s) cannot resolve +-3.0%", "BM_A (~65 runs a side)", "BM_B", "BM_C",
+                             "--runs 65", "--metric instructions", "geometric mean moved +3.73%",
+                             "--allow-inconclusive"})
+        EXPECT_NE(text.find(part), std::string::npos) << part << " in: " << text;
+    EXPECT_EQ(text.find("BM_Quiet"), std::string::npos) << text;
+    const std::string table = format_report(r, ReportFormat::Table);
+    EXPECT_NE(table.find("gate: INCONCLUSIVE - 3 benchmark(s) too noisy"), std::string::npos) << table;
+    EXPECT_EQ(table.find("gate: pass"), std::string::npos) << table;
+    EXPECT_NE(format_report(r, ReportFormat::Markdown).find("**INCONCLUSIVE**"), std::string::npos);
+    const auto j = nlohmann::json::parse(format_report(r, ReportFormat::Json));
+    EXPECT_EQ(j["outcome"], "inconclusive");
+    EXPECT_FALSE(j["passed"].get<bool>());
+
+    // --allow-inconclusive: the old behaviour, said so.
+    GateOptions allow;
+    allow.allow_inconclusive = true;
+    const GateReport allowed = run_gate(base, cand, allow);
+    EXPECT_EQ(allowed.outcome(), GateOutcome::Pass);
+    EXPECT_EQ(exit_code(allowed.outcome()), 0);
+    EXPECT_NE(format_report(allowed, ReportFormat::Table).find("gate: pass (inconclusive allowed: 3 benchmark(s)"),
+              std::string::npos);
+}
+
+TEST(Gate, EachOutcomeFromConstructedRuns) {
+    const Samples quiet{{"BM_K", kQuietRuns}};
+    // Pass: quiet and unchanged; "no change" is a verdict the data could resolve.
+    const GateReport pass = run_gate(quiet, quiet, GateOptions{});
+    EXPECT_EQ(pass.outcome(), GateOutcome::Pass);
+    EXPECT_EQ(pass.count(Verdict::NoChange), 1u);
+    // Fail: quiet and 10 % slower, even beside a benchmark too noisy to tell.
+    Samples base = quiet, slow{{"BM_K", times(kQuietRuns, 1.10)}};
+    base["BM_Noisy"] = slow["BM_Noisy"] = kNoisyRuns;
+    EXPECT_EQ(run_gate(base, slow, GateOptions{}).outcome(), GateOutcome::Fail);
+    EXPECT_EQ(exit_code(GateOutcome::Fail), 1);
+    // No verdict: fewer than the minimum runs on a side (insufficient data).
+    const Samples three{{"BM_K", {100, 100.1, 99.9}}};
+    const GateReport few = run_gate(three, quiet, GateOptions{});
+    EXPECT_EQ(few.outcome(), GateOutcome::NoVerdict);
+    EXPECT_EQ(exit_code(few.outcome()), 2);
+    EXPECT_EQ(few.rows[0].runs_to_resolve, static_cast<std::size_t>(kDefaultRuns));
+    // Inconclusive: enough runs, too much spread.
+    const Samples noisy{{"BM_K", kNoisyRuns}};
+    EXPECT_EQ(run_gate(noisy, noisy, GateOptions{}).outcome(), GateOutcome::Inconclusive);
+}
+
+TEST(Gate, InstructionCountOutcomes) {
+    GateOptions o;
+    o.exact_counts = true;
+    o.min_runs = 1;
+    const Samples base{{"BM_K", {1'000'000}}}, same{{"BM_K", {1'000'000}}}, plus5{{"BM_K", {1'050'000}}};
+    EXPECT_EQ(run_gate(base, same, o).outcome(), GateOutcome::Pass);
+    EXPECT_EQ(run_gate(base, plus5, o).outcome(), GateOutcome::Fail);
+    // Counts that differ between repetitions of one build: more runs would not help.
+    const Samples shaky{{"BM_K", {1'000'000, 1'100'000, 900'000}}};
+    const GateReport r = run_gate(shaky, same, o);
+    EXPECT_EQ(r.outcome(), GateOutcome::Inconclusive);
+    EXPECT_NE(r.inconclusive_text().find("BM_K (counts not reproducible)"), std::string::npos) << r.inconclusive_text();
+}
+
 TEST(Gate, ThresholdIsAPercentage) {
     EXPECT_DOUBLE_EQ(bench::parse_threshold("3%"), 0.03);
     EXPECT_DOUBLE_EQ(bench::parse_threshold("0.5%"), 0.005);

@@ -1,4 +1,4 @@
-// The mdcore executable against the issue-17 reproducers: each must end with a
+// The mdcore executable against inputs a careless or hostile user once broke it with: each must end with a
 // message and exit 2 (bad input, too little memory) or 1 (a run that turns
 // non-finite, with a failed report), never a signal or a silent "ok".
 #include <gtest/gtest.h>
@@ -99,6 +99,20 @@ TEST_F(MdcoreHardening, UnphysicalInputsAreRefusedNamingFileAndLimit) {
     expect_exit(run_files(gro, charge, "--steps 20"), 2, {"in.top:16:", "charge -1e+300 e"});
     const std::string mass = replace_once(top, "-0.8476  15.99940", "-0.8476  1e-300");
     expect_exit(run_files(gro, mass, "--steps 20"), 2, {"in.top:16:", "mass 1e-300 amu"});
+}
+
+TEST_F(MdcoreHardening, AStronglyChargedSystemRunsWithAWarning) {
+    const std::string gro = mdtest::file_text(kWaterDir + "conf.gro"), top = mdtest::file_text(kWaterDir + "topol.top");
+    // 884 waters with hydrogens of 0.7066055 e: a net charge of +500 e.
+    const std::string charged = replace_once(replace_once(top, "HW1  1     0.4238", "HW1  1     0.7066055"),
+                                             "HW2  1     0.4238", "HW2  1     0.7066055");
+    const Result r = run_files(gro, charged, "--steps 2");
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.output;  // a message either way, never a signal
+    EXPECT_NE(r.output.find("warning: " + path("in.top") + ": the system's net charge is +500.000 e"), std::string::npos)
+        << r.output;
+    const Result neutral = run_files(gro, top, "--steps 2");
+    EXPECT_EQ(neutral.exit_code, 0) << neutral.output;
+    EXPECT_EQ(neutral.output.find("net charge"), std::string::npos) << neutral.output;
 }
 
 TEST_F(MdcoreHardening, NonFiniteForceFailsTheRunWithTheStep) {

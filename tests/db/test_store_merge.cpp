@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -243,6 +244,38 @@ TEST_F(StoreTest, ExportJsonParsesBack) {
     EXPECT_EQ(r.at("pairlist").at("nstlist"), 10);
     EXPECT_TRUE(rows[1].at("pairlist").is_null());
     EXPECT_EQ(nlohmann::json::parse(db::export_trials_json({})).size(), 0u);
+}
+
+// db export streams trial by trial from SQLite; its text is what dumping the whole
+// array at once (as export did before it streamed) writes, byte for byte.
+TEST_F(StoreTest, ExportStreamedFromTheStoreIsTheWholeArrayDumpByteForByte) {
+    db::Store s(path("a.db"));
+    const auto streamed = [&s](db::ExportLayout layout) {
+        std::ostringstream out;
+        db::write_export(out, layout, [&s](const std::function<void(const db::StoredTrial&)>& each) {
+            s.for_each_trial({}, each);
+        });
+        return out.str();
+    };
+    EXPECT_EQ(streamed(db::ExportLayout::TrialsJson), "[]\n");
+    db::StoredTrial quoted = make_trial(10, TrialStatus::Invalid);
+    quoted.hardware_id = "quote \" and \\ backslash,\nnewline";
+    quoted.result.samples = {RepeatSample{.round = 0, .ms_per_step = 1.5, .ref_ms_per_step = 1.25}};
+    s.insert_trial(quoted);
+    db::StoredTrial plain = make_trial(20);
+    plain.result.report.reset();
+    s.insert_trial(plain);
+    s.insert_trial(make_trial(30, TrialStatus::Failed));
+    const std::string json = streamed(db::ExportLayout::TrialsJson);
+    EXPECT_EQ(json, nlohmann::json::parse(json).dump(2) + "\n");
+    EXPECT_EQ(nlohmann::json::parse(json).size(), 3u);
+    EXPECT_EQ(json, db::export_trials_json(s.trials()));
+    EXPECT_EQ(streamed(db::ExportLayout::TrialsCsv), db::export_trials_csv(s.trials()));
+    EXPECT_EQ(streamed(db::ExportLayout::SamplesCsv), db::export_samples_csv(s.trials()));
+    // The store hands the trials over one at a time, in id order.
+    std::vector<long> ids;
+    s.for_each_trial({}, [&ids](const db::StoredTrial& t) { ids.push_back(t.id); });
+    EXPECT_EQ(ids, (std::vector<long>{1, 2, 3}));
 }
 
 // Every repeat measured in rounds leaves the database: as CSV rows (trial id first)

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -41,9 +42,16 @@ protected:
 };
 
 TEST_F(ModelCli, FitOnAMissingOrEmptyDatabaseFailsClearly) {
-    Result r = run("fit --db " + db());
-    EXPECT_EQ(r.exit_code, 1) << r.output;
-    EXPECT_TRUE(contains(r.output, "no such database")) << r.output;
+    // A missing file is bad input named as show and db export name it: exit 2.
+    for (const std::string& cmd : {"fit --db " + db(), "predict --db " + db() + " --system water --natoms 3000",
+                                   "show --db " + db()}) {
+        const Result missing = run(cmd);
+        EXPECT_EQ(missing.exit_code, 2) << cmd << ": " << missing.output;
+        EXPECT_TRUE(contains(missing.output, "mdtune: database error: " + db() + ": no such database file"))
+            << missing.output;
+        EXPECT_EQ(std::count(missing.output.begin(), missing.output.end(), '\n'), 1) << missing.output;
+    }
+    Result r;
     EXPECT_FALSE(fs::exists(db()));  // reading never creates a file
     { db::Store store(db()); }
     r = run("fit --db " + db());

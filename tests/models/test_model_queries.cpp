@@ -129,6 +129,15 @@ TEST_F(ModelQueries, PredictRanksFeasibleConfigsFastestFirst) {
     EXPECT_FALSE(models::best_indistinguishable_from_default(apart));
     apart.default_config->prediction.lo = best.hi;
     EXPECT_TRUE(models::best_indistinguishable_from_default(apart));
+    // A default predicted faster than every candidate is the advice, not rank 1.
+    EXPECT_EQ(j.at("keep_defaults"), p.ranking.default_config->prediction.ms <= best.ms);
+    models::Ranking slower = p.ranking;
+    slower.default_config->prediction.ms = best.ms * 0.9;
+    EXPECT_TRUE(models::default_is_fastest(slower));
+    slower.default_config->prediction.ms = best.ms * 1.1;
+    EXPECT_FALSE(models::default_is_fastest(slower));
+    slower.default_config.reset();
+    EXPECT_FALSE(models::default_is_fastest(slower));
 
     request.hardware = "hw-nowhere";
     EXPECT_THROW(models::predict_configs(request), InputError);

@@ -97,4 +97,17 @@ TEST_F(MpiCli, BadInputIsAUsageError) {
     }
 }
 
+TEST_F(MpiCli, RankCountsBeyondTheMachineAreRefusedUnlessInsisted) {
+    // Tens of thousands of ranks on a few cores: refused before anything starts.
+    const Result r = run("mpi sweep --np 99999 --db " + path("s.db"));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--np 99999: more than "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("ranks per core) can start; --no-rank-cap runs them anyway"), std::string::npos)
+        << r.output;
+    const Result e = run("mpi evaluate --rules /nonexistent.conf --np 99999 --db " + path("e.db"));
+    EXPECT_EQ(e.exit_code, 2) << e.output;
+    EXPECT_FALSE(fs::exists(path("s.db")));
+    EXPECT_FALSE(fs::exists(path("e.db")));
+}
+
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "../common/temp_dir_test.h"
 #include "mdtune/mpi/commands.h"
+#include "mdtune/mpi/rank_cap.h"
 #include "synthetic_mpi_db.h"
 
 namespace mdtune::mpi {
@@ -126,6 +127,25 @@ TEST_F(MpiCommands, EvaluateRefusesUnreadableAndMalformedRulesBeforeLaunching) {
     EXPECT_THROW(mpi::evaluate_and_store(store, "hw-test", path("missing.conf"), launch, options, {}, {}), mpi::InputError);
     std::ofstream(path("bad.conf")) << "1\n2 1\n4 1\n8 3 0 0\n";
     EXPECT_THROW(mpi::evaluate_and_store(store, "hw-test", path("bad.conf"), launch, options, {}, {}), mpi::RulesError);
+}
+
+TEST(RankCap, OneMachineCapsAtFourRanksPerCoreASlurmAllocationAtItsTasks) {
+    LaunchContext local;
+    local.local_cores = 2;
+    const RankCap cap = rank_cap(local, 0);
+    EXPECT_EQ(cap.most, 8);  // the default rank lists (up to 8) still fit 2 cores
+    EXPECT_EQ(cap.where, "this machine's 2 core(s) (4 ranks per core)");
+    std::vector<int> dropped;
+    EXPECT_EQ(within_cap({2, 4, 8, 9, 99999}, cap, dropped), (std::vector<int>{2, 4, 8}));
+    EXPECT_EQ(dropped, (std::vector<int>{9, 99999}));
+    LaunchContext srun;
+    srun.kind = LauncherKind::Srun;
+    EXPECT_EQ(rank_cap(srun, 4).most, 4);
+    EXPECT_EQ(rank_cap(srun, 4).where, "the Slurm allocation's 4 task(s)");
+    EXPECT_EQ(rank_cap(srun, 0).most, 0);  // unknown allocation: srun itself refuses
+    LaunchContext hosts = local;
+    hosts.hostfile = "hosts";
+    EXPECT_EQ(rank_cap(hosts, 0).most, 0);  // the hostfile says where ranks go
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "../common/run_command.h"
+#include "../common/shell_quote.h"
 #include "../common/temp_dir_test.h"
 #include "mdtune/db/mpi_store.h"
 #include "mdtune/db/store.h"
@@ -114,6 +115,36 @@ TEST_F(SlurmCluster, ArrayOfThreeTasksMergesToTheRowsOfALocalSweep) {
     const auto trials = store.trials();
     ASSERT_FALSE(trials.empty());
     EXPECT_NE(store.hardware_json(trials[0].hardware_id).value_or("").find("\"node_type\""), std::string::npos);
+}
+
+using mdtest::sh_quoted;
+
+// sbatch reads the quoted #SBATCH --output of a folder with a space and quotes,
+// and the tasks find a box named relative to the space file from the sweep folder.
+TEST_F(SlurmCluster, AFolderWithQuotesAndABoxRelativeToTheSpaceRunAsSubmitted) {
+    REQUIRE_SLURM();
+    const std::string data = std::string(MDT_TEST_DATA_DIR) + "/gromacs/water-3nm/";
+    std::filesystem::create_directories(path("box"));
+    std::filesystem::copy_file(data + "conf.gro", path("box/conf.gro"));
+    std::filesystem::copy_file(data + "topol.top", path("box/topol.top"));
+    const std::string sp = write("box.toml", "[system]\ngro = \"box/conf.gro\"\ntop = \"box/topol.top\"\n[space]\n"
+                                             "nstlist = [10]\nthreads = [1]\n[measure]\nsteps = 20\nwarmup = 5\n"
+                                             "repeats = 1\ntimeout_s = 120\n");
+    const std::string folder = path("my \"runs\" it's");
+    std::filesystem::create_directories(folder);
+    const std::string main_db = folder + "/main.db";
+    const auto sub = run("cd / && " + mdtune() + " submit " + sp + " --db " + sh_quoted(main_db));
+    ASSERT_EQ(sub.exit_code, 0) << sub.output;
+    const Submitted job = parse_submit(sub.output);
+    ASSERT_FALSE(job.array.empty()) << sub.output;
+    wait_gone({job.array, job.merge});
+    const auto trials = db::Store(main_db, db::Store::Mode::ReadOnly).trials();
+    ASSERT_EQ(trials.size(), 2u);  // the default and nstlist=10
+    for (const auto& t : trials) EXPECT_EQ(t.result.status, TrialStatus::Ok) << t.result.stderr_tail;
+    bool logged = false;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(main_db + ".shards"))
+        logged |= e.path().filename() == "task-0.out";
+    EXPECT_TRUE(logged) << "no task log in the quoted folder";
 }
 
 TEST_F(SlurmCluster, CancelledTaskIsTheOnlyOneSubmittedAgain) {

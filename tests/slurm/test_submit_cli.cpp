@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "../common/run_command.h"
+#include "../common/shell_quote.h"
 #include "../common/temp_dir_test.h"
 
 namespace {
@@ -74,6 +76,56 @@ TEST_F(SubmitCli, WithoutSbatchItFailsBeforeWritingAnything) {
     const auto r = run("env PATH=/nonexistent " + submit(""));
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_TRUE(has(r, "sbatch not found")) << r.output;
+    EXPECT_FALSE(fs::exists(db()));
+    EXPECT_FALSE(fs::exists(db() + ".shards"));
+}
+
+using mdtest::sh_quoted;
+
+TEST_F(SubmitCli, DryRunQuotesAnOutputFolderWithASpaceAndQuotes) {
+    const std::string folder = path("my \"runs\" it's");
+    fs::create_directories(folder);
+    const auto r = run(std::string(MDTUNE_BINARY) + " submit " + space_ + " --db " + sh_quoted(folder + "/main.db") +
+                       " --dry-run");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    // sbatch reads "..." as one word, \" as a quote: the folder exactly.
+    const std::string escaped = path("my \\\"runs\\\" it's");
+    EXPECT_TRUE(has(r, "#SBATCH --output=\"" + escaped + "/main.db.shards/six-")) << r.output;
+    EXPECT_TRUE(has(r, "/logs/task-%a.out\"\n")) << r.output;
+    EXPECT_TRUE(has(r, "/logs/merge-%j.out\"\n")) << r.output;
+    EXPECT_FALSE(fs::exists(folder + "/main.db.shards"));
+}
+
+TEST_F(SubmitCli, SystemFilesRelativeToTheSpaceAreResolvedAndCheckedAtSubmit) {
+    const std::string data = std::string(MDT_TEST_DATA_DIR) + "/gromacs/water-3nm/";
+    fs::create_directories(path("box"));
+    fs::copy_file(data + "conf.gro", path("box/conf.gro"));
+    fs::copy_file(data + "topol.top", path("box/topol.top"));
+    const std::string box = write("box.toml", "[system]\ngro = \"box/conf.gro\"\ntop = \"box/topol.top\"\n"
+                                              "[space]\nnstlist = [10, 20]\n");
+    // From another folder: the paths are the space file's, made absolute here.
+    auto r = run("cd / && " + std::string(MDTUNE_BINARY) + " submit " + box + " --db " + db() + " --dry-run");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(has(r, "[system] gro = " + path("box/conf.gro") + " (digest ")) << r.output;
+    EXPECT_TRUE(has(r, "[system] top = " + path("box/topol.top") + " (digest ")) << r.output;
+    // A file missing on the login node is refused there, named.
+    const std::string missing = write("missing.toml", "[system]\ngro = \"nowhere/conf.gro\"\ntop = \"box/topol.top\"\n"
+                                                      "[space]\nnstlist = [10]\n");
+    r = run(std::string(MDTUNE_BINARY) + " submit " + missing + " --db " + db() + " --dry-run");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(has(r, "nowhere/conf.gro")) << r.output;
+    EXPECT_FALSE(fs::exists(db() + ".shards"));
+}
+
+TEST_F(SubmitCli, AMissingSlurmConfFailsAtOnceInOneLine) {
+    // Every Slurm command would retry reading it for 60 s, silent.
+    for (const std::string& args : {space_ + " --db " + db(), "--mpi --db " + db(), space_ + " --db " + db() + " --dry-run"}) {
+        const auto r = run("env SLURM_CONF=/nonexistent " + std::string(MDTUNE_BINARY) + " submit " + args);
+        EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+        EXPECT_TRUE(has(r, "SLURM_CONF=/nonexistent: no such file")) << r.output;
+        EXPECT_FALSE(has(r, "retrying")) << r.output;  // no Slurm command ran
+        EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+    }
     EXPECT_FALSE(fs::exists(db()));
     EXPECT_FALSE(fs::exists(db() + ".shards"));
 }

@@ -180,5 +180,56 @@ TEST_F(MdtuneCli, RoundsRecordEveryRepeatAndShowMarksTheVerdict) {
         EXPECT_NE(r.output.find("\"ratio_to_default\""), std::string::npos) << r.output;
 }
 
+// A sweep of one round, recorded directly: the default (ratio 1) and two configs
+// whose ms/step order differs from their ratio order.
+void store_one_round_sweep(const std::string& db) {
+    db::Store store(db);
+    const long sweep = store.create_sweep("one-round", "", "exhaustive");
+    const auto trial = [&](long nstlist, double ms, double ratio) {
+        db::StoredTrial t;
+        t.sweep_id = sweep;
+        t.hardware_id = "hw";
+        t.system = SystemDescriptor{mdcore::SystemKind::Lj, 256, 1};
+        if (nstlist > 0) t.config.set(Param::Nstlist, nstlist);
+        t.build_id = "b";
+        t.measure = MeasureSettings{60, 10, 1, 60.0};
+        t.result.status = TrialStatus::Ok;
+        t.result.repeats = 1;
+        t.result.ms_median = t.result.ms_min = t.result.ms_max = ms;
+        t.result.ns_per_day = 1;
+        RepeatSample r;
+        r.ms_per_step = ratio;
+        r.ref_ms_per_step = 1.0;
+        r.wall_s = r.measured_s = 1;
+        r.cpu_s = 1;
+        r.threads = 1;
+        t.result.samples = {r};
+        store.insert_trial(t);
+    };
+    trial(0, 1.0, 1.0);
+    trial(20, 1.5, 0.8);
+    trial(40, 0.9, 0.9);
+    store.finish_sweep(sweep, "done");
+}
+
+TEST_F(MdtuneCli, ShowFromOneRoundGivesNoIntervalAndRanksByTheColumnItShowsFirst) {
+    store_one_round_sweep(db());
+    const Result r = run(std::string(MDTUNE_BINARY) + " show --db " + db());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    // Ranked by the ratio to the default: that column comes before ms/step.
+    const auto ranked_by = r.output.find("vs default (ranked by)");
+    ASSERT_NE(ranked_by, std::string::npos) << r.output;
+    EXPECT_LT(ranked_by, r.output.find("ms/step")) << r.output;
+    EXPECT_LT(r.output.find("nstlist=20"), r.output.find("nstlist=40")) << r.output;
+    EXPECT_NE(r.output.find("0.800 (1 round)"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("0.800-0.800"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("from one round: no 95% statement"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("faster than the default at"), std::string::npos) << r.output;
+    const Result j = run(std::string(MDTUNE_BINARY) + " show --db " + db() + " --json");
+    ASSERT_EQ(j.exit_code, 0) << j.output;
+    EXPECT_NE(j.output.find("\"lo\": null"), std::string::npos) << j.output;
+    EXPECT_NE(j.output.find("\"ranked_by\": \"ratio_to_default\""), std::string::npos) << j.output;
+}
+
 }  // namespace
 }  // namespace mdtune

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "mdtune/slurm/batch_script.h"
+#include "mdtune/slurm/job_space.h"
 #include "mdtune/slurm/submission.h"
 #include "mdtune/db/store.h"
 #include "mdtune/tuner/sweep.h"
@@ -79,6 +80,55 @@ TEST(BatchScript, JobOptionsAreCheckedBeforeTheyReachAnSbatchLine) {
     } catch (const std::invalid_argument& e) {
         EXPECT_TRUE(contains(e.what(), "--partition")) << e.what();
     }
+}
+
+TEST(BatchScript, SbatchValuesWithSpacesQuotesOrPercentSurviveSbatchsParser) {
+    EXPECT_EQ(slurm::sbatch_value("/d/logs/task-%a.out"), "/d/logs/task-%a.out");
+    // sbatch reads "..." as one word, with \" and \\ as a quote and a backslash.
+    EXPECT_EQ(slurm::sbatch_value("/my runs/x"), "\"/my runs/x\"");
+    EXPECT_EQ(slurm::sbatch_value("/a \"b\" it's\\c#d"), "\"/a \\\"b\\\" it's\\\\c#d\"");
+    EXPECT_THROW(slurm::sbatch_value("/a\nb"), std::invalid_argument);
+    // A '%' of the folder is literal in the --output pattern; the pattern's own stays.
+    EXPECT_EQ(slurm::output_pattern_folder("/100% sure"), "/100%% sure");
+    auto a = array_script();
+    a.sweep_dir = "/w/my \"runs\"/x";
+    a.job_name = "mdtune-my space";
+    const std::string s = slurm::render_array_script(a, {});
+    EXPECT_TRUE(contains(s, "#SBATCH --output=\"/w/my \\\"runs\\\"/x/logs/task-%a.out\"\n")) << s;
+    EXPECT_TRUE(contains(s, "#SBATCH --job-name=\"mdtune-my space\"\n")) << s;
+    const std::string m = slurm::render_merge_script({"m", "/b/mdtune", "/w/main.db", "/w/50%"}, {});
+    EXPECT_TRUE(contains(m, "#SBATCH --output=/w/50%%/logs/merge-%j.out\n")) << m;
+}
+
+// A space in one folder naming its box relative to itself, as the array tasks get it.
+TEST(JobSpace, SystemFilesBecomeAbsoluteAndKeepTheirDigests) {
+    const fs::path dir = fs::temp_directory_path() / ("mdtune_job_space_" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "box");
+    fs::create_directories(dir / "elsewhere");
+    const std::string data = std::string(MDT_TEST_DATA_DIR) + "/gromacs/water-3nm/";
+    fs::copy_file(data + "conf.gro", dir / "box/conf.gro");
+    fs::copy_file(data + "topol.top", dir / "box/topol.top");
+    const std::string text = "# my box\n[system]\ngro = \"box/conf.gro\"  # relative\ntop = 'box/topol.top'\n"
+                             "[space]\nnstlist = [10, 20]\n";
+    std::ofstream(dir / "space.toml") << text;
+    const tuner::SearchSpace space = tuner::load_space((dir / "space.toml").string());
+    const std::string jobs = slurm::space_text_for_jobs(space);
+    const std::string abs_dir = fs::absolute(dir).lexically_normal().string();
+    EXPECT_EQ(jobs, "# my box\n[system]\ngro = \"" + abs_dir + "/box/conf.gro\"  # relative\ntop = \"" + abs_dir +
+                        "/box/topol.top\"\n[space]\nnstlist = [10, 20]\n");
+    // Read from another folder, the copy names the same system.
+    std::ofstream(dir / "elsewhere/space.toml") << jobs;
+    const tuner::SearchSpace copy = tuner::load_space((dir / "elsewhere/space.toml").string());
+    ASSERT_EQ(copy.systems.size(), 1u);
+    EXPECT_EQ(copy.systems[0].canonical(), space.systems[0].canonical());
+    const auto files = slurm::system_files(space);
+    ASSERT_EQ(files.size(), 2u);
+    EXPECT_EQ(files[0].key, "gro");
+    EXPECT_EQ(files[0].path, abs_dir + "/box/conf.gro");
+    EXPECT_EQ(files[0].digest.size(), 16u);
+    EXPECT_NE(files[0].digest, files[1].digest);
+    fs::remove_all(dir);
 }
 
 class Manifests : public ::testing::Test {

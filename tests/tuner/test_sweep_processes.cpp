@@ -2,7 +2,8 @@
 // SIGHUPed mdtune and the next sweep marks the dead one interrupted; a child
 // flooding stdout fails its trial instead of mdtune; quoted launcher arguments
 // reach the child whole; two sweeps over one space measure each trial once; the
-// mdcore users run ignores the test fault hook.
+// mdcore users run ignores the test fault hook; SIGTERM or SIGINT after two of three
+// rounds keeps what the rounds measured and exits 128 + the signal.
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -124,6 +125,77 @@ TEST_F(SweepProcesses, SigkilledMdtuneTakesItsHungChildAndTheNextSweepMarksItInt
 }
 
 TEST_F(SweepProcesses, SighupedMdtuneTakesItsHungChild) { kill_mid_hang(SIGHUP); }
+
+// A sweep of one config and the default in 3 rounds whose mdcore hangs from its
+// fifth run on (the first of round 3); `sig` arrives during that run. The two
+// trials are stored as interrupted with their two rounds; a resume measures them
+// again, even with --no-retry-failed.
+void stop_in_third_round(const std::string& dir, const std::string& db, int sig, int expected_exit) {
+    const std::string count = dir + "/runs", hanging = dir + "/hanging";
+    const std::string wrapper = dir + "/mdcore_wrapper.sh";
+    std::ofstream(wrapper) << "#!/bin/sh\n[ \"$1\" = run ] || exec " << kMdcore << " \"$@\"\n"
+                           << "n=$(($(cat " << count << " 2>/dev/null || echo 0) + 1)); echo $n > " << count << "\n"
+                           << "if [ $n -gt 4 ]; then touch " << hanging << "; exec sleep 600; fi\nexec " << kMdcore
+                           << " \"$@\"\n";
+    fs::permissions(wrapper, fs::perms::owner_all);
+    const std::string space = dir + "/rounds.toml";
+    std::ofstream(space) << "[system]\nkind = \"lj\"\nnatoms = [256]\n[space]\nnstlist = [10]\nthreads = [1]\n"
+                            "[measure]\nsteps = 60\nwarmup = 10\nrepeats = 3\ntimeout_s = 600\n";
+    const pid_t mdtune = fork();
+    ASSERT_GE(mdtune, 0);
+    if (mdtune == 0) {
+        const int null = open("/dev/null", O_WRONLY);
+        dup2(null, STDOUT_FILENO);
+        // --reruns 0: a starved repeat run again would shift which run hangs.
+        execl(kMdtune.c_str(), kMdtune.c_str(), "sweep", space.c_str(), "--db", db.c_str(), "--mdcore",
+              wrapper.c_str(), "--reruns", "0", static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    bool hung = false;
+    for (int k = 0; k < 2400 && !hung; ++k) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        hung = fs::exists(hanging);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    kill(mdtune, sig);
+    int status = 0;
+    waitpid(mdtune, &status, 0);
+    ASSERT_TRUE(hung) << "never reached round 3";
+    ASSERT_TRUE(WIFEXITED(status)) << "mdtune died by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    EXPECT_EQ(WEXITSTATUS(status), expected_exit);
+    {
+        const db::Store store(db, db::Store::Mode::ReadOnly);
+        const auto sweeps = store.sweeps();
+        ASSERT_EQ(sweeps.size(), 1u);
+        EXPECT_EQ(sweeps[0].status, "interrupted");
+        const auto trials = store.trials();
+        ASSERT_EQ(trials.size(), 2u);  // nstlist=10 and the default
+        for (const db::StoredTrial& tr : trials) {
+            EXPECT_EQ(tr.result.status, TrialStatus::Failed);
+            EXPECT_TRUE(is_interrupted(tr.result));
+            EXPECT_EQ(tr.result.stderr_tail, "interrupted after 2 of 3 round(s)");
+            ASSERT_EQ(tr.result.samples.size(), 2u);  // rounds 1 and 2
+            for (const RepeatSample& r : tr.result.samples) EXPECT_GT(r.ms_per_step, 0);
+        }
+    }
+    const auto resumed =
+        run_command(kMdtune + " sweep " + space + " --db " + db + " --mdcore " + kMdcore + " --no-retry-failed");
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+    const auto trials = db::Store(db, db::Store::Mode::ReadOnly).trials();
+    ASSERT_EQ(trials.size(), 2u);
+    for (const db::StoredTrial& tr : trials) {
+        EXPECT_EQ(tr.result.status, TrialStatus::Ok) << tr.result.stderr_tail;
+        EXPECT_EQ(tr.result.samples.size(), 3u);
+    }
+}
+
+TEST_F(SweepProcesses, SigtermAfterTwoOfThreeRoundsKeepsTheRoundsAndExits143) {
+    stop_in_third_round(dir_.string(), db(), SIGTERM, 143);
+}
+
+TEST_F(SweepProcesses, SigintAfterTwoOfThreeRoundsKeepsTheRoundsAndExits130) {
+    stop_in_third_round(dir_.string(), db(), SIGINT, 130);
+}
 
 TEST_F(SweepProcesses, AChildFloodingStdoutFailsItsTrialNotMdtune) {
     // 20 MB on stdout, more than the 16 MiB mdtune keeps, then a normal exit.

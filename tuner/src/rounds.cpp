@@ -77,6 +77,23 @@ TrialResult summarise(const Slot& slot, double load_avg) {
     return r;
 }
 
+// A slot a stop cut short keeps the repeats it measured, as a failed trial that
+// says so; one that had failed on its own keeps that failure.
+TrialResult summarise_interrupted(const Slot& slot, double load_avg) {
+    const bool complete = !slot.failed && static_cast<int>(slot.samples.size()) >= slot.proposal->measure.repeats;
+    if (complete || (slot.failed && !slot.failure.stderr_tail.starts_with(kInterruptedTail)))
+        return summarise(slot, load_avg);
+    TrialResult r;
+    r.status = TrialStatus::Failed;
+    r.stderr_tail = std::string(kInterruptedTail) + " after " + std::to_string(slot.samples.size()) + " of " +
+                    std::to_string(slot.proposal->measure.repeats) + " round(s)";
+    r.repeats = static_cast<int>(slot.samples.size());
+    r.samples = slot.samples;
+    r.wall_s = slot.wall_s;
+    r.load_avg = load_avg;
+    return r;
+}
+
 // True when one slot is significantly faster than every other one still running.
 bool decided(const std::vector<Slot>& slots, double confidence) {
     std::vector<TrialResult> views;
@@ -122,6 +139,9 @@ RoundsOutcome measure_in_rounds(Runner& runner, const std::vector<Proposal>& mem
         for (std::size_t pos = 0; pos < order.size(); ++pos) {
             if (stop_requested()) {
                 out.interrupted = true;
+                for (std::size_t i = 0; i < members.size(); ++i)
+                    out.members.push_back(summarise_interrupted(slots[i], load_avg));
+                out.reference = summarise_interrupted(ref, load_avg);
                 return out;
             }
             run_repeat(runner, slots[order[pos]], round, static_cast<int>(pos), settings);
@@ -136,8 +156,13 @@ RoundsOutcome measure_in_rounds(Runner& runner, const std::vector<Proposal>& mem
         if (on_round) on_round(round);
         if (settings.stop_when_decided && round + 1 >= kMinDecidingRounds && decided(slots, settings.confidence)) break;
     }
-    for (std::size_t i = 0; i < members.size(); ++i) out.members.push_back(summarise(slots[i], load_avg));
-    out.reference = summarise(ref, load_avg);
+    // A stop during the last round's last run cut only that one short.
+    out.interrupted = stop_requested();
+    const auto result = [&](const Slot& s) {
+        return out.interrupted ? summarise_interrupted(s, load_avg) : summarise(s, load_avg);
+    };
+    for (std::size_t i = 0; i < members.size(); ++i) out.members.push_back(result(slots[i]));
+    out.reference = result(ref);
     return out;
 }
 

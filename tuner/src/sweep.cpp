@@ -139,8 +139,9 @@ private:
     // A failed, timed-out or crashed trial from an earlier sweep is measured
     // again (the row is replaced); one from this sweep is this sweep's answer.
     bool needs_retry(const std::optional<db::StoredTrial>& t) const {
-        return t && ctx_.failed_trials == FailedTrials::Retry && is_failure(t->result.status) &&
-               t->sweep_id != summary_.sweep_id;
+        // An interrupted trial never was a result: measured again whatever the flag says.
+        const bool again = ctx_.failed_trials == FailedTrials::Retry || is_interrupted(t ? t->result : TrialResult{});
+        return t && again && is_failure(t->result.status) && t->sweep_id != summary_.sweep_id;
     }
 
     // A proposal's fate: reuse its recorded trial, or measure it (claimed), or stop.
@@ -154,14 +155,17 @@ private:
     // claim's lease covers the whole group's rounds.
     Resolved resolve(const Proposal& p, std::size_t group_size, bool wait) {
         const TrialKey key = key_of(p, ctx_);
-        const auto on_existing = ctx_.failed_trials == FailedTrials::Retry ? db::Store::OnExisting::ReplaceFailed
-                                                                           : db::Store::OnExisting::Keep;
         MeasureSettings lease = p.measure;
         lease.repeats = std::max(1, p.measure.repeats) * (1 + std::max(0, ctx_.rounds.reruns)) *
                         static_cast<int>(group_size + 1);
         auto stored = store_.find_trial(key);
         bool retry = needs_retry(stored);
         for (ClaimTurn turn; !stored || retry;) {
+            // A recorded failure measured again (an interrupted one even with --no-retry-failed)
+            // is claimed as replaceable; otherwise a recorded row ends the claim.
+            const auto on_existing = ctx_.failed_trials == FailedTrials::Retry || retry
+                                         ? db::Store::OnExisting::ReplaceFailed
+                                         : db::Store::OnExisting::Keep;
             turn = claims_->acquire(key, lease, on_existing, wait);
             if (turn == ClaimTurn::Stopped) return {Resolved::What::Stopped, {}, false};
             if (turn == ClaimTurn::Held) return {Resolved::What::Held, {}, false};
@@ -175,7 +179,8 @@ private:
 
     // Measures one group (one system, one measure setting) in interleaved rounds
     // with the default config as reference, reusing recorded trials; false when
-    // interrupted (the group's claims are given back, nothing of it is recorded).
+    // interrupted (what the group measured is recorded as interrupted trials,
+    // docs/user/database.md, and the claims are given back).
     // Trials another sweep is measuring are waited for afterwards, one at a time,
     // holding no other claim meanwhile.
     bool measure_group(const std::vector<Proposal>& group, bool wait = false) {
@@ -209,9 +214,15 @@ private:
         std::map<std::size_t, TrialResult> measured;  // by place in the group
         if (!members.empty() || reference_at) {
             const RoundsOutcome out = run_rounds(members, reference);
-            if (out.interrupted || stop_requested()) return release(group, fate), false;
             for (std::size_t m = 0; m < members.size(); ++m) measured[member_at[m]] = out.members[m];
             if (reference_at) measured[*reference_at] = out.reference;
+            if (out.interrupted || stop_requested()) {
+                for (const auto& [i, result] : measured) {
+                    record(group[i], result, fate[i].retry);
+                    if (result.status != TrialStatus::Ok) ++summary_.failed;
+                }
+                return release(group, fate), false;
+            }
         }
         for (std::size_t i = 0; i < group.size(); ++i) {
             if (fate[i].what == Resolved::What::Held) continue;

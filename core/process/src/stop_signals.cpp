@@ -9,9 +9,14 @@ namespace {
 
 // Lock-free, so setting it is async-signal-safe.
 std::atomic<bool> g_stop{false};
-static_assert(std::atomic<bool>::is_always_lock_free);
+std::atomic<int> g_signal{0};  // the first signal that asked to stop
+static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
 
-void on_signal(int) { g_stop.store(true); }
+void on_signal(int sig) {
+    int none = 0;
+    g_signal.compare_exchange_strong(none, sig);
+    g_stop.store(true);
+}
 
 }  // namespace
 
@@ -25,5 +30,10 @@ void stop_on_signals() {
 
 void request_stop() { g_stop.store(true); }
 bool stop_requested() { return g_stop.load(); }
+
+int stop_exit_code() {
+    const int sig = g_signal.load();
+    return 128 + (sig ? sig : SIGINT);
+}
 
 }  // namespace mdtune::process

@@ -54,6 +54,21 @@ void inject_test_fault([[maybe_unused]] const RunConfig& config) {
 #endif
 }
 
+// A box that is not neutral: PME adds a uniform background charge that cancels
+// it, which is harmless for a stray fraction of an e from rounded partial charges
+// and an artefact for a strongly charged system (GROMACS warns too). "" below
+// that fraction.
+std::string net_charge_warning(const System& sys, const std::string& top) {
+    double q = 0;
+    for (double c : sys.charge) q += c;
+    if (std::abs(q) < 0.01) return "";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%+.3f e", q);
+    return "warning: " + top + ": the system's net charge is " + buf +
+           "; PME neutralises it with a uniform background charge, an artefact for a charged system "
+           "(add counter-ions to neutralise it)";
+}
+
 // An output file must be creatable before the run spends its time: an existing
 // writable file, or a new name in an existing writable folder.
 void check_writable(const std::string& flag, const std::string& path) {
@@ -364,6 +379,9 @@ System RunCommand::build_file_system() const {
     }
     if (sources_["include_dirs"].empty()) sources_["include_dirs"] = "default";
     System sys = read_gromacs_system(*text("gro"), *text("top"), mdp_topology_options(mdp, include_dirs_));
+    if (world_rank() == 0)
+        if (const std::string warning = net_charge_warning(sys, *text("top")); !warning.empty())
+            std::cerr << warning << "\n";
     // mdcore run's settings for a file system, then the .mdp's, then the flags'.
     MdpApplied applied;
     apply_mdp_physics(sys, mdp, &applied);

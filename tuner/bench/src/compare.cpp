@@ -1,6 +1,7 @@
 #include "mdtune/bench/compare.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -18,6 +19,7 @@ constexpr double kZPower80 = 0.8416;     // one-sided z for 80 % power
 // Asymptotic relative efficiency of the U test vs the t test is 3/pi under
 // normality: it needs pi/3 times the samples, i.e. sqrt(pi/3) times the shift.
 const double kRankEfficiency = std::sqrt(M_PI / 3.0);
+constexpr std::size_t kMostRuns = 1000;  // what `mdtune bench run --runs` accepts
 
 std::string pct(double x, int digits = 1) {
     char buf[32];
@@ -39,6 +41,14 @@ std::string pvalue_text(double p) {
 }
 
 
+// Independent runs a side at which the smallest possible U-test p-value, times
+// the benchmarks it is corrected over, gets below alpha (0: beyond any --runs).
+std::size_t runs_reaching(double alpha, std::size_t tests) {
+    for (std::size_t n = 2; n <= kMostRuns; ++n)
+        if (models::stats::mann_whitney_min_p(n, n) * static_cast<double>(tests) < alpha) return n;
+    return 0;
+}
+
 int severity(Verdict v) {
     switch (v) {
         case Verdict::Regression: return 0;
@@ -50,6 +60,26 @@ int severity(Verdict v) {
 }
 
 }  // namespace
+
+std::string_view to_string(GateOutcome o) {
+    switch (o) {
+        case GateOutcome::Fail: return "fail";
+        case GateOutcome::NoVerdict: return "no verdict";
+        case GateOutcome::Inconclusive: return "inconclusive";
+        case GateOutcome::Pass: return "pass";
+    }
+    return "?";
+}
+
+int exit_code(GateOutcome o) {
+    switch (o) {
+        case GateOutcome::Fail: return 1;
+        case GateOutcome::NoVerdict: return 2;
+        case GateOutcome::Inconclusive: return 3;
+        case GateOutcome::Pass: return 0;
+    }
+    return 1;
+}
 
 std::string_view to_string(Verdict v) {
     switch (v) {
@@ -67,9 +97,26 @@ std::string_view to_string(Verdict v) {
 
 namespace {
 
+// The smallest detectable relative change with n_b and n_c runs at the observed spreads.
+double resolution_of(const BenchComparison& c, const GateOptions& o, double n_b, double n_c) {
+    const double z = models::stats::normal_two_sided_quantile(o.alpha) + kZPower80;
+    const double sb = c.spread_baseline / kIqrPerSigma, sc = c.spread_candidate / kIqrPerSigma;
+    return z * kRankEfficiency * std::sqrt(sb * sb / n_b + sc * sc / n_c);
+}
+
+// Runs a side that would resolve the threshold at the observed spreads (the
+// resolution shrinks as 1/sqrt(runs)); 0 when even the most --runs would not.
+std::size_t runs_resolving(const BenchComparison& c, const GateOptions& o) {
+    const double at_one = resolution_of(c, o, 1.0, 1.0);
+    const double need = std::ceil(at_one * at_one / (o.threshold * o.threshold));
+    if (!std::isfinite(need) || need > static_cast<double>(kMostRuns)) return 0;
+    return std::max(static_cast<std::size_t>(need), runs_reaching(o.alpha, 1));
+}
+
 // The statistical verdict of a tested benchmark for a given (possibly adjusted) p.
 void decide(BenchComparison& c, double p, const GateOptions& o) {
     c.p_adjusted = p;
+    c.runs_to_resolve = 0;
     const bool beyond = std::abs(c.change) > o.threshold;
     const bool beyond_drift = std::abs(c.change) > c.floor.drift;
     const Verdict direction = c.change > 0 ? Verdict::Regression : Verdict::Improvement;
@@ -89,6 +136,7 @@ void decide(BenchComparison& c, double p, const GateOptions& o) {
         c.verdict = Verdict::TooNoisy;
         c.reason = "spread " + plain_pct(c.spread_baseline) + "/" + plain_pct(c.spread_candidate) +
                    " (IQR/median): resolves only +-" + plain_pct(c.resolution) + " > +-" + plain_pct(o.threshold);
+        c.runs_to_resolve = runs_resolving(c, o);
     } else {
         c.verdict = Verdict::NoChange;
         c.reason = "not significant; resolves +-" + plain_pct(c.resolution);
@@ -113,6 +161,13 @@ void decide_family_wise(std::vector<BenchComparison>& rows, const GateOptions& o
             c.reason = std::to_string(c.n_baseline) + " vs " + std::to_string(c.n_candidate) +
                        " runs cannot reach p < " + pvalue_text(o.alpha) + " over " + std::to_string(tested.size()) +
                        " benchmarks (Holm): more runs (--runs) or fewer benchmarks (--filter)";
+        }
+        if (c.verdict == Verdict::TooNoisy) {
+            // Enough runs for the spread and for Holm's correction (0: none would do).
+            const std::size_t reach = runs_reaching(o.alpha, tested.size());
+            const bool spread_ok = c.resolution <= o.threshold;
+            c.runs_to_resolve =
+                reach == 0 || (!spread_ok && c.runs_to_resolve == 0) ? 0 : std::max(c.runs_to_resolve, reach);
         }
     }
 }
@@ -157,14 +212,12 @@ BenchComparison compare_benchmark(const std::string& name, std::span<const doubl
         return c;
     }
 
-    const double z = models::stats::normal_two_sided_quantile(o.alpha) + kZPower80;
-    const double sb = c.spread_baseline / kIqrPerSigma, sc = c.spread_candidate / kIqrPerSigma;
-    c.resolution = z * kRankEfficiency *
-                   std::sqrt(sb * sb / static_cast<double>(c.n_baseline) + sc * sc / static_cast<double>(c.n_candidate));
+    c.resolution = resolution_of(c, o, static_cast<double>(c.n_baseline), static_cast<double>(c.n_candidate));
     const auto n_min = static_cast<std::size_t>(std::max(1, o.min_runs));
     if (c.n_baseline < n_min || c.n_candidate < n_min) {
         c.verdict = Verdict::TooNoisy;
         c.too_few_runs = true;
+        c.runs_to_resolve = n_min;
         c.reason = "too few independent runs: " + std::to_string(std::min(c.n_baseline, c.n_candidate)) + " < " +
                    std::to_string(n_min) + " (" + std::to_string(c.n_baseline) + " vs " +
                    std::to_string(c.n_candidate) + "; at least " + std::to_string(n_min) + " a side needed)";
@@ -173,6 +226,7 @@ BenchComparison compare_benchmark(const std::string& name, std::span<const doubl
     if (models::stats::mann_whitney_min_p(c.n_baseline, c.n_candidate) >= o.alpha) {
         c.verdict = Verdict::TooNoisy;
         c.reason = "too few repetitions to reach p < " + pvalue_text(o.alpha);
+        c.runs_to_resolve = runs_reaching(o.alpha, 1);
         return c;
     }
     c.tested = true;
@@ -187,6 +241,46 @@ std::size_t GateReport::count(Verdict v) const {
 
 bool GateReport::no_verdict() const {
     return std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.too_few_runs; });
+}
+
+GateOutcome GateReport::outcome() const {
+    if (failed()) return GateOutcome::Fail;
+    if (no_verdict()) return GateOutcome::NoVerdict;
+    if (inconclusive() && !options.allow_inconclusive) return GateOutcome::Inconclusive;
+    return GateOutcome::Pass;
+}
+
+std::string GateReport::inconclusive_text() const {
+    if (!inconclusive()) return "";
+    constexpr std::size_t kNamed = 8;
+    std::string names;
+    std::size_t named = 0, most_runs = 0;
+    bool runs_help = false, runs_do_not = false;
+    for (const auto& c : rows) {
+        if (c.verdict != Verdict::TooNoisy) continue;
+        most_runs = std::max(most_runs, c.runs_to_resolve);
+        (c.runs_to_resolve ? runs_help : runs_do_not) = true;
+        if (named++ == kNamed) names += ", ...";
+        if (named > kNamed) continue;
+        names += (named > 1 ? ", " : "") + c.name;
+        if (options.exact_counts) names += " (counts not reproducible)";
+        else if (c.runs_to_resolve) names += " (~" + std::to_string(c.runs_to_resolve) + " runs a side)";
+        else names += " (more runs would not do)";
+    }
+    std::string s = "inconclusive: " + std::to_string(count(Verdict::TooNoisy)) + " of " +
+                    std::to_string(rows.size()) + " benchmark(s) cannot resolve +-" + plain_pct(options.threshold) +
+                    ": " + names + "; ";
+    if (options.exact_counts)
+        s += "instruction counts should be identical run to run: check that both builds run deterministically";
+    else if (runs_help)
+        s += "more independent runs (mdtune bench run --runs " + std::to_string(most_runs) +
+             " on each side) or instruction counts (--metric instructions) would resolve them" +
+             (runs_do_not ? std::string(" (instruction counts only, where more runs would not do)") : "");
+    else
+        s += "instruction counts (--metric instructions) would resolve them";
+    if (std::abs(geomean_ratio - 1.0) > options.threshold)
+        s += "; the geometric mean moved " + pct(geomean_ratio - 1.0, 2) + ", beyond +-" + plain_pct(options.threshold);
+    return s + (options.allow_inconclusive ? " (passed: --allow-inconclusive)" : "; --allow-inconclusive passes it");
 }
 
 std::string GateReport::too_few_runs_text() const {
@@ -273,10 +367,17 @@ std::string geomean_line(const GateReport& r) {
 }
 
 std::string gate_line(const GateReport& r) {
-    const std::string outcome = r.no_verdict()
-                                    ? "no verdict - " + r.too_few_runs_text() + " (mdtune bench run --runs " +
-                                          std::to_string(r.options.min_runs) + " on each side)"
-                                    : r.failed() ? "FAIL - significant regression beyond the threshold" : "pass";
+    const std::string noisy = std::to_string(r.count(Verdict::TooNoisy)) + " benchmark(s) too noisy to resolve the threshold";
+    std::string outcome;
+    switch (r.outcome()) {
+        case GateOutcome::Fail: outcome = "FAIL - significant regression beyond the threshold"; break;
+        case GateOutcome::NoVerdict:
+            outcome = "no verdict - " + r.too_few_runs_text() + " (mdtune bench run --runs " +
+                      std::to_string(r.options.min_runs) + " on each side)";
+            break;
+        case GateOutcome::Inconclusive: outcome = "INCONCLUSIVE - " + noisy; break;
+        case GateOutcome::Pass: outcome = r.inconclusive() ? "pass (inconclusive allowed: " + noisy + ")" : "pass";
+    }
     const std::string test = r.options.exact_counts
                                  ? "exact instruction counts"
                                  : "Mann-Whitney U on run medians" +
@@ -285,7 +386,8 @@ std::string gate_line(const GateReport& r) {
     char buf[400];
     std::snprintf(buf, sizeof buf, "gate: %s (alpha %g, threshold %s, %s)", outcome.c_str(), r.options.alpha,
                   plain_pct(r.options.threshold).c_str(), test.c_str());
-    return buf;
+    const std::string inconclusive = r.inconclusive_text();
+    return inconclusive.empty() ? std::string(buf) : std::string(buf) + "\n" + inconclusive;
 }
 
 std::vector<std::string> cells(const GateReport& r, const BenchComparison& c) {
@@ -328,7 +430,12 @@ std::string table(const GateReport& r) {
 std::string markdown(const GateReport& r) {
     std::ostringstream s;
     s << "### Performance: `" << r.candidate << "` vs `" << r.baseline << "` (" << r.metric << ")\n\n";
-    s << "**" << (r.no_verdict() ? "NO VERDICT" : r.failed() ? "FAIL" : "pass") << "** - " << summary_line(r) << "\n\n";
+    const GateOutcome outcome = r.outcome();
+    const std::string word = outcome == GateOutcome::Pass ? "pass" : std::string(to_string(outcome));
+    std::string upper = word;
+    if (outcome != GateOutcome::Pass)
+        std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char ch) { return std::toupper(ch); });
+    s << "**" << upper << "** - " << summary_line(r) << "\n\n";
     if (!r.floor_note.empty()) s << r.floor_note << "\n\n";
     s << "| " << kHeader[0];
     for (std::size_t i = 1; i < kHeader.size(); ++i) s << " | " << kHeader[i];
@@ -377,6 +484,7 @@ std::string as_json(const GateReport& r) {
                         {"noise_floor", c.floor.drift},
                         {"noise_floor_labels", c.floor.labels},
                         {"verdict", std::string(to_string(c.verdict))},
+                        {"runs_to_resolve", c.runs_to_resolve},
                         {"reason", c.reason}});
     }
     j["benchmarks"] = rows;
@@ -387,7 +495,9 @@ std::string as_json(const GateReport& r) {
     j["improvements"] = r.count(Verdict::Improvement);
     j["too_noisy"] = r.count(Verdict::TooNoisy);
     j["no_verdict"] = r.no_verdict();
-    j["passed"] = !r.failed() && !r.no_verdict();
+    j["inconclusive"] = r.inconclusive();
+    j["outcome"] = std::string(to_string(r.outcome()));
+    j["passed"] = r.outcome() == GateOutcome::Pass;
     return j.dump(2) + "\n";
 }
 

@@ -21,13 +21,31 @@ std::string shell_quote(const std::string& word) {
     return out + "'";
 }
 
+std::string sbatch_value(const std::string& value) {
+    if (value.find_first_of("\n\r") != std::string::npos)
+        throw std::invalid_argument("'" + value + "' holds a line break, which an #SBATCH line cannot");
+    if (value.find_first_of(" \t\"'\\#") == std::string::npos) return value;
+    std::string out = "\"";
+    for (char c : value) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out + '"';
+}
+
+std::string output_pattern_folder(const std::string& folder) {
+    std::string out;
+    for (char c : folder) out += c == '%' ? std::string("%%") : std::string(1, c);
+    return out;
+}
+
 std::string render_array_script(const ArrayScript& s, const JobOptions& o) {
     std::ostringstream out;
     out << "#!/bin/bash\n"
         << "# mdtune submit: array task i measures slice i/" << s.tasks << " of the space into its own shard\n"
         << "# (" << s.sweep_dir << "/task-i.db); the merge job joins the shards afterwards.\n"
-        << "#SBATCH --job-name=" << s.job_name << "\n"
-        << "#SBATCH --output=" << s.sweep_dir << "/logs/task-%a.out\n"
+        << "#SBATCH --job-name=" << sbatch_value(s.job_name) << "\n"
+        << "#SBATCH --output=" << sbatch_value(output_pattern_folder(s.sweep_dir) + "/logs/task-%a.out") << "\n"
         << "#SBATCH --nodes=" << s.nodes << "\n"
         << "#SBATCH --ntasks=" << s.ranks << "\n";
     // A shared node measures other people's jobs too: whole nodes unless asked.
@@ -49,8 +67,8 @@ std::string render_merge_script(const MergeScript& s, const JobOptions& o) {
     out << "#!/bin/bash\n"
         << "# mdtune submit: joins the shards of " << s.sweep_dir << " into the main database\n"
         << "# (idempotent: trials already there are kept, each trial lands once).\n"
-        << "#SBATCH --job-name=" << s.job_name << "\n"
-        << "#SBATCH --output=" << s.sweep_dir << "/logs/merge-%j.out\n"
+        << "#SBATCH --job-name=" << sbatch_value(s.job_name) << "\n"
+        << "#SBATCH --output=" << sbatch_value(output_pattern_folder(s.sweep_dir) + "/logs/merge-%j.out") << "\n"
         << "#SBATCH --nodes=1\n"
         << "#SBATCH --ntasks=1\n";
     JobOptions merge = o;
@@ -68,8 +86,8 @@ std::string render_mpi_script(const MpiScript& s, const JobOptions& o) {
     std::ostringstream out;
     out << "#!/bin/bash\n"
         << "# mdtune submit --mpi: Open MPI collective benchmarks under srun inside this allocation.\n"
-        << "#SBATCH --job-name=" << s.job_name << "\n"
-        << "#SBATCH --output=" << s.log_dir << "/mpi-%j.out\n"
+        << "#SBATCH --job-name=" << sbatch_value(s.job_name) << "\n"
+        << "#SBATCH --output=" << sbatch_value(output_pattern_folder(s.log_dir) + "/mpi-%j.out") << "\n"
         << "#SBATCH --nodes=" << s.nodes << "\n"
         << "#SBATCH --ntasks=" << s.ranks << "\n"
         << (o.sharing == NodeSharing::Exclusive ? "#SBATCH --exclusive\n" : "#SBATCH --oversubscribe\n");

@@ -4,10 +4,13 @@
 #include <unistd.h>
 
 #include <array>
+#include <filesystem>
+#include <set>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
+#include "mdtune/core/input_error.h"
 #include "mdtune/slurm/batch_script.h"
 
 namespace mdtune::slurm {
@@ -94,7 +97,22 @@ void from_scontrol(const std::string& job, std::map<int, std::string>& states) {
 
 }  // namespace
 
+void check_slurm_conf() {
+    const char* conf = std::getenv("SLURM_CONF");
+    if (!conf) return;
+    std::error_code ec;
+    const std::string why = !std::filesystem::exists(conf, ec)               ? "no such file"
+                            : !std::filesystem::is_regular_file(conf, ec)    ? "not a regular file"
+                            : access(conf, R_OK) != 0                        ? "not readable"
+                                                                             : "";
+    if (!why.empty())
+        throw InputError(std::string("SLURM_CONF=") + conf + ": " + why +
+                         " (Slurm commands would retry reading it for 60 s); unset it or name the cluster's slurm.conf");
+}
+
 CommandOutput run_command(const std::vector<std::string>& argv) {
+    static const std::set<std::string> slurm_commands{"sbatch", "squeue", "sacct", "scontrol", "srun"};
+    if (!argv.empty() && slurm_commands.count(argv.front())) check_slurm_conf();
     FILE* pipe = popen((join_words(argv, true) + " 2>&1").c_str(), "r");
     if (!pipe) return {-1, "cannot run " + argv.at(0)};
     CommandOutput out;

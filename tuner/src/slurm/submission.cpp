@@ -46,6 +46,7 @@ std::optional<SweepManifest> load_manifest(const fs::path& folder) {
             m.submissions.push_back(Submission{s.at("array_job").get<std::string>(), s.at("merge_job").get<std::string>(),
                                                s.at("slices").get<std::vector<int>>(),
                                                s.at("submitted_at").get<std::string>()});
+        if (j.contains("system_files")) m.system_files = j.at("system_files").get<std::map<std::string, std::string>>();
         if (m.tasks < 1) throw std::runtime_error("tasks must be at least 1");
         return m;
     } catch (const std::exception& e) {
@@ -59,7 +60,8 @@ void save_manifest(const fs::path& folder, const SweepManifest& m) {
         subs.push_back({{"array_job", s.array_job}, {"merge_job", s.merge_job}, {"slices", s.slices},
                         {"submitted_at", s.submitted_at}});
     const json j = {{"key", m.key}, {"space_source", m.space_source}, {"space_digest", m.space_digest},
-                    {"tasks", m.tasks}, {"trials_per_task", m.trials_per_task}, {"submissions", subs}};
+                    {"tasks", m.tasks}, {"trials_per_task", m.trials_per_task}, {"submissions", subs},
+                    {"system_files", m.system_files}};
     const fs::path tmp = folder / "manifest.json.tmp";
     mdcore::write_text_file(tmp.string(), j.dump(2) + "\n");
     fs::rename(tmp, folder / "manifest.json");

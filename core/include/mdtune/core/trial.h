@@ -105,6 +105,12 @@ struct TrialResult {
 // report are mdcore's: other engines came later). Models learn from one engine's trials.
 std::string_view trial_engine(const TrialResult& r);
 
+// A trial that a stop (Ctrl-C, SIGTERM) cut short: status failed, stderr_tail
+// "interrupted..." (with the rounds it completed); its samples are the repeats it
+// measured. Not a result: a resume measures it again, even with --no-retry-failed.
+inline constexpr std::string_view kInterruptedTail = "interrupted";
+bool is_interrupted(const TrialResult& r);
+
 // More than half of the trial's repeats were noisy: never the best.
 bool is_noisy(const TrialResult& r);
 

@@ -2,6 +2,8 @@
 // The trial database: SQLite, numbered migrations, WAL, busy timeout, prepared
 // statements, every write in a transaction. The only place in mdtune with SQL.
 #include <memory>
+#include <functional>
+#include <iosfwd>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -149,6 +151,8 @@ public:
     void release_claim(const TrialKey& key, const process::ProcessIdentity& owner);
     std::optional<StoredTrial> find_trial(const TrialKey& key) const;
     std::vector<StoredTrial> trials(const TrialFilter& filter = {}) const;
+    // The same trials in the same order, one at a time: memory for one, whatever the count.
+    void for_each_trial(const TrialFilter& filter, const std::function<void(const StoredTrial&)>& each) const;
 
     // Copies hardware, builds, sweeps and trials of `other` that are not here yet
     // (trials by key; sweeps by name + started_at). Merging twice adds nothing.
@@ -163,7 +167,14 @@ private:
     sqlite3* db_ = nullptr;
 };
 
-// Export of trials as CSV (header + one row per trial, RFC 4180 quoting) or JSON (array).
+// Export of trials as CSV (header + one row per trial, RFC 4180 quoting) or JSON
+// (array), written to `out` one trial at a time as `trials` hands them over (e.g.
+// Store::for_each_trial): constant memory for any number of trials.
+enum class ExportLayout { TrialsCsv, SamplesCsv, TrialsJson };
+using TrialSource = std::function<void(const std::function<void(const StoredTrial&)>& each)>;
+void write_export(std::ostream& out, ExportLayout layout, const TrialSource& trials);
+
+// The same as text, for trials already in memory.
 std::string export_trials_csv(const std::vector<StoredTrial>& trials);
 std::string export_trials_json(const std::vector<StoredTrial>& trials);  // with each trial's "samples"
 // One row per repeat measured in rounds (trial_samples): the trial's id, hardware,

@@ -15,7 +15,8 @@
 namespace mdtune::models {
 
 // A database that must already exist: reading never creates an empty file.
-// Throws std::runtime_error (a runtime failure, not bad input).
+// Throws db::DbRefusedError naming the file (bad input, exit 2, as every command
+// that opens a missing database read-only).
 void require_database(const std::string& path);
 
 // The system of --system KIND --natoms N, checked: a known kind, water kinds in

@@ -33,9 +33,12 @@ PredictResult predict_configs(const PredictRequest& request);
 // Whether the predicted best cannot be told apart from the default: their
 // prediction intervals overlap (false when the ranking has no default).
 bool best_indistinguishable_from_default(const Ranking& r);
+// mdcore's defaults are predicted at least as fast as every candidate: they, not
+// rank 1, are the advice (false when the ranking has no default).
+bool default_is_fastest(const Ranking& r);
 
 // The --json answer: the first `top` ranked configs, the default (with
-// "indistinguishable_from_default"), counts and timing.
+// "indistinguishable_from_default" and "keep_defaults"), counts and timing.
 nlohmann::json predict_json(const PredictRequest& request, const PredictResult& result, std::size_t top);
 
 }  // namespace mdtune::models

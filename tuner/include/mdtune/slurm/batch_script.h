@@ -46,6 +46,15 @@ struct MpiScript {
 // POSIX shell single-quoting ('it'\''s').
 std::string shell_quote(const std::string& word);
 
+// A value for an #SBATCH line as sbatch's script parser reads it back: as is
+// when plain, else in double quotes with " and \ escaped (a space, a quote or a
+// # would otherwise split the value or start a comment). Throws
+// std::invalid_argument for a line break, which no #SBATCH line can hold.
+std::string sbatch_value(const std::string& value);
+// A folder as the start of an --output file name pattern: '%' doubled, so only
+// the pattern's own %a / %j expand.
+std::string output_pattern_folder(const std::string& folder);
+
 std::string render_array_script(const ArrayScript& s, const JobOptions& o);
 std::string render_merge_script(const MergeScript& s, const JobOptions& o);
 std::string render_mpi_script(const MpiScript& s, const JobOptions& o);

@@ -19,8 +19,14 @@ struct CommandOutput {
     std::string output;   // stdout + stderr
 };
 
-// Runs argv (no shell interpretation of the words) and collects its output.
+// Runs argv (no shell interpretation of the words) and collects its output. A
+// Slurm command (sbatch, squeue, sacct, scontrol, srun) is first checked with
+// check_slurm_conf.
 CommandOutput run_command(const std::vector<std::string>& argv);
+
+// Throws mdtune::InputError naming $SLURM_CONF when it is set but names no
+// readable file: every Slurm command would retry reading it for a minute, silent.
+void check_slurm_conf();
 
 // True when sbatch can be found on PATH.
 bool sbatch_available();

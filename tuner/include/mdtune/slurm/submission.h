@@ -5,6 +5,7 @@
 // digest, the partition into slices and every submission's job ids. SQLite stays
 // out of it: the manifest is written on the login node while tasks write shards.
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,8 @@ struct SweepManifest {
     int tasks = 1;             // M: slices of the space
     int trials_per_task = 1;
     std::vector<Submission> submissions;
+    // [system] gro/top/mdp as first submitted: absolute path -> content digest.
+    std::map<std::string, std::string> system_files;
 };
 
 // "lj6-3f2a9c01d4e5": the file's stem and a digest of the space text.

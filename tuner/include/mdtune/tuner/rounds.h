@@ -32,7 +32,10 @@ struct RoundsOutcome {
     std::vector<TrialResult> members;  // per member, in the batch's order
     TrialResult reference;             // the reference measured alongside (ratio 1 in every round)
     int rounds_run = 0;                // fewer than measure.repeats when stop_when_decided stopped early
-    bool interrupted = false;          // stop_requested(): nothing of the batch is a result
+    // stop_requested(): nothing of the batch is a result; members and reference are
+    // then failed trials "interrupted after N of M round(s)" with the repeats they
+    // measured (see is_interrupted), or the failure a member had met before.
+    bool interrupted = false;
 };
 
 // Measures `members` (may be empty) and `reference` (the same system and

@@ -9,5 +9,9 @@ void stop_on_signals();
 // Sets the flag as the handlers do (async-signal-safe; also for tests).
 void request_stop();
 bool stop_requested();
+// The exit status of a command that stopped on request: 128 + the signal, as a
+// shell reports a process that signal killed (SIGINT 130, SIGTERM 143); 130
+// when the stop was requested without a signal.
+int stop_exit_code();
 
 }  // namespace mdtune::process

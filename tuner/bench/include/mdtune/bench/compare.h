@@ -26,6 +26,8 @@
 //   s = IQR / (1.349 median) (the normal-equivalent relative spread) and sqrt(pi/3)
 //   the rank test's efficiency loss. With 9 values a side and alpha 0.05 the
 //   test is "too noisy" once the spread (IQR/median) exceeds about the threshold.
+// A comparison in which some benchmark is "too noisy" (and none regressed) is
+// inconclusive, not a pass: the gate could not have seen a regression there.
 // Exact mode (instruction counts, deterministic): a change beyond the threshold
 // is a regression/improvement without a p-value test (the p-value is still
 // reported); counts that vary between runs by more than the threshold make the
@@ -57,6 +59,9 @@ struct GateOptions {
     // bounds the chance that any of them is flagged by chance (12 benchmarks
     // tested at 0.05 each would flag one of two identical builds ~46 % of the time).
     bool family_wise = true;
+    // An inconclusive comparison passes (the gate's behaviour before it could say
+    // "inconclusive"): for a job that must not block on a noisy runner.
+    bool allow_inconclusive = false;
 };
 
 // How far a benchmark's wall time wanders between measurements taken at
@@ -81,6 +86,10 @@ struct BenchComparison {
     double resolution = 0;     // smallest detectable relative change (statistical mode; inf if unknown)
     NoiseFloor floor;          // historic drift applied (drift 0: none)
     bool too_few_runs = false; // fewer than min_runs on a side: the comparison gives no verdict
+    // Too noisy: independent runs a side that would resolve the threshold at the
+    // observed spread (wall time; 0 when more runs would not help, e.g. counts
+    // that are not reproducible).
+    std::size_t runs_to_resolve = 0;
     Verdict verdict = Verdict::NoChange;
     std::string reason;        // why, in a few words
 };
@@ -97,6 +106,15 @@ BenchComparison compare_benchmark(const std::string& name, std::span<const doubl
 // Benchmark name -> values in one unit: one per run (run medians) for the gate.
 using Samples = std::map<std::string, std::vector<double>>;
 
+// What a whole comparison says, most severe first: a regression fails it whatever
+// else it holds; too few runs gives no verdict at all; a benchmark too noisy to
+// resolve the threshold makes it inconclusive ("insufficient data", which is not
+// "no change"); otherwise it passes.
+enum class GateOutcome { Fail, NoVerdict, Inconclusive, Pass };
+std::string_view to_string(GateOutcome o);
+// Exit status of `mdtune bench compare`: 0 pass, 1 fail, 2 no verdict, 3 inconclusive.
+int exit_code(GateOutcome o);
+
 struct GateReport {
     GateOptions options;
     std::string baseline, candidate;  // what was compared (labels / commits), for the header
@@ -110,7 +128,14 @@ struct GateReport {
     // Some benchmark has fewer than min_runs runs a side: no verdict at all.
     bool no_verdict() const;
     bool failed() const { return !no_verdict() && count(Verdict::Regression) > 0; }
+    // Some benchmark could not resolve the threshold and none regressed.
+    bool inconclusive() const { return !no_verdict() && !failed() && count(Verdict::TooNoisy) > 0; }
+    // Fail, no verdict, inconclusive (pass when options.allow_inconclusive) or pass.
+    GateOutcome outcome() const;
     std::string too_few_runs_text() const;  // "too few independent runs: N < K" ("" when enough)
+    // "inconclusive: BM_a (...), BM_b (...) cannot resolve +-3.0%: ..." naming what
+    // would resolve them ("" when the comparison is not inconclusive).
+    std::string inconclusive_text() const;
 };
 
 // Values must be in one unit per benchmark on both sides (seconds or instructions).
