@@ -50,6 +50,9 @@ TEST(GromacsConfig, PmeScaleScalesCutoffAndSpacingTogether) {
     EXPECT_EQ(setting(s, "fourierspacing"), "0.15");
     EXPECT_EQ(setting(s, "fourier-nx"), "0");  // the spacing rules, not the .mdp's fixed grid
     EXPECT_TRUE(grompp_settings(Config{}, kMdp).empty());
+    Config one;
+    one.set(Param::PmeScale, 1.0);
+    EXPECT_TRUE(grompp_settings(one, kMdp).empty());  // the .mdp as it is: one prepared input with the default
 }
 
 TEST(GromacsConfig, GridOrderAndSpacing) {

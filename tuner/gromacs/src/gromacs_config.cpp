@@ -44,7 +44,8 @@ MdpSettings grompp_settings(const Config& config, std::string_view mdp) {
     MdpSettings out;
     const auto grid = config.value<std::string>(Param::PmeGrid);
     const bool explicit_grid = grid && *grid != "0x0x0" && *grid != "auto";
-    if (const auto s = config.value<double>(Param::PmeScale)) {
+    // A scale of 1 is the .mdp as it is (and the same prepared input as the default).
+    if (const auto s = config.value<double>(Param::PmeScale); s && *s != 1.0) {
         out.emplace_back("rcoulomb", real_text(mdp_number(mdp, "rcoulomb", 1.0) * *s));
         if (!config.get(Param::PmeSpacing) && !explicit_grid)
             out.emplace_back("fourierspacing", real_text(mdp_number(mdp, "fourierspacing", 0.12) * *s));
@@ -54,7 +55,8 @@ MdpSettings grompp_settings(const Config& config, std::string_view mdp) {
         out.emplace_back("fourierspacing", real_text(*spacing * s));
     }
     // A spacing only rules where no grid is fixed: clear the .mdp's grid.
-    if (!explicit_grid && (config.get(Param::PmeScale) || config.get(Param::PmeSpacing)))
+    const bool scaled = config.value<double>(Param::PmeScale).value_or(1.0) != 1.0;
+    if (!explicit_grid && (scaled || config.get(Param::PmeSpacing)))
         for (const char* k : {"fourier-nx", "fourier-ny", "fourier-nz"}) out.emplace_back(k, "0");
     if (explicit_grid) {
         int n[3] = {0, 0, 0};
