@@ -1,5 +1,7 @@
 // GROMACS as an engine: `gmx --version` for the identity, grompp + mdrun for trials.
 #include <cstdlib>
+#include <map>
+#include <mutex>
 
 #include "engines.h"
 #include "mdcore/text_file.h"
@@ -59,7 +61,7 @@ public:
     std::string infeasible_reason(const SystemDescriptor& system, const Config& config) const override {
         if (!system.from_files()) return "GROMACS runs a gro/top/mdp system, not a generated " + system.kind_name() + " box";
         if (system.mdp.empty()) return "GROMACS needs the system's .mdp ([system] mdp)";
-        return gromacs::infeasible_reason(config, build_, read_mdp(system));
+        return gromacs::infeasible_reason(config, build_, mdp_of(system));
     }
 
     std::unique_ptr<Runner> runner(const LaunchPolicy& launch) const override {
@@ -68,7 +70,7 @@ public:
     }
 
     std::string command_line(const SystemDescriptor& system, const Config& config) const override {
-        const gromacs::MdpSettings changes = gromacs::grompp_settings(config, read_mdp(system));
+        const gromacs::MdpSettings changes = gromacs::grompp_settings(config, mdp_of(system));
         std::string line = settings_.program + " grompp -f " + (system.mdp.empty() ? "md.mdp" : system.mdp) +
                            " -c " + system.gro + " -p " + system.top + " -o topol.tpr";
         if (settings_.grompp_maxwarn > 0) line += " -maxwarn " + std::to_string(settings_.grompp_maxwarn);
@@ -87,7 +89,17 @@ public:
     }
 
 private:
+    // The .mdp text per system, read once: strategies judge every point of a space.
+    const std::string& mdp_of(const SystemDescriptor& system) const {
+        const std::lock_guard lock(mdp_mutex_);
+        auto it = mdp_text_.find(system.mdp);
+        if (it == mdp_text_.end()) it = mdp_text_.emplace(system.mdp, read_mdp(system)).first;
+        return it->second;
+    }
+
     EngineSettings settings_;
+    mutable std::mutex mdp_mutex_;
+    mutable std::map<std::string, std::string> mdp_text_;
     std::string path_;
     gromacs::GmxBuild build_;
 };
